@@ -1,0 +1,128 @@
+// FusedNormalization: ToTensor + RandomHorizontalFlip + Normalize + RandomErasing in one pass.
+//
+// Create() validates the options and precomputes the kernel constants once; Sample() draws
+// one image's random decisions from its SampleStream (DESIGN.md, "Random decisions");
+// Apply() runs the chosen kernel variant; Execute() does both. Every argument is checked
+// before a single output byte is written: bad input returns an absl::Status naming the
+// parameter and its value, never a crash and never a partial write.
+//
+// Output layouts are compact and their strides derived (DESIGN.md, "Semantics"):
+//   HWC  row stride W*C*sizeof(T)   HWC4 row stride W*4*sizeof(T)   CHW plane stride H*W*sizeof(T)
+#ifndef FUSEDNORM_OPS_FUSED_NORMALIZATION_H_
+#define FUSEDNORM_OPS_FUSED_NORMALIZATION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "kernels/kernel.h"
+#include "ops/presets.h"
+#include "rng/philox.h"
+
+namespace fusednorm {
+
+// torchvision's RandomErasing parameters (value = 0, i.e. the normalized zero).
+struct EraseOptions {
+  bool enabled = false;
+  double p = 0.5;           // probability of erasing, in [0, 1]
+  double scale_min = 0.02;  // erased area / image area, in (0, 1], min <= max
+  double scale_max = 0.33;
+  double ratio_min = 0.3;  // aspect ratio h / w, > 0, min <= max
+  double ratio_max = 3.3;
+};
+
+struct FusedNormalizationOptions {
+  Preset preset = Preset::kImagenet;
+  // Custom normalization: when both are non-empty they replace `preset`; 1..4 values each,
+  // the same count, finite, std > 0. The count is the channel count images must have.
+  std::vector<float> mean;
+  std::vector<float> std;
+  DType dtype = DType::kFloat32;
+  // Default: float32 -> HWC, float16 and bfloat16 -> HWC4 (the original system's layouts).
+  std::optional<Layout> layout;
+  Mode mode = Mode::kFast;
+  double flip_p = 0.5;  // probability of a horizontal flip, in [0, 1]; 0 disables
+  EraseOptions erase;
+  // Kernel variant id; empty: FUSEDNORM_KERNEL if set, else the best supported variant.
+  std::string kernel;
+};
+
+// A uint8 HWC input image. `pixels` must hold (height-1)*row_stride + width*channels bytes.
+struct ImageView {
+  absl::Span<const uint8_t> pixels;
+  int64_t height = 0;
+  int64_t width = 0;
+  int channels = 0;
+  int64_t row_stride = 0;  // bytes between rows, >= width * channels
+};
+
+// The caller's output buffer. The row stride is derived from dtype and layout: `row_stride`
+// exists only to reject callers that pass one (it must stay 0).
+struct OutputView {
+  absl::Span<uint8_t> bytes;
+  int64_t row_stride = 0;
+};
+
+// One image's random decisions.
+struct Augmentation {
+  bool flip = false;
+  EraseRect erase;  // in output coordinates; empty: nothing erased
+};
+
+class FusedNormalization {
+ public:
+  // Validates `options` and precomputes the per-channel constants.
+  static absl::StatusOr<FusedNormalization> Create(const FusedNormalizationOptions& options);
+
+  // Draws flip then erase for an image of height x width from `stream`: one word for the
+  // flip, then (when erasing is enabled) one for the gate and two per attempt plus two for
+  // the position, following torchvision's RandomErasing.get_params. Never fails; images
+  // smaller than 1x1 get no erase.
+  Augmentation Sample(int64_t height, int64_t width, SampleStream& stream) const;
+
+  // Writes the normalized image with `augmentation` applied into `output`.
+  absl::Status Apply(const ImageView& input, const Augmentation& augmentation,
+                     OutputView output) const;
+
+  // Sample() then Apply(); returns the decisions made.
+  absl::StatusOr<Augmentation> Execute(const ImageView& input, SampleStream& stream,
+                                       OutputView output) const;
+
+  // Returns the output size in bytes for an image of height x width x channels.
+  absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width, int channels) const;
+  // Same, with the channel count the normalization fixes (InvalidArgument for NO_NORM,
+  // which takes any: use the overload above).
+  absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width) const;
+
+  DType dtype() const { return constants_->dtype; }
+  Layout layout() const { return constants_->layout; }
+  Mode mode() const { return constants_->mode; }
+  // Channel count images must have, or 0 when any of 1..4 is accepted (NO_NORM).
+  int channels() const { return channels_; }
+  double flip_p() const { return flip_p_; }
+  const EraseOptions& erase() const { return erase_; }
+  // Id of the kernel variant used for `channels` channels, or "" if none covers it.
+  const char* kernel_id(int channels) const;
+  const KernelConstants& constants() const { return *constants_; }
+
+ private:
+  FusedNormalization() = default;
+
+  std::shared_ptr<const KernelConstants> constants_;
+  int channels_ = 0;
+  double flip_p_ = 0.5;
+  EraseOptions erase_;
+  // Per channel count 1..4: the kernel chosen for it, or why none could be.
+  const KernelInfo* kernels_[kMaxChannels + 1] = {};
+  absl::Status kernel_status_[kMaxChannels + 1];
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_OPS_FUSED_NORMALIZATION_H_
