@@ -1,5 +1,5 @@
-// Philox4x32-10 throughput: blocks/s for the pure function, floats/s through a SampleStream
-// and through the seed-compatible Generator (one block per float).
+// Philox4x32-10 throughput: blocks/s for the pure function, floats/s through a
+// SampleStream and through the seed-compatible Generator (one block per float).
 #include <cstdint>
 
 #include "benchmark/benchmark.h"
@@ -18,8 +18,8 @@ void BM_Philox4x32_10(benchmark::State& state) {
     ++counter[0];
   }
   benchmark::DoNotOptimize(sink);
-  state.counters["blocks/s"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["blocks/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Philox4x32_10);
 
@@ -28,8 +28,8 @@ void BM_SampleStreamFloats(benchmark::State& state) {
   float sum = 0;
   for (auto _ : state) sum += stream.Uniform();
   benchmark::DoNotOptimize(sum);
-  state.counters["floats/s"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["floats/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SampleStreamFloats);
 
@@ -38,8 +38,8 @@ void BM_GeneratorFloats(benchmark::State& state) {
   float sum = 0;
   for (auto _ : state) sum += gen.Uniform();
   benchmark::DoNotOptimize(sum);
-  state.counters["floats/s"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["floats/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_GeneratorFloats);
 

@@ -46,13 +46,15 @@ absl::StatusOr<const KernelInfo*> FindKernel(absl::string_view id) {
   for (const KernelInfo& row : KernelTable()) {
     if (id != row.id) continue;
     if (!row.supported()) {
-      return absl::UnimplementedError(absl::StrCat("kernel \"", id, "\" needs ", row.requires,
-                                                   ", which this CPU does not have"));
+      return absl::UnimplementedError(
+          absl::StrCat("kernel \"", id, "\" needs ", row.requires,
+                       ", which this CPU does not have"));
     }
     return &row;
   }
   return absl::NotFoundError(
-      absl::StrCat("kernel \"", id, "\" is not a known kernel id (known: ", KnownIds(), ")"));
+      absl::StrCat("kernel \"", id,
+                   "\" is not a known kernel id (known: ", KnownIds(), ")"));
 }
 
 absl::StatusOr<const KernelInfo*> ActiveKernel() {
@@ -66,9 +68,11 @@ absl::StatusOr<const KernelInfo*> ActiveKernel() {
     }
     const KernelInfo* best = nullptr;
     for (const KernelInfo& row : KernelTable()) {
-      if (row.supported() && (best == nullptr || row.priority > best->priority)) best = &row;
+      if (row.supported() && (best == nullptr || row.priority > best->priority))
+        best = &row;
     }
-    chosen = new absl::StatusOr<const KernelInfo*>(best);  // scalar_eigen always runs
+    chosen = new absl::StatusOr<const KernelInfo*>(
+        best);  // scalar_eigen always runs
   });
   return *chosen;
 }
@@ -79,21 +83,24 @@ absl::StatusOr<const KernelInfo*> ForcedKernel(absl::string_view id) {
   if (env.empty()) return nullptr;
   absl::StatusOr<const KernelInfo*> found = FindKernel(env);
   if (!found.ok()) {
-    return absl::Status(found.status().code(),
-                        absl::StrCat("FUSEDNORM_KERNEL: ", found.status().message()));
+    return absl::Status(
+        found.status().code(),
+        absl::StrCat("FUSEDNORM_KERNEL: ", found.status().message()));
   }
   return found;
 }
 
-absl::StatusOr<const KernelInfo*> SelectKernel(absl::string_view id, DType dtype, Layout layout,
+absl::StatusOr<const KernelInfo*> SelectKernel(absl::string_view id,
+                                               DType dtype, Layout layout,
                                                Mode mode, int channels) {
   absl::StatusOr<const KernelInfo*> forced = ForcedKernel(id);
   if (!forced.ok()) return forced.status();
   if (*forced != nullptr) {
     if (!(*forced)->covers(dtype, layout, mode, channels)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "kernel \"", (*forced)->id, "\" does not cover dtype ", DTypeName(dtype),
-          ", layout ", LayoutName(layout), ", mode ", ModeName(mode), ", channels ", channels));
+      return absl::UnimplementedError(
+          absl::StrCat("kernel \"", (*forced)->id, "\" does not cover dtype ",
+                       DTypeName(dtype), ", layout ", LayoutName(layout),
+                       ", mode ", ModeName(mode), ", channels ", channels));
     }
     return *forced;
   }
@@ -105,9 +112,10 @@ absl::StatusOr<const KernelInfo*> SelectKernel(absl::string_view id, DType dtype
     }
   }
   if (best == nullptr) {
-    return absl::UnimplementedError(absl::StrCat("no kernel covers dtype ", DTypeName(dtype),
-                                                 ", layout ", LayoutName(layout), ", mode ",
-                                                 ModeName(mode), ", channels ", channels));
+    return absl::UnimplementedError(
+        absl::StrCat("no kernel covers dtype ", DTypeName(dtype), ", layout ",
+                     LayoutName(layout), ", mode ", ModeName(mode),
+                     ", channels ", channels));
   }
   return best;
 }

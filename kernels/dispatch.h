@@ -1,9 +1,11 @@
-// The dispatch table: one explicit row per kernel variant (no self-registration), the choice
-// of the best supported variant (made once), and lookup by id.
+// The dispatch table: one explicit row per kernel variant (no
+// self-registration), the choice of the best supported variant (made once), and
+// lookup by id.
 //
-// The FUSEDNORM_KERNEL environment variable, when set and non-empty, forces a variant by id
-// for every op that does not name one itself. An unknown id is NotFound and an id this CPU
-// cannot run is Unimplemented: there is never a silent fallback.
+// The FUSEDNORM_KERNEL environment variable, when set and non-empty, forces a
+// variant by id for every op that does not name one itself. An unknown id is
+// NotFound and an id this CPU cannot run is Unimplemented: there is never a
+// silent fallback.
 #ifndef FUSEDNORM_KERNELS_DISPATCH_H_
 #define FUSEDNORM_KERNELS_DISPATCH_H_
 
@@ -17,24 +19,27 @@ namespace fusednorm {
 // Returns every compiled variant, in table order (supported or not).
 absl::Span<const KernelInfo> KernelTable();
 
-// Returns the row with this id: NotFound if no variant has it, Unimplemented if this CPU
-// cannot run it.
+// Returns the row with this id: NotFound if no variant has it, Unimplemented if
+// this CPU cannot run it.
 absl::StatusOr<const KernelInfo*> FindKernel(absl::string_view id);
 
-// Returns the variant used when no id is given: FUSEDNORM_KERNEL if set (errors as
-// FindKernel), else the highest-priority supported row. Decided once per process.
+// Returns the variant used when no id is given: FUSEDNORM_KERNEL if set (errors
+// as FindKernel), else the highest-priority supported row. Decided once per
+// process.
 absl::StatusOr<const KernelInfo*> ActiveKernel();
 
-// Returns the variant forced by `id`, or by FUSEDNORM_KERNEL when `id` is empty; nullptr
-// when neither names one. Errors as FindKernel (prefixed "FUSEDNORM_KERNEL: " for the
-// environment's).
+// Returns the variant forced by `id`, or by FUSEDNORM_KERNEL when `id` is
+// empty; nullptr when neither names one. Errors as FindKernel (prefixed
+// "FUSEDNORM_KERNEL: " for the environment's).
 absl::StatusOr<const KernelInfo*> ForcedKernel(absl::string_view id);
 
-// Returns the variant for one op configuration. With a non-empty `id` (or, if `id` is empty,
-// FUSEDNORM_KERNEL), that variant or an error: NotFound, Unimplemented when the CPU cannot
-// run it or it does not cover the configuration. Otherwise the highest-priority supported
-// variant that covers it.
-absl::StatusOr<const KernelInfo*> SelectKernel(absl::string_view id, DType dtype, Layout layout,
+// Returns the variant for one op configuration. With a non-empty `id` (or, if
+// `id` is empty, FUSEDNORM_KERNEL), that variant or an error: NotFound,
+// Unimplemented when the CPU cannot run it or it does not cover the
+// configuration. Otherwise the highest-priority supported variant that covers
+// it.
+absl::StatusOr<const KernelInfo*> SelectKernel(absl::string_view id,
+                                               DType dtype, Layout layout,
                                                Mode mode, int channels);
 
 }  // namespace fusednorm

@@ -30,8 +30,9 @@ const char* ModeName(Mode mode) {
   return mode == Mode::kFast ? "fast" : "exact";
 }
 
-void MakeKernelConstants(DType dtype, Layout layout, Mode mode, const float* mean,
-                         const float* std, KernelConstants* k) {
+void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
+                         const float* mean, const float* std,
+                         KernelConstants* k) {
   k->dtype = dtype;
   k->layout = layout;
   k->mode = mode;
@@ -41,7 +42,8 @@ void MakeKernelConstants(DType dtype, Layout layout, Mode mode, const float* mea
     k->mul[c] = static_cast<float>(1.0 / (255.0 * static_cast<double>(std[c])));
     k->sub[c] = static_cast<float>(static_cast<double>(mean[c]) / std[c]);
     for (int x = 0; x < 256; ++x) {
-      // torchvision: ToTensor divides by 255 in float32, Normalize subtracts then divides.
+      // torchvision: ToTensor divides by 255 in float32, Normalize subtracts
+      // then divides.
       const float t = static_cast<float>(x) / 255.0f;
       k->table[c][x] = (t - mean[c]) / std[c];
     }

@@ -1,11 +1,13 @@
-// The kernel contract: what every fused-normalization kernel variant computes, the constants
-// it is handed, and the descriptor the dispatch table keeps for it.
+// The kernel contract: what every fused-normalization kernel variant computes,
+// the constants it is handed, and the descriptor the dispatch table keeps for
+// it.
 //
-// A kernel reads a uint8 HWC image and writes, in one pass, the normalized, optionally
-// mirrored and partly erased tensor in one of three dtypes and three layouts (DESIGN.md,
-// "Semantics"). Kernels never validate, allocate or fail: FusedNormalization checks every
-// argument first and calls a kernel only with arguments that satisfy the preconditions below.
-// This header holds no SIMD types.
+// A kernel reads a uint8 HWC image and writes, in one pass, the normalized,
+// optionally mirrored and partly erased tensor in one of three dtypes and three
+// layouts (DESIGN.md, "Semantics"). Kernels never validate, allocate or fail:
+// FusedNormalization checks every argument first and calls a kernel only with
+// arguments that satisfy the preconditions below. This header holds no SIMD
+// types.
 #ifndef FUSEDNORM_KERNELS_KERNEL_H_
 #define FUSEDNORM_KERNELS_KERNEL_H_
 
@@ -17,51 +19,60 @@ namespace fusednorm {
 enum class DType { kFloat32, kFloat16, kBFloat16 };
 enum class Layout {
   kHWC,   // C values per pixel; row stride W*C*sizeof(T)
-  kHWC4,  // 4 values per pixel, channels >= C are +0.0; row stride W*4*sizeof(T)
+  kHWC4,  // 4 values per pixel, channels >= C are +0.0; row stride
+          // W*4*sizeof(T)
   kCHW,   // planar; plane stride H*W*sizeof(T), row stride W*sizeof(T)
 };
 enum class Mode {
   kFast,              // y = float(x) * mul[c] - sub[c], two roundings, no FMA
-  kTorchvisionExact,  // y = (x / 255.f - mean[c]) / std[c], each step rounded to float32
+  kTorchvisionExact,  // y = (x / 255.f - mean[c]) / std[c], each step rounded
+                      // to float32
 };
 
 constexpr int kMaxChannels = 4;
 
 // Returns the size in bytes of one element of `dtype`.
-constexpr size_t DTypeSize(DType dtype) { return dtype == DType::kFloat32 ? 4 : 2; }
+constexpr size_t DTypeSize(DType dtype) {
+  return dtype == DType::kFloat32 ? 4 : 2;
+}
 
-// Returns the number of values per pixel the output layout stores for `channels` channels.
+// Returns the number of values per pixel the output layout stores for
+// `channels` channels.
 constexpr int StoredChannels(Layout layout, int channels) {
   return layout == Layout::kHWC4 ? 4 : channels;
 }
 
-const char* DTypeName(DType dtype);    // "float32", "float16", "bfloat16"
+const char* DTypeName(DType dtype);     // "float32", "float16", "bfloat16"
 const char* LayoutName(Layout layout);  // "hwc", "hwc4", "chw"
 const char* ModeName(Mode mode);        // "fast", "exact"
 
-// Per-op constants, computed once by MakeKernelConstants and shared by every call.
+// Per-op constants, computed once by MakeKernelConstants and shared by every
+// call.
 struct KernelConstants {
   DType dtype = DType::kFloat32;
   Layout layout = Layout::kHWC;
   Mode mode = Mode::kFast;
-  // Fast mode: y = float(x) * mul[c] - sub[c], with mul = 1 / (255 std) and sub = mean / std
-  // each computed in double and rounded once to float.
+  // Fast mode: y = float(x) * mul[c] - sub[c], with mul = 1 / (255 std) and sub
+  // = mean / std each computed in double and rounded once to float.
   float mul[kMaxChannels] = {};
   float sub[kMaxChannels] = {};
-  // Exact mode: the float32 mean and std, and table[c][x] = (x / 255.f - mean[c]) / std[c]
-  // with every step rounded to float32 (what torchvision computes for a uint8 input).
+  // Exact mode: the float32 mean and std, and table[c][x] = (x / 255.f -
+  // mean[c]) / std[c] with every step rounded to float32 (what torchvision
+  // computes for a uint8 input).
   float mean[kMaxChannels] = {};
   float std[kMaxChannels] = {};
   alignas(64) float table[kMaxChannels][256] = {};
 };
 
-// Fills every field of *constants for per-channel `mean` and `std` (kMaxChannels values each;
-// channels beyond the image's are ignored by kernels). Requires std > 0, all finite.
-void MakeKernelConstants(DType dtype, Layout layout, Mode mode, const float* mean,
-                         const float* std, KernelConstants* constants);
+// Fills every field of *constants for per-channel `mean` and `std`
+// (kMaxChannels values each; channels beyond the image's are ignored by
+// kernels). Requires std > 0, all finite.
+void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
+                         const float* mean, const float* std,
+                         KernelConstants* constants);
 
-// A rectangle in OUTPUT coordinates set to +0.0 in every stored value (pad lanes too).
-// Empty when height or width is 0.
+// A rectangle in OUTPUT coordinates set to +0.0 in every stored value (pad
+// lanes too). Empty when height or width is 0.
 struct EraseRect {
   int64_t top = 0;
   int64_t left = 0;
@@ -70,11 +81,13 @@ struct EraseRect {
   bool empty() const { return height <= 0 || width <= 0; }
 };
 
-// One call's arguments. Preconditions (checked by the op): input non-null, height and width
-// >= 1, channels in 1..4, input_row_stride >= width * channels bytes, the input holds
-// (height - 1) * input_row_stride + width * channels bytes, output non-null with room for the
-// compact layout, the erase rectangle inside the image. No alignment is required for either
-// pointer; input and output must not overlap. Kernels touch no byte outside those ranges.
+// One call's arguments. Preconditions (checked by the op): input non-null,
+// height and width
+// >= 1, channels in 1..4, input_row_stride >= width * channels bytes, the input
+// holds (height - 1) * input_row_stride + width * channels bytes, output
+// non-null with room for the compact layout, the erase rectangle inside the
+// image. No alignment is required for either pointer; input and output must not
+// overlap. Kernels touch no byte outside those ranges.
 struct KernelArgs {
   const uint8_t* input = nullptr;
   int64_t input_row_stride = 0;  // bytes
@@ -87,14 +100,15 @@ struct KernelArgs {
 };
 
 // Every kernel variant has this signature.
-using KernelFn = void (*)(const KernelConstants& constants, const KernelArgs& args);
+using KernelFn = void (*)(const KernelConstants& constants,
+                          const KernelArgs& args);
 
 // What a dispatch-table row knows about one kernel variant.
 struct KernelInfo {
-  const char* id;         // "scalar_eigen", "x86_f16c", "highway"
-  const char* requires;   // human-readable CPU features, e.g. "SSE4.1 F16C AVX"
-  int priority;           // higher wins among the supported variants that cover a config
-  bool (*supported)();    // can this CPU run it?
+  const char* id;        // "scalar_eigen", "x86_f16c", "highway"
+  const char* requires;  // human-readable CPU features, e.g. "SSE4.1 F16C AVX"
+  int priority;  // higher wins among the supported variants that cover a config
+  bool (*supported)();  // can this CPU run it?
   bool (*covers)(DType dtype, Layout layout, Mode mode, int channels);
   KernelFn fn;
 };

@@ -18,34 +18,41 @@ absl::Status Invalid(const Parts&... parts) {
 }
 
 bool ValidEnums(DType dtype, Layout layout, Mode mode) {
-  return static_cast<unsigned>(dtype) <= static_cast<unsigned>(DType::kBFloat16) &&
+  return static_cast<unsigned>(dtype) <=
+             static_cast<unsigned>(DType::kBFloat16) &&
          static_cast<unsigned>(layout) <= static_cast<unsigned>(Layout::kCHW) &&
-         static_cast<unsigned>(mode) <= static_cast<unsigned>(Mode::kTorchvisionExact);
+         static_cast<unsigned>(mode) <=
+             static_cast<unsigned>(Mode::kTorchvisionExact);
 }
 
 absl::Status ValidateProbability(const char* name, double p) {
-  if (!(p >= 0.0 && p <= 1.0)) return Invalid(name, " = ", p, " must be in [0, 1]");
+  if (!(p >= 0.0 && p <= 1.0))
+    return Invalid(name, " = ", p, " must be in [0, 1]");
   return absl::OkStatus();
 }
 
 absl::Status ValidateErase(const EraseOptions& e) {
   if (!e.enabled) return absl::OkStatus();
   FUSEDNORM_RETURN_IF_ERROR(ValidateProbability("erase.p", e.p));
-  for (const auto& [name, v] : {std::pair<const char*, double>{"erase.scale_min", e.scale_min},
-                                {"erase.scale_max", e.scale_max}}) {
-    if (!(v > 0.0 && v <= 1.0)) return Invalid(name, " = ", v, " must be in (0, 1]");
+  for (const auto& [name, v] :
+       {std::pair<const char*, double>{"erase.scale_min", e.scale_min},
+        {"erase.scale_max", e.scale_max}}) {
+    if (!(v > 0.0 && v <= 1.0))
+      return Invalid(name, " = ", v, " must be in (0, 1]");
   }
   if (e.scale_min > e.scale_max) {
-    return Invalid("erase.scale_min = ", e.scale_min, " is greater than erase.scale_max = ",
-                   e.scale_max);
+    return Invalid("erase.scale_min = ", e.scale_min,
+                   " is greater than erase.scale_max = ", e.scale_max);
   }
-  for (const auto& [name, v] : {std::pair<const char*, double>{"erase.ratio_min", e.ratio_min},
-                                {"erase.ratio_max", e.ratio_max}}) {
-    if (!(v > 0.0 && std::isfinite(v))) return Invalid(name, " = ", v, " must be finite and > 0");
+  for (const auto& [name, v] :
+       {std::pair<const char*, double>{"erase.ratio_min", e.ratio_min},
+        {"erase.ratio_max", e.ratio_max}}) {
+    if (!(v > 0.0 && std::isfinite(v)))
+      return Invalid(name, " = ", v, " must be finite and > 0");
   }
   if (e.ratio_min > e.ratio_max) {
-    return Invalid("erase.ratio_min = ", e.ratio_min, " is greater than erase.ratio_max = ",
-                   e.ratio_max);
+    return Invalid("erase.ratio_min = ", e.ratio_min,
+                   " is greater than erase.ratio_max = ", e.ratio_max);
   }
   return absl::OkStatus();
 }
@@ -63,23 +70,29 @@ std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   return r;
 }
 
-// Python's round(): to nearest, ties to even (nearbyint under the default rounding mode).
-int64_t RoundHalfEven(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
+// Python's round(): to nearest, ties to even (nearbyint under the default
+// rounding mode).
+int64_t RoundHalfEven(double v) {
+  return static_cast<int64_t>(std::nearbyint(v));
+}
 
 }  // namespace
 
 absl::StatusOr<FusedNormalization> FusedNormalization::Create(
     const FusedNormalizationOptions& options) {
-  if (!ValidEnums(options.dtype, options.layout.value_or(Layout::kHWC), options.mode)) {
+  if (!ValidEnums(options.dtype, options.layout.value_or(Layout::kHWC),
+                  options.mode)) {
     return Invalid("dtype/layout/mode hold a value outside their enums (dtype ",
                    static_cast<int>(options.dtype), ", layout ",
-                   static_cast<int>(options.layout.value_or(Layout::kHWC)), ", mode ",
-                   static_cast<int>(options.mode), ")");
+                   static_cast<int>(options.layout.value_or(Layout::kHWC)),
+                   ", mode ", static_cast<int>(options.mode), ")");
   }
   Normalization norm;
   if (options.mean.empty() && options.std.empty()) {
-    if (static_cast<unsigned>(options.preset) > static_cast<unsigned>(Preset::kMlperf)) {
-      return Invalid("preset = ", static_cast<int>(options.preset), " is not a preset");
+    if (static_cast<unsigned>(options.preset) >
+        static_cast<unsigned>(Preset::kMlperf)) {
+      return Invalid("preset = ", static_cast<int>(options.preset),
+                     " is not a preset");
     }
     norm = PresetNormalization(options.preset);
   } else {
@@ -88,13 +101,14 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
                      options.std.size(), "; give both with the same count");
     }
     if (options.mean.size() > kMaxChannels) {
-      return Invalid("mean/std have ", options.mean.size(), " values; at most ", kMaxChannels,
-                     " channels are supported");
+      return Invalid("mean/std have ", options.mean.size(), " values; at most ",
+                     kMaxChannels, " channels are supported");
     }
     norm = {options.mean, options.std, static_cast<int>(options.mean.size())};
   }
   for (size_t c = 0; c < norm.mean.size(); ++c) {
-    if (!std::isfinite(norm.mean[c])) return Invalid("mean[", c, "] = ", norm.mean[c], " is not finite");
+    if (!std::isfinite(norm.mean[c]))
+      return Invalid("mean[", c, "] = ", norm.mean[c], " is not finite");
     if (!std::isfinite(norm.std[c]) || !(norm.std[c] > 0.0f)) {
       return Invalid("std[", c, "] = ", norm.std[c], " must be finite and > 0");
     }
@@ -105,16 +119,19 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
   // NO_NORM's single mean/std serve every channel count.
   float mean[kMaxChannels], std[kMaxChannels];
   for (int c = 0; c < kMaxChannels; ++c) {
-    const size_t i = norm.channels == 0 ? 0 : std::min<size_t>(c, norm.mean.size() - 1);
+    const size_t i =
+        norm.channels == 0 ? 0 : std::min<size_t>(c, norm.mean.size() - 1);
     mean[c] = norm.mean[i];
     std[c] = norm.std[i];
   }
   const Layout layout = options.layout.value_or(
       options.dtype == DType::kFloat32 ? Layout::kHWC : Layout::kHWC4);
   auto constants = std::make_shared<KernelConstants>();
-  MakeKernelConstants(options.dtype, layout, options.mode, mean, std, constants.get());
+  MakeKernelConstants(options.dtype, layout, options.mode, mean, std,
+                      constants.get());
 
-  // An unknown kernel id, or one this CPU cannot run, is wrong whatever the channel count.
+  // An unknown kernel id, or one this CPU cannot run, is wrong whatever the
+  // channel count.
   FUSEDNORM_RETURN_IF_ERROR(ForcedKernel(options.kernel).status());
 
   FusedNormalization op;
@@ -129,8 +146,8 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
       op.kernels_[c] = *k;
       continue;
     }
-    // A kernel that does not cover some channel count fails only when that count is
-    // required: now, or at Apply() for NO_NORM.
+    // A kernel that does not cover some channel count fails only when that
+    // count is required: now, or at Apply() for NO_NORM.
     if (c == norm.channels) {
       return k.status();
     }
@@ -140,11 +157,13 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
 }
 
 const char* FusedNormalization::kernel_id(int channels) const {
-  if (channels < 1 || channels > kMaxChannels || kernels_[channels] == nullptr) return "";
+  if (channels < 1 || channels > kMaxChannels || kernels_[channels] == nullptr)
+    return "";
   return kernels_[channels]->id;
 }
 
-absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height, int64_t width,
+absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
+                                                       int64_t width,
                                                        int channels) const {
   if (height < 1) return Invalid("height = ", height, " must be >= 1");
   if (width < 1) return Invalid("width = ", width, " must be >= 1");
@@ -155,15 +174,17 @@ absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height, int64_t w
   if (n) n = CheckedMul(*n, StoredChannels(layout(), channels));
   if (n) n = CheckedMul(*n, static_cast<int64_t>(DTypeSize(dtype())));
   if (!n || static_cast<uint64_t>(*n) > std::numeric_limits<size_t>::max()) {
-    return Invalid("output size for height = ", height, ", width = ", width, ", channels = ",
-                   channels, " overflows");
+    return Invalid("output size for height = ", height, ", width = ", width,
+                   ", channels = ", channels, " overflows");
   }
   return static_cast<size_t>(*n);
 }
 
-absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height, int64_t width) const {
+absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
+                                                       int64_t width) const {
   if (channels_ == 0) {
-    return Invalid("channels: NO_NORM takes any channel count; pass it to OutputBytes");
+    return Invalid(
+        "channels: NO_NORM takes any channel count; pass it to OutputBytes");
   }
   return OutputBytes(height, width, channels_);
 }
@@ -172,16 +193,20 @@ Augmentation FusedNormalization::Sample(int64_t height, int64_t width,
                                         SampleStream& stream) const {
   Augmentation aug;
   aug.flip = stream.Uniform() < flip_p_;
-  if (!erase_.enabled || !(stream.Uniform() < erase_.p) || height < 1 || width < 1) {
+  if (!erase_.enabled || !(stream.Uniform() < erase_.p) || height < 1 ||
+      width < 1) {
     return aug;
   }
   // torchvision.transforms.RandomErasing.get_params, value = 0.
   const double area = static_cast<double>(height) * static_cast<double>(width);
-  const double log_min = std::log(erase_.ratio_min), log_max = std::log(erase_.ratio_max);
+  const double log_min = std::log(erase_.ratio_min),
+               log_max = std::log(erase_.ratio_max);
   for (int attempt = 0; attempt < 10; ++attempt) {
     const double erase_area =
-        area * (erase_.scale_min + stream.Uniform() * (erase_.scale_max - erase_.scale_min));
-    const double aspect = std::exp(log_min + stream.Uniform() * (log_max - log_min));
+        area * (erase_.scale_min +
+                stream.Uniform() * (erase_.scale_max - erase_.scale_min));
+    const double aspect =
+        std::exp(log_min + stream.Uniform() * (log_max - log_min));
     const int64_t h = RoundHalfEven(std::sqrt(erase_area * aspect));
     const int64_t w = RoundHalfEven(std::sqrt(erase_area / aspect));
     if (!(h < height && w < width)) continue;
@@ -194,60 +219,71 @@ Augmentation FusedNormalization::Sample(int64_t height, int64_t width,
   return aug;  // no acceptable rectangle in 10 attempts: no erase
 }
 
-absl::Status FusedNormalization::Apply(const ImageView& in, const Augmentation& aug,
+absl::Status FusedNormalization::Apply(const ImageView& in,
+                                       const Augmentation& aug,
                                        OutputView out) const {
   if (out.row_stride != 0) {
-    return Invalid("output row_stride = ", out.row_stride,
-                   ": FusedNormalization derives the output stride from dtype and layout; "
-                   "pass 0");
+    return Invalid(
+        "output row_stride = ", out.row_stride,
+        ": FusedNormalization derives the output stride from dtype and layout; "
+        "pass 0");
   }
   if (in.pixels.data() == nullptr) return Invalid("input pixels is null");
   if (out.bytes.data() == nullptr) return Invalid("output bytes is null");
-  if (in.height < 1) return Invalid("input height = ", in.height, " must be >= 1");
+  if (in.height < 1)
+    return Invalid("input height = ", in.height, " must be >= 1");
   if (in.width < 1) return Invalid("input width = ", in.width, " must be >= 1");
   if (in.channels < 1 || in.channels > kMaxChannels) {
-    return Invalid("input channels = ", in.channels, " must be in 1..", kMaxChannels);
+    return Invalid("input channels = ", in.channels, " must be in 1..",
+                   kMaxChannels);
   }
   if (channels_ != 0 && in.channels != channels_) {
-    return Invalid("input channels = ", in.channels, " does not match the normalization's ",
-                   channels_, " channels");
+    return Invalid("input channels = ", in.channels,
+                   " does not match the normalization's ", channels_,
+                   " channels");
   }
   const std::optional<int64_t> row_bytes = CheckedMul(in.width, in.channels);
-  if (!row_bytes) return Invalid("input width = ", in.width, " overflows a row size");
+  if (!row_bytes)
+    return Invalid("input width = ", in.width, " overflows a row size");
   if (in.row_stride < *row_bytes) {
-    return Invalid("input row_stride = ", in.row_stride, " is less than width * channels = ",
-                   *row_bytes);
+    return Invalid("input row_stride = ", in.row_stride,
+                   " is less than width * channels = ", *row_bytes);
   }
   std::optional<int64_t> need = CheckedMul(in.height - 1, in.row_stride);
   if (need) need = CheckedAdd(*need, *row_bytes);
   if (!need) {
-    return Invalid("input size for height = ", in.height, ", row_stride = ", in.row_stride,
-                   " overflows");
+    return Invalid("input size for height = ", in.height,
+                   ", row_stride = ", in.row_stride, " overflows");
   }
   if (static_cast<uint64_t>(*need) > in.pixels.size()) {
-    return Invalid("input pixels has ", in.pixels.size(), " bytes but height = ", in.height,
+    return Invalid("input pixels has ", in.pixels.size(),
+                   " bytes but height = ", in.height,
                    ", row_stride = ", in.row_stride, " needs ", *need);
   }
   FUSEDNORM_ASSIGN_OR_RETURN(const size_t out_need,
                              OutputBytes(in.height, in.width, in.channels));
   if (out.bytes.size() < out_need) {
-    return Invalid("output bytes has ", out.bytes.size(), " bytes but ", in.height, "x",
-                   in.width, "x", in.channels, " ", DTypeName(dtype()), " ",
-                   LayoutName(layout()), " needs ", out_need);
+    return Invalid("output bytes has ", out.bytes.size(), " bytes but ",
+                   in.height, "x", in.width, "x", in.channels, " ",
+                   DTypeName(dtype()), " ", LayoutName(layout()), " needs ",
+                   out_need);
   }
   const EraseRect& r = aug.erase;
   if (r.height != 0 || r.width != 0) {
-    if (r.top < 0 || r.left < 0 || r.height < 0 || r.width < 0 || r.top > in.height ||
-        r.left > in.width || r.height > in.height - r.top || r.width > in.width - r.left) {
-      return Invalid("erase rectangle (top ", r.top, ", left ", r.left, ", height ", r.height,
-                     ", width ", r.width, ") is not inside the ", in.height, "x", in.width,
+    if (r.top < 0 || r.left < 0 || r.height < 0 || r.width < 0 ||
+        r.top > in.height || r.left > in.width ||
+        r.height > in.height - r.top || r.width > in.width - r.left) {
+      return Invalid("erase rectangle (top ", r.top, ", left ", r.left,
+                     ", height ", r.height, ", width ", r.width,
+                     ") is not inside the ", in.height, "x", in.width,
                      " image");
     }
   }
   // The kernels require disjoint buffers.
   const auto in_lo = reinterpret_cast<uintptr_t>(in.pixels.data());
   const auto out_lo = reinterpret_cast<uintptr_t>(out.bytes.data());
-  if (in_lo < out_lo + out_need && out_lo < in_lo + static_cast<uint64_t>(*need)) {
+  if (in_lo < out_lo + out_need &&
+      out_lo < in_lo + static_cast<uint64_t>(*need)) {
     return Invalid("input and output buffers overlap");
   }
   const KernelInfo* kernel = kernels_[in.channels];
@@ -266,9 +302,8 @@ absl::Status FusedNormalization::Apply(const ImageView& in, const Augmentation& 
   return absl::OkStatus();
 }
 
-absl::StatusOr<Augmentation> FusedNormalization::Execute(const ImageView& input,
-                                                         SampleStream& stream,
-                                                         OutputView output) const {
+absl::StatusOr<Augmentation> FusedNormalization::Execute(
+    const ImageView& input, SampleStream& stream, OutputView output) const {
   const Augmentation aug = Sample(input.height, input.width, stream);
   FUSEDNORM_RETURN_IF_ERROR(Apply(input, aug, output));
   return aug;

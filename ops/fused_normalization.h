@@ -1,13 +1,17 @@
-// FusedNormalization: ToTensor + RandomHorizontalFlip + Normalize + RandomErasing in one pass.
+// FusedNormalization: ToTensor + RandomHorizontalFlip + Normalize +
+// RandomErasing in one pass.
 //
-// Create() validates the options and precomputes the kernel constants once; Sample() draws
-// one image's random decisions from its SampleStream (DESIGN.md, "Random decisions");
-// Apply() runs the chosen kernel variant; Execute() does both. Every argument is checked
-// before a single output byte is written: bad input returns an absl::Status naming the
-// parameter and its value, never a crash and never a partial write.
+// Create() validates the options and precomputes the kernel constants once;
+// Sample() draws one image's random decisions from its SampleStream (DESIGN.md,
+// "Random decisions"); Apply() runs the chosen kernel variant; Execute() does
+// both. Every argument is checked before a single output byte is written: bad
+// input returns an absl::Status naming the parameter and its value, never a
+// crash and never a partial write.
 //
-// Output layouts are compact and their strides derived (DESIGN.md, "Semantics"):
-//   HWC  row stride W*C*sizeof(T)   HWC4 row stride W*4*sizeof(T)   CHW plane stride H*W*sizeof(T)
+// Output layouts are compact and their strides derived (DESIGN.md,
+// "Semantics"):
+//   HWC  row stride W*C*sizeof(T)   HWC4 row stride W*4*sizeof(T)   CHW plane
+//   stride H*W*sizeof(T)
 #ifndef FUSEDNORM_OPS_FUSED_NORMALIZATION_H_
 #define FUSEDNORM_OPS_FUSED_NORMALIZATION_H_
 
@@ -39,21 +43,26 @@ struct EraseOptions {
 
 struct FusedNormalizationOptions {
   Preset preset = Preset::kImagenet;
-  // Custom normalization: when both are non-empty they replace `preset`; 1..4 values each,
-  // the same count, finite, std > 0. The count is the channel count images must have.
+  // Custom normalization: when both are non-empty they replace `preset`; 1..4
+  // values each, the same count, finite, std > 0. The count is the channel
+  // count images must have.
   std::vector<float> mean;
   std::vector<float> std;
   DType dtype = DType::kFloat32;
-  // Default: float32 -> HWC, float16 and bfloat16 -> HWC4 (the original system's layouts).
+  // Default: float32 -> HWC, float16 and bfloat16 -> HWC4 (the original
+  // system's layouts).
   std::optional<Layout> layout;
   Mode mode = Mode::kFast;
-  double flip_p = 0.5;  // probability of a horizontal flip, in [0, 1]; 0 disables
+  double flip_p =
+      0.5;  // probability of a horizontal flip, in [0, 1]; 0 disables
   EraseOptions erase;
-  // Kernel variant id; empty: FUSEDNORM_KERNEL if set, else the best supported variant.
+  // Kernel variant id; empty: FUSEDNORM_KERNEL if set, else the best supported
+  // variant.
   std::string kernel;
 };
 
-// A uint8 HWC input image. `pixels` must hold (height-1)*row_stride + width*channels bytes.
+// A uint8 HWC input image. `pixels` must hold (height-1)*row_stride +
+// width*channels bytes.
 struct ImageView {
   absl::Span<const uint8_t> pixels;
   int64_t height = 0;
@@ -62,8 +71,8 @@ struct ImageView {
   int64_t row_stride = 0;  // bytes between rows, >= width * channels
 };
 
-// The caller's output buffer. The row stride is derived from dtype and layout: `row_stride`
-// exists only to reject callers that pass one (it must stay 0).
+// The caller's output buffer. The row stride is derived from dtype and layout:
+// `row_stride` exists only to reject callers that pass one (it must stay 0).
 struct OutputView {
   absl::Span<uint8_t> bytes;
   int64_t row_stride = 0;
@@ -78,36 +87,43 @@ struct Augmentation {
 class FusedNormalization {
  public:
   // Validates `options` and precomputes the per-channel constants.
-  static absl::StatusOr<FusedNormalization> Create(const FusedNormalizationOptions& options);
+  static absl::StatusOr<FusedNormalization> Create(
+      const FusedNormalizationOptions& options);
 
-  // Draws flip then erase for an image of height x width from `stream`: one word for the
-  // flip, then (when erasing is enabled) one for the gate and two per attempt plus two for
-  // the position, following torchvision's RandomErasing.get_params. Never fails; images
-  // smaller than 1x1 get no erase.
-  Augmentation Sample(int64_t height, int64_t width, SampleStream& stream) const;
+  // Draws flip then erase for an image of height x width from `stream`: one
+  // word for the flip, then (when erasing is enabled) one for the gate and two
+  // per attempt plus two for the position, following torchvision's
+  // RandomErasing.get_params. Never fails; images smaller than 1x1 get no
+  // erase.
+  Augmentation Sample(int64_t height, int64_t width,
+                      SampleStream& stream) const;
 
   // Writes the normalized image with `augmentation` applied into `output`.
   absl::Status Apply(const ImageView& input, const Augmentation& augmentation,
                      OutputView output) const;
 
   // Sample() then Apply(); returns the decisions made.
-  absl::StatusOr<Augmentation> Execute(const ImageView& input, SampleStream& stream,
+  absl::StatusOr<Augmentation> Execute(const ImageView& input,
+                                       SampleStream& stream,
                                        OutputView output) const;
 
   // Returns the output size in bytes for an image of height x width x channels.
-  absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width, int channels) const;
-  // Same, with the channel count the normalization fixes (InvalidArgument for NO_NORM,
-  // which takes any: use the overload above).
+  absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width,
+                                     int channels) const;
+  // Same, with the channel count the normalization fixes (InvalidArgument for
+  // NO_NORM, which takes any: use the overload above).
   absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width) const;
 
   DType dtype() const { return constants_->dtype; }
   Layout layout() const { return constants_->layout; }
   Mode mode() const { return constants_->mode; }
-  // Channel count images must have, or 0 when any of 1..4 is accepted (NO_NORM).
+  // Channel count images must have, or 0 when any of 1..4 is accepted
+  // (NO_NORM).
   int channels() const { return channels_; }
   double flip_p() const { return flip_p_; }
   const EraseOptions& erase() const { return erase_; }
-  // Id of the kernel variant used for `channels` channels, or "" if none covers it.
+  // Id of the kernel variant used for `channels` channels, or "" if none covers
+  // it.
   const char* kernel_id(int channels) const;
   const KernelConstants& constants() const { return *constants_; }
 

@@ -18,7 +18,8 @@ Normalization PresetNormalization(Preset preset) {
       return {{0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}, 3};
     case Preset::kMlperf: {
       const float s = static_cast<float>(1.0 / 255.0);
-      return {{static_cast<float>(123.68 / 255.0), static_cast<float>(116.78 / 255.0),
+      return {{static_cast<float>(123.68 / 255.0),
+               static_cast<float>(116.78 / 255.0),
                static_cast<float>(103.94 / 255.0)},
               {s, s, s},
               3};
@@ -45,13 +46,14 @@ const char* PresetName(Preset preset) {
 
 absl::StatusOr<Preset> ParsePreset(absl::string_view name) {
   const std::string lower = absl::AsciiStrToLower(name);
-  for (Preset p : {Preset::kNoNorm, Preset::kMnist, Preset::kCifar, Preset::kImagenet,
-                   Preset::kMlperf}) {
+  for (Preset p : {Preset::kNoNorm, Preset::kMnist, Preset::kCifar,
+                   Preset::kImagenet, Preset::kMlperf}) {
     if (lower == PresetName(p)) return p;
   }
   if (lower == "no_norm") return Preset::kNoNorm;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "preset \"", name, "\" is not one of none, mnist, cifar, imagenet, mlperf"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("preset \"", name,
+                   "\" is not one of none, mnist, cifar, imagenet, mlperf"));
 }
 
 }  // namespace fusednorm

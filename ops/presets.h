@@ -20,14 +20,16 @@ struct Normalization {
   int channels = 0;
 };
 
-// Returns the constants of `preset`. MLPERF's are 123.68/255, 116.78/255, 103.94/255 and
-// 1/255, divided in double and rounded once to float, as Python passes them to torchvision.
+// Returns the constants of `preset`. MLPERF's are 123.68/255, 116.78/255,
+// 103.94/255 and 1/255, divided in double and rounded once to float, as Python
+// passes them to torchvision.
 Normalization PresetNormalization(Preset preset);
 
 // "none", "mnist", "cifar", "imagenet", "mlperf".
 const char* PresetName(Preset preset);
 
-// Parses a name from PresetName (case-insensitive); InvalidArgument naming it otherwise.
+// Parses a name from PresetName (case-insensitive); InvalidArgument naming it
+// otherwise.
 absl::StatusOr<Preset> ParsePreset(absl::string_view name);
 
 }  // namespace fusednorm

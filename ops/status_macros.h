@@ -4,24 +4,27 @@
 
 #include "absl/status/status.h"
 
-// Evaluates `expr` (an absl::Status) and returns it from the enclosing function if not OK.
-#define FUSEDNORM_RETURN_IF_ERROR(expr)              \
-  do {                                               \
-    const ::absl::Status fusednorm_status_ = (expr); \
+// Evaluates `expr` (an absl::Status) and returns it from the enclosing function
+// if not OK.
+#define FUSEDNORM_RETURN_IF_ERROR(expr)                    \
+  do {                                                     \
+    const ::absl::Status fusednorm_status_ = (expr);       \
     if (!fusednorm_status_.ok()) return fusednorm_status_; \
   } while (0)
 
 #define FUSEDNORM_STATUS_CONCAT_INNER_(a, b) a##b
 #define FUSEDNORM_STATUS_CONCAT_(a, b) FUSEDNORM_STATUS_CONCAT_INNER_(a, b)
 
-// Evaluates `rexpr` (an absl::StatusOr<T>); returns its status if not OK, else moves the
-// value into `lhs` (a declaration such as `auto x` or an existing variable).
+// Evaluates `rexpr` (an absl::StatusOr<T>); returns its status if not OK, else
+// moves the value into `lhs` (a declaration such as `auto x` or an existing
+// variable).
 #define FUSEDNORM_ASSIGN_OR_RETURN(lhs, rexpr) \
-  FUSEDNORM_ASSIGN_OR_RETURN_IMPL_(FUSEDNORM_STATUS_CONCAT_(fusednorm_statusor_, __LINE__), lhs, rexpr)
+  FUSEDNORM_ASSIGN_OR_RETURN_IMPL_(            \
+      FUSEDNORM_STATUS_CONCAT_(fusednorm_statusor_, __LINE__), lhs, rexpr)
 
 #define FUSEDNORM_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
-  auto statusor = (rexpr);                                      \
-  if (!statusor.ok()) return statusor.status();                 \
+  auto statusor = (rexpr);                                     \
+  if (!statusor.ok()) return statusor.status();                \
   lhs = std::move(statusor).value()
 
 #endif  // FUSEDNORM_OPS_STATUS_MACROS_H_

@@ -16,7 +16,8 @@ inline void MulHiLo(uint32_t a, uint32_t b, uint32_t* hi, uint32_t* lo) {
 
 }  // namespace
 
-PhiloxCounter Philox4x32_10(const PhiloxCounter& counter, const PhiloxKey& key) {
+PhiloxCounter Philox4x32_10(const PhiloxCounter& counter,
+                            const PhiloxKey& key) {
   PhiloxCounter x = counter;
   uint32_t k0 = key[0], k1 = key[1];
   for (int round = 0; round < 10; ++round) {

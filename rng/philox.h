@@ -1,8 +1,9 @@
-// Philox4x32-10 counter-based random numbers (Salmon et al., SC'11) and the generators
-// fusednorm draws every random decision from.
+// Philox4x32-10 counter-based random numbers (Salmon et al., SC'11) and the
+// generators fusednorm draws every random decision from.
 //
-// Everything here is a pure function of (key, counter), so results never depend on thread
-// count or scheduling. Two ways to address the counter space, with disjoint counters:
+// Everything here is a pure function of (key, counter), so results never depend
+// on thread count or scheduling. Two ways to address the counter space, with
+// disjoint counters:
 //
 // 1. Generator(seed) / UniformFloat(seed, offset): the seed-compatible mapping.
 //      key     = (seed & 0xffffffff, seed >> 32)
@@ -13,14 +14,16 @@
 // 2. SampleStream(seed, epoch, sample_index): one private stream per sample.
 //      key     = (seed & 0xffffffff, seed >> 32)
 //      counter = (block, epoch, index & 0xffffffff, (index >> 32) | 0x80000000)
-//    `block` counts Philox blocks within the stream (0, 1, 2, ...), and all four output words
-//    of each block are used in order. Distinct (epoch, sample_index) pairs have distinct
-//    counter[1..3], so their streams never share a counter; the top bit of counter[3] keeps
-//    them apart from the Generator's counters (which have counter[3] == 0). sample_index must
-//    be < 2^63 and a stream may use at most 2^32 blocks (2^34 words).
+//    `block` counts Philox blocks within the stream (0, 1, 2, ...), and all
+//    four output words of each block are used in order. Distinct (epoch,
+//    sample_index) pairs have distinct counter[1..3], so their streams never
+//    share a counter; the top bit of counter[3] keeps them apart from the
+//    Generator's counters (which have counter[3] == 0). sample_index must be <
+//    2^63 and a stream may use at most 2^32 blocks (2^34 words).
 //
-// Integer convention, everywhere in fusednorm: UniformInt(lo, hi) is over the CLOSED range
-// [lo, hi] (hi inclusive), and is exactly uniform (Lemire's multiply-and-reject method).
+// Integer convention, everywhere in fusednorm: UniformInt(lo, hi) is over the
+// CLOSED range [lo, hi] (hi inclusive), and is exactly uniform (Lemire's
+// multiply-and-reject method).
 #ifndef FUSEDNORM_RNG_PHILOX_H_
 #define FUSEDNORM_RNG_PHILOX_H_
 
@@ -41,7 +44,8 @@ inline PhiloxKey KeyFromSeed(uint64_t seed) {
   return {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
 }
 
-// Maps a 32-bit word to a float in [0, 1) with 24 random bits: (word >> 8) * 2^-24.
+// Maps a 32-bit word to a float in [0, 1) with 24 random bits: (word >> 8) *
+// 2^-24.
 inline float WordToUniformFloat(uint32_t word) {
   return static_cast<float>(word >> 8) * (1.0f / 16777216.0f);
 }
@@ -51,17 +55,19 @@ float UniformFloat(uint64_t seed, uint64_t offset);
 
 namespace rng_internal {
 
-// Draws an exactly uniform integer in [lo, hi] from `next_word` (a callable returning
-// uint32_t), consuming one word per try (two when the range exceeds 2^32).
+// Draws an exactly uniform integer in [lo, hi] from `next_word` (a callable
+// returning uint32_t), consuming one word per try (two when the range exceeds
+// 2^32).
 template <typename NextWord>
 int64_t UniformIntFromWords(int64_t lo, int64_t hi, NextWord&& next_word) {
-  // Range size minus one, computed in unsigned arithmetic so [INT64_MIN, INT64_MAX] works.
+  // Range size minus one, computed in unsigned arithmetic so [INT64_MIN,
+  // INT64_MAX] works.
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   if (span <= 0xffffffffull) {
     const uint64_t n = span + 1;  // in [1, 2^32]
     if (n == (1ull << 32)) return lo + static_cast<int64_t>(next_word());
-    // Lemire: m = x * n; the high word is uniform once low words below 2^32 mod n are
-    // rejected.
+    // Lemire: m = x * n; the high word is uniform once low words below 2^32 mod
+    // n are rejected.
     const uint32_t threshold = static_cast<uint32_t>((1ull << 32) % n);
     for (;;) {
       const uint64_t m = static_cast<uint64_t>(next_word()) * n;
@@ -97,8 +103,8 @@ class Generator {
 
   uint64_t seed() const { return seed_; }
 
-  // Reserves `n` consecutive offsets and returns the first. Safe to call concurrently; each
-  // offset is handed out exactly once.
+  // Reserves `n` consecutive offsets and returns the first. Safe to call
+  // concurrently; each offset is handed out exactly once.
   uint64_t NextOffset(uint64_t n) {
     return offset_.fetch_add(n, std::memory_order_relaxed);
   }
@@ -106,8 +112,8 @@ class Generator {
   // Returns UniformFloat(seed(), NextOffset(1)).
   float Uniform() { return UniformFloat(seed_, NextOffset(1)); }
 
-  // Returns an exactly uniform integer in [lo, hi] (hi inclusive); requires lo <= hi. Uses
-  // word 0 of the Philox block at each offset it reserves.
+  // Returns an exactly uniform integer in [lo, hi] (hi inclusive); requires lo
+  // <= hi. Uses word 0 of the Philox block at each offset it reserves.
   int64_t UniformInt(int64_t lo, int64_t hi);
 
  private:
@@ -115,8 +121,9 @@ class Generator {
   std::atomic<uint64_t> offset_{0};
 };
 
-// A private stream of random words for one sample: (seed, epoch, sample_index). Not
-// thread-safe; each worker makes its own. Cheap to construct (no Philox call until used).
+// A private stream of random words for one sample: (seed, epoch, sample_index).
+// Not thread-safe; each worker makes its own. Cheap to construct (no Philox
+// call until used).
 class SampleStream {
  public:
   SampleStream(uint64_t seed, uint32_t epoch, uint64_t sample_index);
@@ -130,9 +137,11 @@ class SampleStream {
   // Returns a float in [0, 1) from the next word: (word >> 8) * 2^-24.
   float Uniform() { return WordToUniformFloat(NextWord()); }
 
-  // Returns an exactly uniform integer in [lo, hi] (hi inclusive); requires lo <= hi.
+  // Returns an exactly uniform integer in [lo, hi] (hi inclusive); requires lo
+  // <= hi.
   int64_t UniformInt(int64_t lo, int64_t hi) {
-    return rng_internal::UniformIntFromWords(lo, hi, [this] { return NextWord(); });
+    return rng_internal::UniformIntFromWords(lo, hi,
+                                             [this] { return NextWord(); });
   }
 
   // Number of Philox blocks generated so far.

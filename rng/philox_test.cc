@@ -11,7 +11,8 @@
 namespace fusednorm {
 namespace {
 
-// Random123's published known-answer vectors (shared/data/philox4x32_10_kat.txt).
+// Random123's published known-answer vectors
+// (shared/data/philox4x32_10_kat.txt).
 struct Kat {
   PhiloxCounter counter;
   PhiloxKey key;
@@ -36,7 +37,8 @@ TEST(Philox4x32_10, KnownAnswers) {
 }
 
 TEST(UniformFloat, SeedCompatibleMapping) {
-  // key = (seed lo, seed hi), counter = (offset lo, offset hi, 0, 0), (word0 >> 8) * 2^-24.
+  // key = (seed lo, seed hi), counter = (offset lo, offset hi, 0, 0), (word0 >>
+  // 8) * 2^-24.
   const uint64_t seed = 0x0123456789abcdefull;
   const uint64_t offset = 0x00000007fffffff5ull;
   const PhiloxCounter block =
@@ -48,7 +50,8 @@ TEST(UniformFloat, SeedCompatibleMapping) {
 
   Generator gen(seed);
   EXPECT_EQ(gen.seed(), seed);
-  for (uint64_t i = 0; i < 100; ++i) EXPECT_EQ(gen.Uniform(), UniformFloat(seed, i));
+  for (uint64_t i = 0; i < 100; ++i)
+    EXPECT_EQ(gen.Uniform(), UniformFloat(seed, i));
   EXPECT_EQ(gen.NextOffset(5), 100u);
   EXPECT_EQ(gen.NextOffset(1), 105u);
 }
@@ -59,9 +62,9 @@ TEST(WordToUniformFloat, EndsOfRange) {
   EXPECT_EQ(WordToUniformFloat(0xffffffffu), 1.0f - 1.0f / 16777216.0f);
 }
 
-// Chi-square over 64 equal bins, 10^6 draws: 63 degrees of freedom; the 1e-6 upper tail
-// is about 130, so a correct generator fails this once in a million runs (it is seeded,
-// so in fact never).
+// Chi-square over 64 equal bins, 10^6 draws: 63 degrees of freedom; the 1e-6
+// upper tail is about 130, so a correct generator fails this once in a million
+// runs (it is seeded, so in fact never).
 double ChiSquare(const std::vector<int64_t>& counts, double expected) {
   double chi2 = 0;
   for (int64_t c : counts) chi2 += (c - expected) * (c - expected) / expected;
@@ -86,8 +89,9 @@ TEST(UniformFloat, ChiSquare64Bins) {
   EXPECT_LT(ChiSquare(stream_counts, kDraws / kBins), 130.0);
 }
 
-// A modulo-biased draw over n = 2^31 + 1 puts twice the mass on the values below
-// 2^32 - 2 * n... i.e. the lower half gets ~2/3 of all draws. Bins of the range, scaled.
+// A modulo-biased draw over n = 2^31 + 1 puts twice the mass on the values
+// below 2^32 - 2 * n... i.e. the lower half gets ~2/3 of all draws. Bins of the
+// range, scaled.
 void ExpectUniformInts(int64_t lo, int64_t hi, int bins) {
   constexpr int kDraws = 600000;
   SampleStream stream(7, 0, 1);
@@ -99,18 +103,21 @@ void ExpectUniformInts(int64_t lo, int64_t hi, int bins) {
     ASSERT_LE(v, hi);
     ++counts[static_cast<int>((v - lo) / n * bins)];
   }
-  // Bins hold (almost) equal numbers of values when n >> bins, or exactly one when n == bins.
-  EXPECT_LT(ChiSquare(counts, static_cast<double>(kDraws) / bins), bins + 10 * std::sqrt(2.0 * bins))
+  // Bins hold (almost) equal numbers of values when n >> bins, or exactly one
+  // when n == bins.
+  EXPECT_LT(ChiSquare(counts, static_cast<double>(kDraws) / bins),
+            bins + 10 * std::sqrt(2.0 * bins))
       << "range [" << lo << ", " << hi << "]";
 }
 
 TEST(UniformInt, NoBiasOnAwkwardRanges) {
-  ExpectUniformInts(0, 2, 3);                      // n = 3
-  ExpectUniformInts(-5, -3, 3);                    // negative bounds
-  ExpectUniformInts(0, (int64_t{1} << 31), 2);     // n = 2^31 + 1: halves equal
+  ExpectUniformInts(0, 2, 3);                   // n = 3
+  ExpectUniformInts(-5, -3, 3);                 // negative bounds
+  ExpectUniformInts(0, (int64_t{1} << 31), 2);  // n = 2^31 + 1: halves equal
   ExpectUniformInts(10, 10 + (int64_t{1} << 31), 64);
-  ExpectUniformInts(0, (int64_t{3} << 30) - 1, 3);  // n = 3 * 2^30: modulo bias would be 2:1
-  ExpectUniformInts(0, (int64_t{1} << 40), 16);     // the 64-bit path
+  ExpectUniformInts(0, (int64_t{3} << 30) - 1,
+                    3);  // n = 3 * 2^30: modulo bias would be 2:1
+  ExpectUniformInts(0, (int64_t{1} << 40), 16);  // the 64-bit path
 }
 
 TEST(UniformInt, HiIsInclusiveAndDegenerateRange) {
@@ -119,7 +126,8 @@ TEST(UniformInt, HiIsInclusiveAndDegenerateRange) {
   for (int i = 0; i < 1000; ++i) seen.insert(stream.UniformInt(3, 5));
   EXPECT_EQ(seen, (std::set<int64_t>{3, 4, 5}));
   for (int i = 0; i < 10; ++i) EXPECT_EQ(stream.UniformInt(9, 9), 9);
-  EXPECT_GE(stream.UniformInt(INT64_MIN, INT64_MAX), INT64_MIN);  // full range is allowed
+  EXPECT_GE(stream.UniformInt(INT64_MIN, INT64_MAX),
+            INT64_MIN);  // full range is allowed
   Generator gen(5);
   std::set<int64_t> gen_seen;
   for (int i = 0; i < 1000; ++i) gen_seen.insert(gen.UniformInt(-1, 1));
@@ -135,7 +143,8 @@ TEST(SampleStream, ReproducibleAndUsesAllFourWords) {
     words.push_back(w);
   }
   EXPECT_EQ(a.blocks_used(), 10u);
-  // Word k is word k % 4 of block k / 4 at counter (block, epoch, idx lo, idx hi | 2^31).
+  // Word k is word k % 4 of block k / 4 at counter (block, epoch, idx lo, idx
+  // hi | 2^31).
   for (uint32_t block = 0; block < 10; ++block) {
     const PhiloxCounter out =
         Philox4x32_10({block, 2, 12345, 0x80000000u}, KeyFromSeed(99));
@@ -161,11 +170,13 @@ TEST(SampleStream, DistinctSamplesEpochsAndSeedsDiffer) {
 }
 
 TEST(SampleStream, CountersDisjointFromGenerator) {
-  // The generator's counter has word 3 == 0; a stream's always has the top bit set. Check
-  // the words too: stream (seed, 0, 0) must not reproduce the generator's offsets 0..3.
+  // The generator's counter has word 3 == 0; a stream's always has the top bit
+  // set. Check the words too: stream (seed, 0, 0) must not reproduce the
+  // generator's offsets 0..3.
   SampleStream s(5, 0, 0);
   const PhiloxCounter gen_block = Philox4x32_10({0, 0, 0, 0}, KeyFromSeed(5));
-  const PhiloxCounter stream_block = {s.NextWord(), s.NextWord(), s.NextWord(), s.NextWord()};
+  const PhiloxCounter stream_block = {s.NextWord(), s.NextWord(), s.NextWord(),
+                                      s.NextWord()};
   EXPECT_NE(gen_block, stream_block);
 }
 
@@ -182,8 +193,9 @@ TEST(Generator, NextOffsetIsThreadSafe) {
   for (auto& th : threads) th.join();
   std::set<uint64_t> all;
   for (const auto& v : got) all.insert(v.begin(), v.end());
-  ASSERT_EQ(all.size(), static_cast<size_t>(kThreads * kCalls));  // no offset handed out twice
-  EXPECT_EQ(*all.rbegin(), 3ull * (kThreads * kCalls - 1));        // and none skipped
+  ASSERT_EQ(all.size(), static_cast<size_t>(
+                            kThreads * kCalls));  // no offset handed out twice
+  EXPECT_EQ(*all.rbegin(), 3ull * (kThreads * kCalls - 1));  // and none skipped
   EXPECT_EQ(gen.NextOffset(1), 3ull * kThreads * kCalls);
 }
 

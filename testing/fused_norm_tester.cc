@@ -15,9 +15,10 @@ namespace testing_ref {
 
 std::vector<uint8_t> FusedNormTester::Test() const {
   const std::string what = absl::StrCat(
-      kernel_, " ", height_, "x", width_, "x", channels_, " pad ", input_padding_,
-      unaligned_input_ ? " unaligned" : "", " ", DTypeName(dtype_), " ", LayoutName(layout_), " ",
-      ModeName(mode_), flip_ ? " flip" : "", " erase(", erase_.top, ",", erase_.left, ",",
+      kernel_, " ", height_, "x", width_, "x", channels_, " pad ",
+      input_padding_, unaligned_input_ ? " unaligned" : "", " ",
+      DTypeName(dtype_), " ", LayoutName(layout_), " ", ModeName(mode_),
+      flip_ ? " flip" : "", " erase(", erase_.top, ",", erase_.left, ",",
       erase_.height, ",", erase_.width, ")");
   SCOPED_TRACE(what);
 
@@ -44,13 +45,16 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   EXPECT_TRUE(op.ok()) << op.status();
   if (!op.ok()) return {};
 
-  // Input: random bytes everywhere (row padding too), the last byte against a guard page.
+  // Input: random bytes everywhere (row padding too), the last byte against a
+  // guard page.
   const int64_t stride = width_ * channels_ + input_padding_;
   const size_t in_size = (height_ - 1) * stride + width_ * channels_;
   const size_t offset = unaligned_input_ ? 1 : 0;
   GuardedBuffer input(in_size + offset);
-  std::mt19937 gen(seed_ * 2654435761u + static_cast<uint32_t>(width_ * 131 + height_));
-  for (size_t i = 0; i < input.size(); ++i) input.data()[i] = static_cast<uint8_t>(gen());
+  std::mt19937 gen(seed_ * 2654435761u +
+                   static_cast<uint32_t>(width_ * 131 + height_));
+  for (size_t i = 0; i < input.size(); ++i)
+    input.data()[i] = static_cast<uint8_t>(gen());
   input.MakeReadOnly();
   const uint8_t* pixels = input.data() + offset;
 
@@ -58,9 +62,11 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   EXPECT_TRUE(out_size.ok()) << out_size.status();
   if (!out_size.ok()) return {};
   GuardedBuffer output(*out_size);
-  std::memset(output.data(), 0xff, output.size());  // NaN in every dtype: never expected
+  std::memset(output.data(), 0xff,
+              output.size());  // NaN in every dtype: never expected
 
-  ImageView view{absl::MakeConstSpan(pixels, in_size), height_, width_, channels_, stride};
+  ImageView view{absl::MakeConstSpan(pixels, in_size), height_, width_,
+                 channels_, stride};
   Augmentation aug{flip_, erase_};
   const absl::Status status = op->Apply(view, aug, OutputView{output.span()});
   EXPECT_TRUE(status.ok()) << status;
@@ -73,7 +79,8 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   ref.row_stride = stride;
   ref.flip = flip_;
   ref.erase = erase_;
-  const Chw<float> expected_float = mode_ == Mode::kFast ? FastFloat(ref) : TorchvisionFloat(ref);
+  const Chw<float> expected_float =
+      mode_ == Mode::kFast ? FastFloat(ref) : TorchvisionFloat(ref);
   const std::vector<uint8_t> expected = Encode(expected_float, dtype_, layout_);
   std::vector<uint8_t> got(output.data(), output.data() + output.size());
   EXPECT_EQ(expected.size(), got.size());
@@ -87,8 +94,9 @@ std::vector<uint8_t> FusedNormTester::Test() const {
       uint32_t g = 0, e = 0;
       std::memcpy(&g, &got[i], esize);
       std::memcpy(&e, &expected[i], esize);
-      ADD_FAILURE() << "element " << i / esize << " of " << got.size() / esize << ": got bits 0x"
-                    << std::hex << g << ", expected 0x" << e << std::dec;
+      ADD_FAILURE() << "element " << i / esize << " of " << got.size() / esize
+                    << ": got bits 0x" << std::hex << g << ", expected 0x" << e
+                    << std::dec;
       ++reported;
     }
   }
@@ -99,13 +107,15 @@ std::vector<uint8_t> FusedNormTester::Test() const {
     int reported = 0;
     for (int c = 0; c < channels_; ++c) {
       const double scale = 1.0 / (255.0 * ref.std[c]);
-      const double sub = std::fabs(static_cast<double>(ref.mean[c]) / ref.std[c]);
+      const double sub =
+          std::fabs(static_cast<double>(ref.mean[c]) / ref.std[c]);
       for (int64_t h = 0; h < height_; ++h) {
         for (int64_t w = 0; w < width_; ++w) {
           const double y = expected_float.at(c, h, w), x = exact.at(c, h, w);
           const double bound = kFastModeBound * (255.0 * scale + sub);
           if (std::fabs(y - x) > bound && reported++ < 3) {
-            ADD_FAILURE() << "fast mode " << y << " vs exact " << x << " exceeds " << bound;
+            ADD_FAILURE() << "fast mode " << y << " vs exact " << x
+                          << " exceeds " << bound;
           }
         }
       }

@@ -14,9 +14,11 @@ constexpr uint8_t kCanary = 0x5c;
 
 GuardedBuffer::GuardedBuffer(size_t size) : size_(size) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t body = (size + page - 1) / page * page + (size % page == 0 ? page : 0);
+  const size_t body =
+      (size + page - 1) / page * page + (size % page == 0 ? page : 0);
   map_size_ = body + 2 * page;
-  void* p = mmap(nullptr, map_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p =
+      mmap(nullptr, map_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) std::abort();
   map_ = static_cast<uint8_t*>(p);
   usable_ = map_ + page;

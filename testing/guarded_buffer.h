@@ -1,6 +1,7 @@
-// A heap buffer whose last byte sits directly before a PROT_NONE page, with another
-// PROT_NONE page before the page holding its first byte: any read or write past the end
-// faults, and writes before the start in the same page are caught by CanaryIntact().
+// A heap buffer whose last byte sits directly before a PROT_NONE page, with
+// another PROT_NONE page before the page holding its first byte: any read or
+// write past the end faults, and writes before the start in the same page are
+// caught by CanaryIntact().
 #ifndef FUSEDNORM_TESTING_GUARDED_BUFFER_H_
 #define FUSEDNORM_TESTING_GUARDED_BUFFER_H_
 
@@ -14,8 +15,8 @@ namespace testing_ref {
 
 class GuardedBuffer {
  public:
-  // Maps `size` bytes (may be 0) ending at a page boundary, followed by a guard page. The
-  // bytes before data() in its page are filled with a canary.
+  // Maps `size` bytes (may be 0) ending at a page boundary, followed by a guard
+  // page. The bytes before data() in its page are filled with a canary.
   explicit GuardedBuffer(size_t size);
   ~GuardedBuffer();
   GuardedBuffer(const GuardedBuffer&) = delete;
@@ -24,7 +25,9 @@ class GuardedBuffer {
   uint8_t* data() { return data_; }
   size_t size() const { return size_; }
   absl::Span<uint8_t> span() { return absl::MakeSpan(data_, size_); }
-  absl::Span<const uint8_t> cspan() const { return absl::MakeConstSpan(data_, size_); }
+  absl::Span<const uint8_t> cspan() const {
+    return absl::MakeConstSpan(data_, size_);
+  }
 
   // Makes the whole buffer read-only, so a kernel writing its input faults.
   void MakeReadOnly();

@@ -1,6 +1,7 @@
-// The correctness matrix: one parameterised suite instantiated over every row of the
-// dispatch table (named by kernel id, so --gtest_filter='*/highway*' works). Variants this
-// CPU cannot run are skipped. Every case checks every output byte against the reference.
+// The correctness matrix: one parameterised suite instantiated over every row
+// of the dispatch table (named by kernel id, so --gtest_filter='*/highway*'
+// works). Variants this CPU cannot run are skipped. Every case checks every
+// output byte against the reference.
 #include <string>
 #include <vector>
 
@@ -12,7 +13,8 @@ namespace fusednorm {
 namespace testing_ref {
 namespace {
 
-constexpr DType kDTypes[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
+constexpr DType kDTypes[] = {DType::kFloat32, DType::kFloat16,
+                             DType::kBFloat16};
 constexpr Layout kLayouts[] = {Layout::kHWC, Layout::kHWC4, Layout::kCHW};
 constexpr Mode kModes[] = {Mode::kFast, Mode::kTorchvisionExact};
 constexpr int kChannels[] = {1, 3, 4};
@@ -23,7 +25,8 @@ std::vector<std::string> KernelIds() {
   return ids;
 }
 
-// A normalization for `channels`, rotating through the presets so each gets exercised.
+// A normalization for `channels`, rotating through the presets so each gets
+// exercised.
 FusedNormTester Normalized(int channels, int salt) {
   FusedNormTester t;
   t.channels(channels);
@@ -32,7 +35,8 @@ FusedNormTester Normalized(int channels, int salt) {
       t.preset(salt % 2 ? Preset::kMnist : Preset::kNoNorm);
       break;
     case 3: {
-      const Preset p[] = {Preset::kImagenet, Preset::kCifar, Preset::kMlperf, Preset::kNoNorm};
+      const Preset p[] = {Preset::kImagenet, Preset::kCifar, Preset::kMlperf,
+                          Preset::kNoNorm};
       t.preset(p[salt % 4]);
       break;
     }
@@ -46,16 +50,19 @@ FusedNormTester Normalized(int channels, int salt) {
   return t;
 }
 
-// Erase rectangles for an H x W image: none, interior, touching each edge, full width.
+// Erase rectangles for an H x W image: none, interior, touching each edge, full
+// width.
 std::vector<EraseRect> EraseCases(int64_t H, int64_t W) {
   std::vector<EraseRect> cases = {EraseRect{}};
-  if (H >= 3 && W >= 3) cases.push_back({1, 1, H - 2, W - 2});    // interior
-  cases.push_back({0, W / 3, (H + 1) / 2, (W + 2) / 3});          // top edge
-  cases.push_back({H - (H + 1) / 2, W / 4, (H + 1) / 2, W / 2 + 1});  // bottom edge
-  cases.push_back({H / 3, 0, H / 2 + 1, (W + 1) / 2});            // left edge
-  cases.push_back({H / 4, W - (W + 1) / 2, H / 2 + 1, (W + 1) / 2});  // right edge
-  cases.push_back({H / 2, 0, 1, W});                              // one full-width row
-  cases.push_back({0, 0, H, W});                                  // everything
+  if (H >= 3 && W >= 3) cases.push_back({1, 1, H - 2, W - 2});  // interior
+  cases.push_back({0, W / 3, (H + 1) / 2, (W + 2) / 3});        // top edge
+  cases.push_back(
+      {H - (H + 1) / 2, W / 4, (H + 1) / 2, W / 2 + 1});  // bottom edge
+  cases.push_back({H / 3, 0, H / 2 + 1, (W + 1) / 2});    // left edge
+  cases.push_back(
+      {H / 4, W - (W + 1) / 2, H / 2 + 1, (W + 1) / 2});  // right edge
+  cases.push_back({H / 2, 0, 1, W});                      // one full-width row
+  cases.push_back({0, 0, H, W});                          // everything
   return cases;
 }
 
@@ -67,8 +74,9 @@ class KernelMatrixTest : public ::testing::TestWithParam<std::string> {
   }
 };
 
-// Widths 1..70 (past any vector tile, flipped and not), each dtype x layout x mode x C,
-// with strides, misalignment and erase shapes rotating so every combination meets each.
+// Widths 1..70 (past any vector tile, flipped and not), each dtype x layout x
+// mode x C, with strides, misalignment and erase shapes rotating so every
+// combination meets each.
 TEST_P(KernelMatrixTest, EveryWidth) {
   const int64_t paddings[] = {0, 1, 61};
   int salt = 0;
@@ -93,7 +101,8 @@ TEST_P(KernelMatrixTest, EveryWidth) {
                 .erase(erases[salt % erases.size()])
                 .seed(salt)
                 .Test();
-            if (HasFailure()) return;  // one broken kernel should not print 15,000 failures
+            if (HasFailure())
+              return;  // one broken kernel should not print 15,000 failures
           }
         }
       }
@@ -101,12 +110,14 @@ TEST_P(KernelMatrixTest, EveryWidth) {
   }
 }
 
-// Classic image sizes and degenerate shapes, every dtype x layout x mode x C x flip.
+// Classic image sizes and degenerate shapes, every dtype x layout x mode x C x
+// flip.
 TEST_P(KernelMatrixTest, ImageSizes) {
   struct Size {
     int64_t h, w;
   };
-  const Size sizes[] = {{1, 1}, {1, 257}, {77, 1}, {28, 28}, {32, 32}, {224, 224}, {333, 500}};
+  const Size sizes[] = {{1, 1},   {1, 257},   {77, 1},   {28, 28},
+                        {32, 32}, {224, 224}, {333, 500}};
   int salt = 0;
   for (const Size s : sizes) {
     const std::vector<EraseRect> erases = EraseCases(s.h, s.w);
@@ -140,7 +151,8 @@ TEST_P(KernelMatrixTest, ImageSizes) {
   }
 }
 
-// Two channels with NO_NORM (the only preset that takes them): every dtype x layout x mode.
+// Two channels with NO_NORM (the only preset that takes them): every dtype x
+// layout x mode.
 TEST_P(KernelMatrixTest, NoNormTwoChannels) {
   for (DType d : kDTypes) {
     for (Layout l : kLayouts) {
@@ -163,24 +175,34 @@ TEST_P(KernelMatrixTest, NoNormTwoChannels) {
   }
 }
 
-// Every variant agrees with scalar_eigen bit for bit (already implied by the reference;
-// checked directly so a disagreement names both).
+// Every variant agrees with scalar_eigen bit for bit (already implied by the
+// reference; checked directly so a disagreement names both).
 TEST_P(KernelMatrixTest, AgreesWithScalarEigen) {
   for (DType d : kDTypes) {
     for (Layout l : kLayouts) {
       for (Mode m : kModes) {
         FusedNormTester t = Normalized(3, 1);
-        t.height(31).width(45).input_padding(7).dtype(d).layout(l).mode(m).flip(true).erase(
-            {3, 4, 10, 11});
-        const std::vector<uint8_t> ours = FusedNormTester(t).kernel(GetParam()).Test();
-        const std::vector<uint8_t> base = FusedNormTester(t).kernel("scalar_eigen").Test();
-        EXPECT_EQ(ours, base) << DTypeName(d) << " " << LayoutName(l) << " " << ModeName(m);
+        t.height(31)
+            .width(45)
+            .input_padding(7)
+            .dtype(d)
+            .layout(l)
+            .mode(m)
+            .flip(true)
+            .erase({3, 4, 10, 11});
+        const std::vector<uint8_t> ours =
+            FusedNormTester(t).kernel(GetParam()).Test();
+        const std::vector<uint8_t> base =
+            FusedNormTester(t).kernel("scalar_eigen").Test();
+        EXPECT_EQ(ours, base)
+            << DTypeName(d) << " " << LayoutName(l) << " " << ModeName(m);
       }
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, KernelMatrixTest, ::testing::ValuesIn(KernelIds()),
+INSTANTIATE_TEST_SUITE_P(AllKernels, KernelMatrixTest,
+                         ::testing::ValuesIn(KernelIds()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

@@ -21,7 +21,8 @@ template <typename T>
 void FlipInPlace(Chw<T>& t) {
   for (int64_t c = 0; c < t.channels; ++c) {
     for (int64_t h = 0; h < t.height; ++h) {
-      for (int64_t w = 0; w < t.width / 2; ++w) std::swap(t.at(c, h, w), t.at(c, h, t.width - 1 - w));
+      for (int64_t w = 0; w < t.width / 2; ++w)
+        std::swap(t.at(c, h, w), t.at(c, h, t.width - 1 - w));
     }
   }
 }
@@ -46,7 +47,8 @@ Chw<float> TorchvisionFloat(const RefInput& in) {
   // ToTensor
   for (int c = 0; c < in.channels; ++c)
     for (int64_t h = 0; h < in.height; ++h)
-      for (int64_t w = 0; w < in.width; ++w) t.at(c, h, w) = static_cast<float>(Pixel(in, c, h, w)) / 255.0f;
+      for (int64_t w = 0; w < in.width; ++w)
+        t.at(c, h, w) = static_cast<float>(Pixel(in, c, h, w)) / 255.0f;
   if (in.flip) FlipInPlace(t);
   // Normalize: sub_ then div_
   for (int c = 0; c < in.channels; ++c)
@@ -62,8 +64,10 @@ Chw<float> TorchvisionFloat(const RefInput& in) {
 Chw<float> FastFloat(const RefInput& in) {
   Chw<float> t = Make<float>(in);
   for (int c = 0; c < in.channels; ++c) {
-    const float mul = static_cast<float>(1.0 / (255.0 * static_cast<double>(in.std[c])));
-    const float sub = static_cast<float>(static_cast<double>(in.mean[c]) / static_cast<double>(in.std[c]));
+    const float mul =
+        static_cast<float>(1.0 / (255.0 * static_cast<double>(in.std[c])));
+    const float sub = static_cast<float>(static_cast<double>(in.mean[c]) /
+                                         static_cast<double>(in.std[c]));
     for (int64_t h = 0; h < in.height; ++h)
       for (int64_t w = 0; w < in.width; ++w) {
         const float product = static_cast<float>(Pixel(in, c, h, w)) * mul;
@@ -80,7 +84,8 @@ Chw<double> Exact(const RefInput& in) {
   for (int c = 0; c < in.channels; ++c)
     for (int64_t h = 0; h < in.height; ++h)
       for (int64_t w = 0; w < in.width; ++w)
-        t.at(c, h, w) = (Pixel(in, c, h, w) / 255.0 - in.mean[c]) / static_cast<double>(in.std[c]);
+        t.at(c, h, w) = (Pixel(in, c, h, w) / 255.0 - in.mean[c]) /
+                        static_cast<double>(in.std[c]);
   if (in.flip) FlipInPlace(t);
   EraseInPlace(t, in.erase);
   return t;
@@ -89,7 +94,8 @@ Chw<double> Exact(const RefInput& in) {
 uint16_t FloatToBFloat16Bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
-  // Add 0x7fff plus the lowest kept bit, then truncate: ties go to the even neighbour.
+  // Add 0x7fff plus the lowest kept bit, then truncate: ties go to the even
+  // neighbour.
   const uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
   return static_cast<uint16_t>((u + rounding) >> 16);
 }
@@ -100,20 +106,25 @@ uint16_t FloatToHalfBits(float f) {
   const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
   const double a = std::fabs(static_cast<double>(f));
   if (a >= 65520.0) return sign | 0x7c00u;  // rounds to infinity
-  // Scale so the half's unit in the last place becomes 1, then round to even with rint.
+  // Scale so the half's unit in the last place becomes 1, then round to even
+  // with rint.
   int exp;
   std::frexp(a, &exp);  // a = m * 2^exp, m in [0.5, 1)
   int e = exp - 1;      // a in [2^e, 2^(e+1))
-  if (e < -14) e = -14;  // subnormal range shares the smallest normal's ulp (2^-24)
+  if (e < -14)
+    e = -14;  // subnormal range shares the smallest normal's ulp (2^-24)
   const double ulp = std::ldexp(1.0, e - 10);
-  const double q = std::nearbyint(a / ulp);  // integer count of ulps, ties to even
-  // q * ulp is the rounded magnitude; build its bit pattern from the value itself.
+  const double q =
+      std::nearbyint(a / ulp);  // integer count of ulps, ties to even
+  // q * ulp is the rounded magnitude; build its bit pattern from the value
+  // itself.
   const double r = q * ulp;
   if (r == 0) return sign;
   int rexp;
   std::frexp(r, &rexp);
   const int re = rexp - 1;
-  if (re < -14) return sign | static_cast<uint16_t>(std::ldexp(r, 24));  // subnormal
+  if (re < -14)
+    return sign | static_cast<uint16_t>(std::ldexp(r, 24));  // subnormal
   const uint16_t biased = static_cast<uint16_t>(re + 15);
   const uint16_t mant = static_cast<uint16_t>(std::ldexp(r, 10 - re) - 1024.0);
   return sign | static_cast<uint16_t>(biased << 10) | mant;
@@ -142,8 +153,8 @@ float BFloat16BitsToFloat(uint16_t b) {
 
 namespace {
 
-size_t ElementIndex(int64_t height, int64_t width, int channels, Layout layout, int c, int64_t h,
-                    int64_t w) {
+size_t ElementIndex(int64_t height, int64_t width, int channels, Layout layout,
+                    int c, int64_t h, int64_t w) {
   switch (layout) {
     case Layout::kHWC:
       return (h * width + w) * channels + c;
@@ -165,20 +176,24 @@ std::vector<uint8_t> Encode(const Chw<float>& t, DType dtype, Layout layout) {
   for (int c = 0; c < t.channels; ++c)
     for (int64_t h = 0; h < t.height; ++h)
       for (int64_t w = 0; w < t.width; ++w) {
-        const size_t i = ElementIndex(t.height, t.width, static_cast<int>(t.channels), layout, c, h, w);
+        const size_t i = ElementIndex(
+            t.height, t.width, static_cast<int>(t.channels), layout, c, h, w);
         const float v = t.at(c, h, w);
         if (dtype == DType::kFloat32) {
           std::memcpy(&out[i * 4], &v, 4);
         } else {
-          const uint16_t bits = dtype == DType::kFloat16 ? FloatToHalfBits(v) : FloatToBFloat16Bits(v);
+          const uint16_t bits = dtype == DType::kFloat16
+                                    ? FloatToHalfBits(v)
+                                    : FloatToBFloat16Bits(v);
           std::memcpy(&out[i * 2], &bits, 2);
         }
       }
   return out;
 }
 
-float Decode(const std::vector<uint8_t>& bytes, int64_t height, int64_t width, int channels,
-             DType dtype, Layout layout, int c, int64_t h, int64_t w) {
+float Decode(const std::vector<uint8_t>& bytes, int64_t height, int64_t width,
+             int channels, DType dtype, Layout layout, int c, int64_t h,
+             int64_t w) {
   const size_t i = ElementIndex(height, width, channels, layout, c, h, w);
   if (dtype == DType::kFloat32) {
     float f;
@@ -187,7 +202,8 @@ float Decode(const std::vector<uint8_t>& bytes, int64_t height, int64_t width, i
   }
   uint16_t bits;
   std::memcpy(&bits, &bytes[i * 2], 2);
-  return dtype == DType::kFloat16 ? HalfBitsToFloat(bits) : BFloat16BitsToFloat(bits);
+  return dtype == DType::kFloat16 ? HalfBitsToFloat(bits)
+                                  : BFloat16BitsToFloat(bits);
 }
 
 }  // namespace testing_ref

@@ -41,13 +41,14 @@ void Run(const KernelConstants& k, const KernelArgs& a) {
   T* out = static_cast<T*>(a.output);
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
-    const bool row_erased =
-        !a.erase.empty() && h >= a.erase.top && h < a.erase.top + a.erase.height;
+    const bool row_erased = !a.erase.empty() && h >= a.erase.top &&
+                            h < a.erase.top + a.erase.height;
     for (int64_t w = 0; w < W; ++w) {
       const uint8_t* px = in_row + (a.flip ? W - 1 - w : w) * C;
       // Channels beyond C (pad lanes) and erased pixels are +0.0.
       Eigen::Array4f v = Eigen::Array4f::Zero();
-      const bool erased = row_erased && w >= a.erase.left && w < a.erase.left + a.erase.width;
+      const bool erased =
+          row_erased && w >= a.erase.left && w < a.erase.left + a.erase.width;
       if (!erased) {
         Eigen::Array4f x = Eigen::Array4f::Zero();
         for (int c = 0; c < C; ++c) x[c] = px[c];
@@ -76,7 +77,8 @@ bool CoversAll(DType, Layout, Mode, int channels) {
 
 }  // namespace
 
-void ScalarEigenKernel(const KernelConstants& constants, const KernelArgs& args) {
+void ScalarEigenKernel(const KernelConstants& constants,
+                       const KernelArgs& args) {
   switch (constants.dtype) {
     case DType::kFloat32:
       return Run<float>(constants, args);
