@@ -129,6 +129,20 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
   auto constants = std::make_shared<KernelConstants>();
   MakeKernelConstants(options.dtype, layout, options.mode, mean, std,
                       constants.get());
+  // Every output value must be a finite float32 in both modes (a tiny std
+  // overflows).
+  for (int c = 0; c < kMaxChannels; ++c) {
+    for (int x = 0; x < 256; ++x) {
+      const float fast =
+          static_cast<float>(x) * constants->mul[c] - constants->sub[c];
+      if (!std::isfinite(fast) || !std::isfinite(constants->table[c][x])) {
+        const int i = norm.channels == 0 ? 0 : c;
+        return Invalid("std[", i, "] = ", norm.std[i], " with mean[", i,
+                       "] = ", norm.mean[i],
+                       " makes normalized values overflow float32");
+      }
+    }
+  }
 
   // An unknown kernel id, or one this CPU cannot run, is wrong whatever the
   // channel count.

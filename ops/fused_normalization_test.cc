@@ -57,6 +57,9 @@ TEST(FusedNormalizationCreate, RejectsBadNormalization) {
   o.std = {1, INFINITY};
   ExpectError(FusedNormalization::Create(o).status(),
               StatusCode::kInvalidArgument, "std[1] = inf");
+  o.std = {1, 1e-39f};
+  ExpectError(FusedNormalization::Create(o).status(),
+              StatusCode::kInvalidArgument, "overflow float32");
   o.std = {1, 2};
   EXPECT_TRUE(FusedNormalization::Create(o).ok());
   EXPECT_EQ(FusedNormalization::Create(o)->channels(), 2);
