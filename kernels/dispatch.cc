@@ -2,22 +2,26 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/base/call_once.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/highway/highway.h"
 #include "kernels/scalar_eigen/scalar_eigen.h"
 
 namespace fusednorm {
 namespace {
 
-// The table, built explicitly. Add one row per variant.
-const KernelInfo* Rows(size_t* count) {
-  static const KernelInfo rows[] = {
-      ScalarEigenKernelInfo(),
-  };
-  *count = sizeof(rows) / sizeof(rows[0]);
-  return rows;
+// The table, built explicitly. Add one row (or one function returning rows) per
+// variant.
+const std::vector<KernelInfo>& Rows() {
+  static const std::vector<KernelInfo>* rows = [] {
+    auto* r = new std::vector<KernelInfo>{ScalarEigenKernelInfo()};
+    for (const KernelInfo& row : HighwayKernelInfos()) r->push_back(row);
+    return r;
+  }();
+  return *rows;
 }
 
 std::string KnownIds() {
@@ -37,9 +41,7 @@ std::string EnvKernelId() {
 }  // namespace
 
 absl::Span<const KernelInfo> KernelTable() {
-  size_t count = 0;
-  const KernelInfo* rows = Rows(&count);
-  return absl::MakeConstSpan(rows, count);
+  return absl::MakeConstSpan(Rows());
 }
 
 absl::StatusOr<const KernelInfo*> FindKernel(absl::string_view id) {

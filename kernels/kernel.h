@@ -97,6 +97,10 @@ struct KernelArgs {
   void* output = nullptr;
   bool flip = false;  // output column w reads input column width - 1 - w
   EraseRect erase;
+  // Hint: store with non-temporal (streaming) stores, for outputs that will not
+  // be read again from this core's caches. Variants without such stores ignore
+  // it.
+  bool nontemporal = false;
 };
 
 // Every kernel variant has this signature.

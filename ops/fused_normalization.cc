@@ -153,6 +153,7 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
   op.channels_ = norm.channels;
   op.flip_p_ = options.flip_p;
   op.erase_ = options.erase;
+  op.stores_ = options.stores;
   for (int c = 1; c <= kMaxChannels; ++c) {
     absl::StatusOr<const KernelInfo*> k =
         SelectKernel(options.kernel, options.dtype, layout, options.mode, c);
@@ -312,6 +313,10 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
   args.output = out.bytes.data();
   args.flip = aug.flip;
   args.erase = r;
+  using Stores = FusedNormalizationOptions::Stores;
+  args.nontemporal =
+      stores_ == Stores::kNontemporal ||
+      (stores_ == Stores::kAuto && out_need >= kNontemporalAutoBytes);
   kernel->fn(*constants_, args);
   return absl::OkStatus();
 }

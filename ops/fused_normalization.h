@@ -59,7 +59,16 @@ struct FusedNormalizationOptions {
   // Kernel variant id; empty: FUSEDNORM_KERNEL if set, else the best supported
   // variant.
   std::string kernel;
+  // Non-temporal (streaming) stores bypass the caches: right for outputs
+  // written once and not read again by this core (a batch in transfer buffers),
+  // wrong for outputs read back soon. kAuto streams when one image's output is
+  // at least kNontemporalAutoBytes.
+  enum class Stores { kAuto, kNontemporal, kRegular };
+  Stores stores = Stores::kAuto;
 };
+
+// kAuto's threshold: above the per-core L2 of current x86 and Arm servers.
+inline constexpr size_t kNontemporalAutoBytes = size_t{2} << 20;
 
 // A uint8 HWC input image. `pixels` must hold (height-1)*row_stride +
 // width*channels bytes.
@@ -134,6 +143,8 @@ class FusedNormalization {
   int channels_ = 0;
   double flip_p_ = 0.5;
   EraseOptions erase_;
+  FusedNormalizationOptions::Stores stores_ =
+      FusedNormalizationOptions::Stores::kAuto;
   // Per channel count 1..4: the kernel chosen for it, or why none could be.
   const KernelInfo* kernels_[kMaxChannels + 1] = {};
   absl::Status kernel_status_[kMaxChannels + 1];

@@ -18,8 +18,8 @@ std::vector<uint8_t> FusedNormTester::Test() const {
       kernel_, " ", height_, "x", width_, "x", channels_, " pad ",
       input_padding_, unaligned_input_ ? " unaligned" : "", " ",
       DTypeName(dtype_), " ", LayoutName(layout_), " ", ModeName(mode_),
-      flip_ ? " flip" : "", " erase(", erase_.top, ",", erase_.left, ",",
-      erase_.height, ",", erase_.width, ")");
+      nontemporal_ ? " nt" : "", flip_ ? " flip" : "", " erase(", erase_.top,
+      ",", erase_.left, ",", erase_.height, ",", erase_.width, ")");
   SCOPED_TRACE(what);
 
   FusedNormalizationOptions options;
@@ -27,6 +27,9 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   options.dtype = dtype_;
   options.layout = layout_;
   options.mode = mode_;
+  options.stores = nontemporal_
+                       ? FusedNormalizationOptions::Stores::kNontemporal
+                       : FusedNormalizationOptions::Stores::kRegular;
   RefInput ref;
   if (mean_.empty()) {
     options.preset = preset_;

@@ -101,6 +101,11 @@ class FusedNormTester {
     std_ = std::move(std);
     return *this;
   }
+  // Forces non-temporal (true) or regular (false) stores.
+  FusedNormTester& nontemporal(bool v) {
+    nontemporal_ = v;
+    return *this;
+  }
   FusedNormTester& seed(uint32_t v) {
     seed_ = v;
     return *this;
@@ -123,6 +128,7 @@ class FusedNormTester {
   EraseRect erase_;
   Preset preset_ = Preset::kNoNorm;
   std::vector<float> mean_, std_;
+  bool nontemporal_ = false;
   uint32_t seed_ = 1;
 };
 

@@ -99,6 +99,7 @@ TEST_P(KernelMatrixTest, EveryWidth) {
                 .mode(m)
                 .flip(salt % 2 == 0)
                 .erase(erases[salt % erases.size()])
+                .nontemporal(salt % 4 == 1)
                 .seed(salt)
                 .Test();
             if (HasFailure())
@@ -140,6 +141,7 @@ TEST_P(KernelMatrixTest, ImageSizes) {
                   .mode(m)
                   .flip(flip)
                   .erase(erases[salt % erases.size()])
+                  .nontemporal(salt % 4 == 1)
                   .seed(salt)
                   .Test();
               if (HasFailure()) return;

@@ -1,0 +1,438 @@
+// The Highway kernel. This file is compiled once per Highway target through
+// foreach_target.h; everything between HWY_BEFORE_NAMESPACE and
+// HWY_AFTER_NAMESPACE exists once per target, the rest (HWY_ONCE) once.
+//
+// How one image is processed, row by row, in one pass:
+//   1. A row is split into output spans: before the erase rectangle, inside it
+//   (zeros,
+//      stored directly) and after it.
+//   2. Each span is processed in chunks of up to kChunkPixels pixels. When the
+//   output needs
+//      the input bytes in another order (flip, HWC4 padding, CHW planes), the
+//      chunk's bytes are first rearranged into a small scratch buffer that
+//      stays in L1; for HWC without flip the input row is read directly.
+//   3. The u8 values are widened to float, normalized and narrowed to the
+//   output type, one
+//      vector at a time; the channel of each lane follows a repeating pattern,
+//      so each block of P vectors (P = values per pixel) uses P precomputed
+//      constant vectors.
+//   4. Row ends that do not fill a whole block go through a zero-padded scratch
+//   block and
+//      only the valid bytes are copied out: no load or store ever leaves the
+//      caller's buffers.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/highway/highway.cc"
+#include "hwy/cache_control.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/highway/highway.h"
+#include "kernels/kernel.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace fusednorm {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+constexpr int64_t kChunkPixels = 256;
+// Enough float lanes for the widest vector any target has, plus a pattern's
+// phase shift.
+constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
+
+// Per-call constants as lane patterns: for period P (values per output pixel in
+// the order the elements are processed), a[k] holds channel k % P's constant.
+struct Patterns {
+  HWY_ALIGN float a[kMaxLanes + 4];
+  HWY_ALIGN float b[kMaxLanes + 4];
+};
+
+// Fast mode: y = x * a - b. Exact mode: y = (x / 255 - a) / b. Lanes of
+// channels the image lacks (HWC4 padding) get a = 0, b = 1 (exact) or a = 0, b
+// = 0 (fast): both give +0.0 for the zero byte the rearrangement puts there.
+void MakePatterns(const KernelConstants& k, int period,
+                  const int* channel_of_lane_mod, int first_channel,
+                  Patterns* p) {
+  for (size_t i = 0; i < kMaxLanes + 4; ++i) {
+    const int c =
+        channel_of_lane_mod ? channel_of_lane_mod[i % period] : first_channel;
+    const bool pad = c < 0;
+    if (k.mode == Mode::kFast) {
+      p->a[i] = pad ? 0.0f : k.mul[c];
+      p->b[i] = pad ? 0.0f : k.sub[c];
+    } else {
+      p->a[i] = pad ? 0.0f : k.mean[c];
+      p->b[i] = pad ? 1.0f : k.std[c];
+    }
+  }
+}
+
+HWY_INLINE VF LoadU8AsFloat(DF df, const uint8_t* p) {
+  const hn::Rebind<uint8_t, DF> d8;
+  const hn::Rebind<int32_t, DF> di;
+  return hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, p)));
+}
+
+template <Mode kMode>
+HWY_INLINE VF Normalize(DF df, VF x, VF a, VF b) {
+  if (kMode == Mode::kFast) {
+    return hn::Sub(hn::Mul(x, a),
+                   b);  // two roundings; -ffp-contract=off keeps them apart
+  }
+  // torchvision: x / 255.f, then (t - mean) / std; IEEE division is correctly
+  // rounded.
+  const VF t = hn::Div(x, hn::Set(df, 255.0f));
+  return hn::Div(hn::Sub(t, a), b);
+}
+
+// float -> float16 bits, round to nearest even, for finite inputs (overflow ->
+// infinity). Targets with F16C (and Arm) convert in hardware with the same
+// rounding; Highway 1.0.3's emulation truncates, so the other targets use this
+// integer version.
+template <class DU16>
+HWY_INLINE hn::Vec<DU16> FloatToHalfBits(DF df, VF v) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
+    HWY_TARGET == HWY_AVX3_DL || HWY_ARCH_ARM
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::BitCast(DU16(), hn::DemoteTo(dh, v));
+#else
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  using VU = hn::Vec<decltype(du)>;
+  const VU bits = hn::BitCast(du, v);
+  const VU sign = hn::And(bits, hn::Set(du, 0x80000000u));
+  const VU abs = hn::Xor(bits, sign);
+  // Subnormal (or zero) results: adding 0.5f aligns the half's last bit with
+  // the float's last bit, and the float addition rounds to nearest even.
+  const VF magic = hn::BitCast(df, hn::Set(du, 0x3F000000u));
+  const VU sub = hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(df, abs), magic)),
+                         hn::Set(du, 0x3F000000u));
+  // Normal results: rebias the exponent, add 0xfff plus the lowest kept bit,
+  // shift.
+  const VU odd = hn::And(hn::ShiftRight<13>(abs), hn::Set(du, 1u));
+  const VU normal =
+      hn::ShiftRight<13>(hn::Add(hn::Add(abs, hn::Set(du, 0xC8000FFFu)),
+                                 odd));  // (15 - 127) << 23 + 0xfff
+  const auto is_sub =
+      hn::Lt(hn::BitCast(di, abs), hn::Set(di, 0x38800000));  // < 2^-14
+  const auto is_inf =
+      hn::Lt(hn::Set(di, 0x477FFFFF), hn::BitCast(di, abs));  // >= 2^16
+  VU h = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
+  h = hn::IfThenElse(hn::RebindMask(du, is_inf), hn::Set(du, 0x7C00u), h);
+  h = hn::Or(h, hn::ShiftRight<16>(sign));
+  return hn::DemoteTo(DU16(), hn::BitCast(di, h));  // values fit in 16 bits
+#endif
+}
+
+// float -> bfloat16 bits, round to nearest even (Highway 1.0.3's DemoteTo
+// truncates).
+template <class DU16>
+HWY_INLINE hn::Vec<DU16> FloatToBFloat16Bits(DF df, VF v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto bits = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+  const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(du, 0x7FFFu)));
+  return hn::DemoteTo(DU16(), hn::BitCast(di, hn::ShiftRight<16>(rounded)));
+}
+
+// Output element types: float, or 16-bit patterns for float16/bfloat16.
+template <DType kDType>
+struct Out {
+  using T = uint16_t;
+};
+template <>
+struct Out<DType::kFloat32> {
+  using T = float;
+};
+
+template <DType kDType>
+HWY_INLINE void StoreValues(DF df, VF v, typename Out<kDType>::T* p,
+                            bool stream) {
+  if constexpr (kDType == DType::kFloat32) {
+    if (stream) {
+      hn::Stream(v, df, p);
+    } else {
+      hn::StoreU(v, df, p);
+    }
+  } else {
+    const hn::Rebind<uint16_t, DF> d16;
+    const auto bits = kDType == DType::kFloat16
+                          ? FloatToHalfBits<decltype(d16)>(df, v)
+                          : FloatToBFloat16Bits<decltype(d16)>(df, v);
+    if (stream) {
+      hn::Stream(bits, d16, p);
+    } else {
+      hn::StoreU(bits, d16, p);
+    }
+  }
+}
+
+// Converts n u8 elements at src (element i belongs to pattern lane i % kPeriod)
+// into dst. Reads exactly src[0, n) and writes exactly dst[0, n).
+template <int kPeriod, Mode kMode, DType kDType>
+HWY_NOINLINE void ConvertElements(const uint8_t* HWY_RESTRICT src, size_t n,
+                                  typename Out<kDType>::T* HWY_RESTRICT dst,
+                                  const Patterns& pat, bool nontemporal) {
+  using T = typename Out<kDType>::T;
+  const DF df;
+  const size_t N = hn::Lanes(df);
+  const size_t block = kPeriod * N;
+  // Vector j of a block starts at element j * N, i.e. at pattern phase (j * N)
+  // % kPeriod.
+  VF a[kPeriod], b[kPeriod];
+  for (int j = 0; j < kPeriod; ++j) {
+    a[j] = hn::LoadU(df, pat.a + (j * N) % kPeriod);
+    b[j] = hn::LoadU(df, pat.b + (j * N) % kPeriod);
+  }
+  // Streaming stores need aligned, whole 128-bit (or wider) vectors: x86's
+  // streaming store of a partial vector (float16 from 4 floats on SSE4) writes
+  // 16 bytes.
+  const size_t store_bytes = N * sizeof(T);
+  const bool stream =
+      nontemporal && store_bytes % 16 == 0 &&
+      reinterpret_cast<uintptr_t>(dst) % store_bytes == 0;
+  size_t i = 0;
+  for (; i + block <= n; i += block) {
+    for (int j = 0; j < kPeriod; ++j) {
+      const VF x = LoadU8AsFloat(df, src + i + j * N);
+      StoreValues<kDType>(df, Normalize<kMode>(df, x, a[j], b[j]),
+                          dst + i + j * N, stream);
+    }
+  }
+  if (i == n) return;
+  // The tail: through a zero-padded block so vector loads and stores stay in
+  // bounds.
+  HWY_ALIGN uint8_t in_tail[4 * kMaxLanes] = {};
+  HWY_ALIGN T out_tail[4 * kMaxLanes];
+  std::memcpy(in_tail, src + i, n - i);
+  for (int j = 0; j < kPeriod; ++j) {
+    const VF x = LoadU8AsFloat(df, in_tail + j * N);
+    StoreValues<kDType>(df, Normalize<kMode>(df, x, a[j], b[j]),
+                        out_tail + j * N, false);
+  }
+  std::memcpy(dst + i, out_tail, (n - i) * sizeof(T));
+}
+
+template <Mode kMode, DType kDType>
+void ConvertWithPeriod(int period, const uint8_t* src, size_t n,
+                       typename Out<kDType>::T* dst, const Patterns& pat,
+                       bool nontemporal) {
+  switch (period) {
+    case 1:
+      return ConvertElements<1, kMode, kDType>(src, n, dst, pat, nontemporal);
+    case 2:
+      return ConvertElements<2, kMode, kDType>(src, n, dst, pat, nontemporal);
+    case 3:
+      return ConvertElements<3, kMode, kDType>(src, n, dst, pat, nontemporal);
+    default:
+      return ConvertElements<4, kMode, kDType>(src, n, dst, pat, nontemporal);
+  }
+}
+
+// Copies the input bytes of output pixels [w0, w0 + count) of one row into
+// `dst`, in output order, with `stored` bytes per pixel (channels beyond C are
+// 0).
+HWY_INLINE void GatherInterleaved(const uint8_t* in_row, int64_t W, int C,
+                                  bool flip, int64_t w0, int64_t count,
+                                  int stored, uint8_t* dst) {
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t w = w0 + i;
+    const uint8_t* px = in_row + (flip ? W - 1 - w : w) * C;
+    uint8_t* o = dst + i * stored;
+    for (int c = 0; c < C; ++c) o[c] = px[c];
+    for (int c = C; c < stored; ++c) o[c] = 0;
+  }
+}
+
+// Copies channel planes of output pixels [w0, w0 + count) into planes[c *
+// kChunkPixels + i].
+HWY_INLINE void GatherPlanar(const uint8_t* in_row, int64_t W, int C, bool flip,
+                             int64_t w0, int64_t count, uint8_t* planes) {
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t w = w0 + i;
+    const uint8_t* px = in_row + (flip ? W - 1 - w : w) * C;
+    for (int c = 0; c < C; ++c) planes[c * kChunkPixels + i] = px[c];
+  }
+}
+
+template <Mode kMode, DType kDType>
+void RunTyped(const KernelConstants& k, const KernelArgs& a) {
+  using T = typename Out<kDType>::T;
+  const int64_t H = a.height, W = a.width;
+  const int C = a.channels;
+  const Layout layout = k.layout;
+  const int stored = StoredChannels(layout, C);
+  T* const out = static_cast<T*>(a.output);
+  const bool nt = a.nontemporal;
+
+  // Interleaved layouts use one pattern of period `stored`; CHW one per channel
+  // plane.
+  Patterns interleaved;
+  Patterns planar[kMaxChannels];
+  if (layout == Layout::kCHW) {
+    for (int c = 0; c < C; ++c) MakePatterns(k, 1, nullptr, c, &planar[c]);
+  } else {
+    int lane_channel[4];
+    for (int c = 0; c < 4; ++c) lane_channel[c] = c < C ? c : -1;
+    MakePatterns(k, stored, lane_channel, 0, &interleaved);
+  }
+
+  HWY_ALIGN uint8_t scratch[kMaxChannels * kChunkPixels];
+  for (int64_t h = 0; h < H; ++h) {
+    const uint8_t* in_row = a.input + h * a.input_row_stride;
+    // Output spans of this row: [0, e0) normal, [e0, e1) erased, [e1, W)
+    // normal.
+    int64_t e0 = W, e1 = W;
+    if (!a.erase.empty() && h >= a.erase.top &&
+        h < a.erase.top + a.erase.height) {
+      e0 = a.erase.left;
+      e1 = a.erase.left + a.erase.width;
+    }
+    const int64_t spans[2][2] = {{0, e0}, {e1, W}};
+    for (const auto& span : spans) {
+      for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
+        const int64_t count = std::min<int64_t>(kChunkPixels, span[1] - w0);
+        if (layout == Layout::kCHW) {
+          GatherPlanar(in_row, W, C, a.flip, w0, count, scratch);
+          for (int c = 0; c < C; ++c) {
+            ConvertWithPeriod<kMode, kDType>(1, scratch + c * kChunkPixels,
+                                             count, out + (c * H + h) * W + w0,
+                                             planar[c], nt);
+          }
+          continue;
+        }
+        const uint8_t* src = in_row + w0 * C;
+        if (a.flip || stored != C) {
+          GatherInterleaved(in_row, W, C, a.flip, w0, count, stored, scratch);
+          src = scratch;
+        }
+        ConvertWithPeriod<kMode, kDType>(stored, src, count * stored,
+                                         out + (h * W + w0) * stored,
+                                         interleaved, nt);
+      }
+    }
+    if (e1 > e0) {  // the erased span of this row, +0.0 in every stored value
+      if (layout == Layout::kCHW) {
+        for (int c = 0; c < stored; ++c) {
+          std::memset(out + (c * H + h) * W + e0, 0, (e1 - e0) * sizeof(T));
+        }
+      } else {
+        std::memset(out + (h * W + e0) * stored, 0,
+                    (e1 - e0) * stored * sizeof(T));
+      }
+    }
+  }
+  if (nt) hwy::FlushStream();
+}
+
+template <Mode kMode>
+void RunMode(const KernelConstants& k, const KernelArgs& a) {
+  switch (k.dtype) {
+    case DType::kFloat32:
+      return RunTyped<kMode, DType::kFloat32>(k, a);
+    case DType::kFloat16:
+      return RunTyped<kMode, DType::kFloat16>(k, a);
+    case DType::kBFloat16:
+      return RunTyped<kMode, DType::kBFloat16>(k, a);
+  }
+}
+
+void HighwayRun(const KernelConstants& k, const KernelArgs& a) {
+  if (k.mode == Mode::kFast) {
+    RunMode<Mode::kFast>(k, a);
+  } else {
+    RunMode<Mode::kTorchvisionExact>(k, a);
+  }
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace fusednorm
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace fusednorm {
+
+HWY_EXPORT(HighwayRun);
+
+namespace {
+
+void RunDynamic(const KernelConstants& k, const KernelArgs& a) {
+  HWY_DYNAMIC_DISPATCH(HighwayRun)(k, a);
+}
+
+bool Always() { return true; }
+
+bool CoversAll(DType, Layout, Mode, int channels) {
+  return channels >= 1 && channels <= kMaxChannels;
+}
+
+template <int64_t kTarget>
+bool TargetSupported() {
+  return (hwy::SupportedTargets() & kTarget) != 0;
+}
+
+}  // namespace
+
+// Priorities: the per-target rows rank just above scalar_eigen; "highway"
+// itself, which runs the best of them, ranks above every other variant
+// (benchmarks/README.md).
+std::vector<KernelInfo> HighwayKernelInfos() {
+  std::vector<KernelInfo> rows = {
+      {"highway", "any (best Highway target)", 30, &Always, &CoversAll,
+       &RunDynamic},
+  };
+#define FUSEDNORM_HWY_ROW(TARGET, NS, ID, NAME)                             \
+  rows.push_back({ID, "Highway target " NAME, 10, &TargetSupported<TARGET>, \
+                  &CoversAll, &NS::HighwayRun})
+#if HWY_TARGETS & HWY_AVX3_DL
+  FUSEDNORM_HWY_ROW(HWY_AVX3_DL, N_AVX3_DL, "highway_avx3_dl", "AVX3_DL");
+#endif
+#if HWY_TARGETS & HWY_AVX3
+  FUSEDNORM_HWY_ROW(HWY_AVX3, N_AVX3, "highway_avx3", "AVX3");
+#endif
+#if HWY_TARGETS & HWY_AVX2
+  FUSEDNORM_HWY_ROW(HWY_AVX2, N_AVX2, "highway_avx2", "AVX2");
+#endif
+#if HWY_TARGETS & HWY_SSE4
+  FUSEDNORM_HWY_ROW(HWY_SSE4, N_SSE4, "highway_sse4", "SSE4");
+#endif
+#if HWY_TARGETS & HWY_SSSE3
+  FUSEDNORM_HWY_ROW(HWY_SSSE3, N_SSSE3, "highway_ssse3", "SSSE3");
+#endif
+#if HWY_TARGETS & HWY_SVE2
+  FUSEDNORM_HWY_ROW(HWY_SVE2, N_SVE2, "highway_sve2", "SVE2");
+#endif
+#if HWY_TARGETS & HWY_SVE
+  FUSEDNORM_HWY_ROW(HWY_SVE, N_SVE, "highway_sve", "SVE");
+#endif
+#if HWY_TARGETS & HWY_NEON
+  FUSEDNORM_HWY_ROW(HWY_NEON, N_NEON, "highway_neon", "NEON");
+#endif
+#if HWY_TARGETS & HWY_EMU128
+  FUSEDNORM_HWY_ROW(HWY_EMU128, N_EMU128, "highway_emu128", "EMU128");
+#endif
+#if HWY_TARGETS & HWY_SCALAR
+  FUSEDNORM_HWY_ROW(HWY_SCALAR, N_SCALAR, "highway_scalar", "SCALAR");
+#endif
+#undef FUSEDNORM_HWY_ROW
+  return rows;
+}
+
+const char* HighwayActiveTarget() {
+  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  // Targets are bits; a lower bit is a better target.
+  return hwy::TargetName(supported & -supported);
+}
+
+}  // namespace fusednorm
+#endif  // HWY_ONCE

@@ -1,0 +1,32 @@
+// The matrix (testing/kernel_matrix_test) runs every dispatch-table row; this checks that
+// those rows include one for every Highway target compiled and supported here, so the
+// matrix covers each of them and not only the best one.
+#include "kernels/highway/highway.h"
+
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "gtest/gtest.h"
+#include "hwy/targets.h"
+#include "kernels/dispatch.h"
+
+namespace fusednorm {
+namespace {
+
+TEST(HighwayRows, OneSupportedRowPerSupportedAndGeneratedTarget) {
+  int found = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const std::string id =
+        "highway_" + absl::AsciiStrToLower(hwy::TargetName(target));
+    const absl::StatusOr<const KernelInfo*> row = FindKernel(id);
+    EXPECT_TRUE(row.ok()) << id << ": " << row.status();
+    ++found;
+  }
+  EXPECT_GT(found, 0);
+  const absl::StatusOr<const KernelInfo*> dynamic = FindKernel("highway");
+  ASSERT_TRUE(dynamic.ok());
+  EXPECT_NE(std::string(HighwayActiveTarget()), "");
+}
+
+}  // namespace
+}  // namespace fusednorm
