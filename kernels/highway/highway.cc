@@ -176,162 +176,322 @@ HWY_INLINE void StoreValues(DF df, VF v, typename Out<kDType>::T* p,
   }
 }
 
-// Converts n u8 elements at src (element i belongs to pattern lane i % kPeriod)
-// into dst. Reads exactly src[0, n) and writes exactly dst[0, n).
+// Normalizes runs of u8 elements whose lane pattern repeats every kPeriod
+// elements (element i uses pattern lane i % kPeriod). Built once per image; the
+// constant vectors stay in registers across rows.
 template <int kPeriod, Mode kMode, DType kDType>
-HWY_NOINLINE void ConvertElements(const uint8_t* HWY_RESTRICT src, size_t n,
-                                  typename Out<kDType>::T* HWY_RESTRICT dst,
-                                  const Patterns& pat, bool nontemporal) {
+class Converter {
+ public:
   using T = typename Out<kDType>::T;
-  const DF df;
-  const size_t N = hn::Lanes(df);
-  const size_t block = kPeriod * N;
-  // Vector j of a block starts at element j * N, i.e. at pattern phase (j * N)
-  // % kPeriod.
-  VF a[kPeriod], b[kPeriod];
-  for (int j = 0; j < kPeriod; ++j) {
-    a[j] = hn::LoadU(df, pat.a + (j * N) % kPeriod);
-    b[j] = hn::LoadU(df, pat.b + (j * N) % kPeriod);
-  }
-  // Streaming stores need aligned, whole 128-bit (or wider) vectors: x86's
-  // streaming store of a partial vector (float16 from 4 floats on SSE4) writes
-  // 16 bytes.
-  const size_t store_bytes = N * sizeof(T);
-  const bool stream =
-      nontemporal && store_bytes % 16 == 0 &&
-      reinterpret_cast<uintptr_t>(dst) % store_bytes == 0;
-  size_t i = 0;
-  for (; i + block <= n; i += block) {
+
+  explicit Converter(const Patterns& pat) {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    // Vector j of a block starts at element j * N: pattern phase (j*N) % P.
     for (int j = 0; j < kPeriod; ++j) {
-      const VF x = LoadU8AsFloat(df, src + i + j * N);
-      StoreValues<kDType>(df, Normalize<kMode>(df, x, a[j], b[j]),
-                          dst + i + j * N, stream);
+      a_[j] = hn::LoadU(df, pat.a + (j * N) % kPeriod);
+      b_[j] = hn::LoadU(df, pat.b + (j * N) % kPeriod);
     }
   }
-  if (i == n) return;
-  // The tail: through a zero-padded block so vector loads and stores stay in
-  // bounds.
-  HWY_ALIGN uint8_t in_tail[4 * kMaxLanes] = {};
-  HWY_ALIGN T out_tail[4 * kMaxLanes];
-  std::memcpy(in_tail, src + i, n - i);
-  for (int j = 0; j < kPeriod; ++j) {
-    const VF x = LoadU8AsFloat(df, in_tail + j * N);
-    StoreValues<kDType>(df, Normalize<kMode>(df, x, a[j], b[j]),
-                        out_tail + j * N, false);
+
+  // Converts src[0, n) into dst[0, n); n must start at a pattern phase of 0.
+  // Reads and writes nothing outside those ranges.
+  HWY_INLINE void Run(const uint8_t* HWY_RESTRICT src, size_t n,
+                      T* HWY_RESTRICT dst, bool nontemporal) const {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    const size_t block = kPeriod * N;
+    // Streaming stores need aligned, whole 128-bit (or wider) vectors: x86's
+    // streaming store of a partial vector (float16 from 4 floats on SSE4)
+    // writes 16 bytes.
+    const size_t store_bytes = N * sizeof(T);
+    const bool stream = nontemporal && store_bytes % 16 == 0 &&
+                        reinterpret_cast<uintptr_t>(dst) % store_bytes == 0;
+    // Two copies of the loop so the store kind is not decided per vector.
+    const size_t i = stream ? Blocks<true>(src, n, dst) : Blocks<false>(src, n, dst);
+    if (i == n) return;
+    // The tail: through a zero-padded block so that vector loads and stores
+    // stay inside the caller's buffers.
+    HWY_ALIGN uint8_t in_tail[4 * kMaxLanes] = {};
+    HWY_ALIGN T out_tail[4 * kMaxLanes];
+    std::memcpy(in_tail, src + i, n - i);
+    for (int j = 0; j < kPeriod; ++j) {
+      const VF x = LoadU8AsFloat(df, in_tail + j * N);
+      StoreValues<kDType>(df, Normalize<kMode>(df, x, a_[j], b_[j]),
+                          out_tail + j * N, false);
+    }
+    std::memcpy(dst + i, out_tail, (n - i) * sizeof(T));
   }
-  std::memcpy(dst + i, out_tail, (n - i) * sizeof(T));
+
+ private:
+  // Converts the whole blocks of src[0, n); returns how many elements that was.
+  template <bool kStream>
+  HWY_INLINE size_t Blocks(const uint8_t* HWY_RESTRICT src, size_t n,
+                           T* HWY_RESTRICT dst) const {
+    const DF df;
+    const size_t N = hn::Lanes(df);
+    const size_t block = kPeriod * N;
+    VF a[kPeriod], b[kPeriod];
+    for (int j = 0; j < kPeriod; ++j) {
+      a[j] = a_[j];
+      b[j] = b_[j];
+    }
+    size_t i = 0;
+    for (; i + block <= n; i += block) {
+      HWY_UNROLL(4)
+      for (int j = 0; j < kPeriod; ++j) {
+        const VF x = LoadU8AsFloat(df, src + i + j * N);
+        StoreValues<kDType>(df, Normalize<kMode>(df, x, a[j], b[j]),
+                            dst + i + j * N, kStream);
+      }
+    }
+    return i;
+  }
+
+ private:
+  VF a_[kPeriod];
+  VF b_[kPeriod];
+};
+
+// Rearranges the input bytes of a row's output pixels into the order the
+// output needs, into L1-resident scratch: pixel order reversed for a flip,
+// zero bytes added for HWC4's pad lanes, or split into channel planes for CHW.
+// 16 input bytes at a time go through one byte shuffle (TableLookupBytesOr0):
+// a block of Q pixels; pixels a 16-byte load cannot reach without passing the
+// end of the caller's input row are copied one by one.
+class Rearranger {
+ public:
+  // `planar`: CHW output. `stored`: bytes per pixel written (interleaved).
+  Rearranger(int C, int stored, bool planar, bool flip)
+      : C_(C), stored_(stored), planar_(planar), flip_(flip) {
+    // Pixels per 16-byte block: as many as fit; 4 for three-channel planes so
+    // each plane receives one 4-byte piece.
+    Q_ = planar ? (C == 3 ? 4 : 16 / C) : (stored == 4 ? 4 : 16 / C);
+    for (int i = 0; i < 16; ++i) index_[i] = 0x80;  // 0x80: a zero byte
+    for (int q = 0; q < Q_; ++q) {
+      const int from = flip ? Q_ - 1 - q : q;  // input pixel within the block
+      for (int c = 0; c < C; ++c) {
+        const int to = planar ? c * Q_ + q : q * stored + c;
+        index_[to] = static_cast<uint8_t>(from * C + c);
+      }
+    }
+  }
+
+  // Writes output pixels [w0, w0 + count) of the row at `in_row` (W pixels,
+  // `row_bytes` readable bytes from in_row) into `dst`: interleaved, `stored`
+  // bytes per pixel; planar, plane c at dst + c * plane_stride.
+  void Run(const uint8_t* in_row, int64_t W, int64_t row_bytes, int64_t w0,
+           int64_t count, uint8_t* dst, int64_t plane_stride) const {
+    int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+    const hn::Full128<uint8_t> d8;
+    const auto index = hn::LoadU(d8, index_);
+    for (; i + Q_ <= count; i += Q_) {
+      // The block's first pixel in input order; a 16-byte load from it must
+      // stay inside the row (only blocks at the end of the last row fail).
+      const int64_t first = flip_ ? W - (w0 + i + Q_) : w0 + i;
+      if (first * C_ + 16 > row_bytes) {
+        Copy(in_row, W, w0, i, i + Q_, dst, plane_stride);
+        continue;
+      }
+      const auto v =
+          hn::TableLookupBytesOr0(hn::LoadU(d8, in_row + first * C_), index);
+      if (!planar_) {
+        // Spills into the next block's bytes (written later; scratch has
+        // slack after the last block).
+        hn::StoreU(v, d8, dst + i * stored_);
+        continue;
+      }
+      HWY_ALIGN uint8_t bytes[16];
+      hn::Store(v, d8, bytes);
+      for (int c = 0; c < C_; ++c) {
+        std::memcpy(dst + c * plane_stride + i, bytes + c * Q_, Q_);
+      }
+    }
+#endif
+    Copy(in_row, W, w0, i, count, dst, plane_stride);
+  }
+
+ private:
+  // The same rearrangement for pixels [i0, i1) of the chunk, one at a time.
+  void Copy(const uint8_t* in_row, int64_t W, int64_t w0, int64_t i0,
+            int64_t i1, uint8_t* dst, int64_t plane_stride) const {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t w = w0 + i;
+      const uint8_t* px = in_row + (flip_ ? W - 1 - w : w) * C_;
+      for (int c = 0; c < C_; ++c) {
+        if (planar_) {
+          dst[c * plane_stride + i] = px[c];
+        } else {
+          dst[i * stored_ + c] = px[c];
+        }
+      }
+      if (!planar_) {
+        for (int c = C_; c < stored_; ++c) dst[i * stored_ + c] = 0;
+      }
+    }
+  }
+
+ private:
+  int C_, stored_;
+  bool planar_, flip_;
+  int Q_;
+  HWY_ALIGN uint8_t index_[16];
+};
+
+// Scratch for one chunk of rearranged bytes, with 16 bytes of slack for the
+// last block's full-width store.
+struct Scratch {
+  HWY_ALIGN uint8_t bytes[kMaxChannels * kChunkPixels + 16];
+};
+
+// The erased span [e0, e1) of row h: +0.0 in every stored value.
+template <typename T>
+void EraseSpan(T* out, Layout layout, int64_t H, int64_t W, int stored,
+               int64_t h, int64_t e0, int64_t e1) {
+  if (layout == Layout::kCHW) {
+    for (int c = 0; c < stored; ++c) {
+      std::memset(out + (c * H + h) * W + e0, 0, (e1 - e0) * sizeof(T));
+    }
+  } else {
+    std::memset(out + (h * W + e0) * stored, 0,
+                (e1 - e0) * stored * sizeof(T));
+  }
 }
 
+// The erase columns [e0, e1) of row h, or an empty range.
+HWY_INLINE void EraseColumns(const KernelArgs& a, int64_t h, int64_t* e0,
+                             int64_t* e1) {
+  *e0 = *e1 = a.width;
+  if (!a.erase.empty() && h >= a.erase.top &&
+      h < a.erase.top + a.erase.height) {
+    *e0 = a.erase.left;
+    *e1 = a.erase.left + a.erase.width;
+  }
+}
+
+// HWC and HWC4 outputs: one converter of period `kStored`.
+template <int kStored, Mode kMode, DType kDType>
+void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
+  using T = typename Out<kDType>::T;
+  const int64_t H = a.height, W = a.width;
+  const int C = a.channels;
+  T* const out = static_cast<T*>(a.output);
+  Patterns pat;
+  int lane_channel[4];
+  for (int c = 0; c < 4; ++c) lane_channel[c] = c < C ? c : -1;
+  MakePatterns(k, kStored, lane_channel, 0, &pat);
+  const Converter<kStored, kMode, kDType> convert(pat);
+  const bool direct = !a.flip && kStored == C;  // read the input row as it is
+
+  // Direct and compact: the rows outside the erase rectangle are contiguous in
+  // the input and the output, so each such band is one run.
+  if (direct && a.input_row_stride == W * C) {
+    const int64_t top = a.erase.empty() ? H : a.erase.top;
+    const int64_t bottom = a.erase.empty() ? H : top + a.erase.height;
+    const int64_t bands[2][2] = {{0, top}, {bottom, H}};
+    for (const auto& band : bands) {
+      if (band[1] > band[0]) {
+        convert.Run(a.input + band[0] * W * C, (band[1] - band[0]) * W * C,
+                    out + band[0] * W * C, a.nontemporal);
+      }
+    }
+    for (int64_t h = top; h < bottom; ++h) {
+      const uint8_t* in_row = a.input + h * a.input_row_stride;
+      const int64_t e0 = a.erase.left, e1 = a.erase.left + a.erase.width;
+      convert.Run(in_row, e0 * C, out + h * W * C, a.nontemporal);
+      EraseSpan(out, Layout::kHWC, H, W, C, h, e0, e1);
+      convert.Run(in_row + e1 * C, (W - e1) * C, out + (h * W + e1) * C,
+                  a.nontemporal);
+    }
+    return;
+  }
+
+  const Rearranger rearrange(C, kStored, /*planar=*/false, a.flip);
+  Scratch scratch;
+  for (int64_t h = 0; h < H; ++h) {
+    const uint8_t* in_row = a.input + h * a.input_row_stride;
+    const int64_t row_bytes = h + 1 < H ? a.input_row_stride : W * C;
+    int64_t e0, e1;
+    EraseColumns(a, h, &e0, &e1);
+    const int64_t spans[2][2] = {{0, e0}, {e1, W}};
+    for (const auto& span : spans) {
+      for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
+        const int64_t count = std::min<int64_t>(kChunkPixels, span[1] - w0);
+        const uint8_t* src = in_row + w0 * C;
+        if (!direct) {
+          rearrange.Run(in_row, W, row_bytes, w0, count, scratch.bytes, 0);
+          src = scratch.bytes;
+        }
+        convert.Run(src, count * kStored, out + (h * W + w0) * kStored,
+                    a.nontemporal);
+      }
+    }
+    if (e1 > e0) EraseSpan(out, Layout::kHWC4, H, W, kStored, h, e0, e1);
+  }
+}
+
+// CHW output: the chunk's bytes split into planes, one converter per channel.
 template <Mode kMode, DType kDType>
-void ConvertWithPeriod(int period, const uint8_t* src, size_t n,
-                       typename Out<kDType>::T* dst, const Patterns& pat,
-                       bool nontemporal) {
-  switch (period) {
-    case 1:
-      return ConvertElements<1, kMode, kDType>(src, n, dst, pat, nontemporal);
-    case 2:
-      return ConvertElements<2, kMode, kDType>(src, n, dst, pat, nontemporal);
-    case 3:
-      return ConvertElements<3, kMode, kDType>(src, n, dst, pat, nontemporal);
-    default:
-      return ConvertElements<4, kMode, kDType>(src, n, dst, pat, nontemporal);
-  }
-}
-
-// Copies the input bytes of output pixels [w0, w0 + count) of one row into
-// `dst`, in output order, with `stored` bytes per pixel (channels beyond C are
-// 0).
-HWY_INLINE void GatherInterleaved(const uint8_t* in_row, int64_t W, int C,
-                                  bool flip, int64_t w0, int64_t count,
-                                  int stored, uint8_t* dst) {
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t w = w0 + i;
-    const uint8_t* px = in_row + (flip ? W - 1 - w : w) * C;
-    uint8_t* o = dst + i * stored;
-    for (int c = 0; c < C; ++c) o[c] = px[c];
-    for (int c = C; c < stored; ++c) o[c] = 0;
-  }
-}
-
-// Copies channel planes of output pixels [w0, w0 + count) into planes[c *
-// kChunkPixels + i].
-HWY_INLINE void GatherPlanar(const uint8_t* in_row, int64_t W, int C, bool flip,
-                             int64_t w0, int64_t count, uint8_t* planes) {
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t w = w0 + i;
-    const uint8_t* px = in_row + (flip ? W - 1 - w : w) * C;
-    for (int c = 0; c < C; ++c) planes[c * kChunkPixels + i] = px[c];
+void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
+  using T = typename Out<kDType>::T;
+  const int64_t H = a.height, W = a.width;
+  const int C = a.channels;
+  T* const out = static_cast<T*>(a.output);
+  Patterns pat[kMaxChannels];
+  for (int c = 0; c < C; ++c) MakePatterns(k, 1, nullptr, c, &pat[c]);
+  // Converters hold vectors, which have no default constructor on some targets.
+  const Converter<1, kMode, kDType> convert[kMaxChannels] = {
+      Converter<1, kMode, kDType>(pat[0]), Converter<1, kMode, kDType>(pat[C > 1]),
+      Converter<1, kMode, kDType>(pat[C > 2 ? 2 : 0]),
+      Converter<1, kMode, kDType>(pat[C > 3 ? 3 : 0])};
+  const Rearranger rearrange(C, C, /*planar=*/true, a.flip);
+  Scratch scratch;
+  for (int64_t h = 0; h < H; ++h) {
+    const uint8_t* in_row = a.input + h * a.input_row_stride;
+    const int64_t row_bytes = h + 1 < H ? a.input_row_stride : W * C;
+    int64_t e0, e1;
+    EraseColumns(a, h, &e0, &e1);
+    const int64_t spans[2][2] = {{0, e0}, {e1, W}};
+    for (const auto& span : spans) {
+      for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
+        const int64_t count = std::min<int64_t>(kChunkPixels, span[1] - w0);
+        const uint8_t* planes = in_row + w0;  // C == 1 without flip: direct
+        if (C > 1 || a.flip) {
+          rearrange.Run(in_row, W, row_bytes, w0, count, scratch.bytes,
+                        kChunkPixels);
+          planes = scratch.bytes;
+        }
+        for (int c = 0; c < C; ++c) {
+          convert[c].Run(planes + c * kChunkPixels, count,
+                         out + (c * H + h) * W + w0, a.nontemporal);
+        }
+      }
+    }
+    if (e1 > e0) EraseSpan(out, Layout::kCHW, H, W, C, h, e0, e1);
   }
 }
 
 template <Mode kMode, DType kDType>
 void RunTyped(const KernelConstants& k, const KernelArgs& a) {
-  using T = typename Out<kDType>::T;
-  const int64_t H = a.height, W = a.width;
-  const int C = a.channels;
-  const Layout layout = k.layout;
-  const int stored = StoredChannels(layout, C);
-  T* const out = static_cast<T*>(a.output);
-  const bool nt = a.nontemporal;
-
-  // Interleaved layouts use one pattern of period `stored`; CHW one per channel
-  // plane.
-  Patterns interleaved;
-  Patterns planar[kMaxChannels];
-  if (layout == Layout::kCHW) {
-    for (int c = 0; c < C; ++c) MakePatterns(k, 1, nullptr, c, &planar[c]);
+  if (k.layout == Layout::kCHW) {
+    RunPlanar<kMode, kDType>(k, a);
   } else {
-    int lane_channel[4];
-    for (int c = 0; c < 4; ++c) lane_channel[c] = c < C ? c : -1;
-    MakePatterns(k, stored, lane_channel, 0, &interleaved);
-  }
-
-  HWY_ALIGN uint8_t scratch[kMaxChannels * kChunkPixels];
-  for (int64_t h = 0; h < H; ++h) {
-    const uint8_t* in_row = a.input + h * a.input_row_stride;
-    // Output spans of this row: [0, e0) normal, [e0, e1) erased, [e1, W)
-    // normal.
-    int64_t e0 = W, e1 = W;
-    if (!a.erase.empty() && h >= a.erase.top &&
-        h < a.erase.top + a.erase.height) {
-      e0 = a.erase.left;
-      e1 = a.erase.left + a.erase.width;
-    }
-    const int64_t spans[2][2] = {{0, e0}, {e1, W}};
-    for (const auto& span : spans) {
-      for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
-        const int64_t count = std::min<int64_t>(kChunkPixels, span[1] - w0);
-        if (layout == Layout::kCHW) {
-          GatherPlanar(in_row, W, C, a.flip, w0, count, scratch);
-          for (int c = 0; c < C; ++c) {
-            ConvertWithPeriod<kMode, kDType>(1, scratch + c * kChunkPixels,
-                                             count, out + (c * H + h) * W + w0,
-                                             planar[c], nt);
-          }
-          continue;
-        }
-        const uint8_t* src = in_row + w0 * C;
-        if (a.flip || stored != C) {
-          GatherInterleaved(in_row, W, C, a.flip, w0, count, stored, scratch);
-          src = scratch;
-        }
-        ConvertWithPeriod<kMode, kDType>(stored, src, count * stored,
-                                         out + (h * W + w0) * stored,
-                                         interleaved, nt);
-      }
-    }
-    if (e1 > e0) {  // the erased span of this row, +0.0 in every stored value
-      if (layout == Layout::kCHW) {
-        for (int c = 0; c < stored; ++c) {
-          std::memset(out + (c * H + h) * W + e0, 0, (e1 - e0) * sizeof(T));
-        }
-      } else {
-        std::memset(out + (h * W + e0) * stored, 0,
-                    (e1 - e0) * stored * sizeof(T));
-      }
+    switch (StoredChannels(k.layout, a.channels)) {
+      case 1:
+        RunInterleaved<1, kMode, kDType>(k, a);
+        break;
+      case 2:
+        RunInterleaved<2, kMode, kDType>(k, a);
+        break;
+      case 3:
+        RunInterleaved<3, kMode, kDType>(k, a);
+        break;
+      default:
+        RunInterleaved<4, kMode, kDType>(k, a);
     }
   }
-  if (nt) hwy::FlushStream();
+  if (a.nontemporal) hwy::FlushStream();
 }
 
 template <Mode kMode>

@@ -1,0 +1,346 @@
+// BM_FusedNorm/<kernel>/<dtype>_<layout>_<mode>/<aug>/<regime>: the fused op on 224x224x3
+// images, for every kernel variant this CPU supports (registered from the dispatch table at
+// run time), next to baselines measured in the same binary on the same bytes:
+//   unfused    torchvision's four passes with float intermediates (ToTensor, flip,
+//              Normalize, erase) plus the conversion into the output dtype/layout
+//   stream     read the u8 input, write the output's bytes with no arithmetic: the memory
+//              roofline for this work
+//   stream_nt  the same with non-temporal stores
+//   memcpy     copy the output's bytes
+// Regimes: hot (one input and one output, reused: in cache) and batch (kBatch distinct
+// inputs written to kBatch distinct outputs, far larger than the caches; the fused op uses
+// non-temporal stores there, as when filling transfer buffers). Augmentations: none, or
+// flip p=0.5 + erase p=0.5 (decisions drawn per image from its sample stream).
+// Counters: images/s, bytes/s (input + output bytes) and vs_stream, the ratio of images/s
+// to the stream (hot) or stream_nt (batch) row of the same dtype/layout/regime, measured
+// by this binary before the table is printed.
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "benchmarks/stream_baseline.h"
+#include "kernels/dispatch.h"
+#include "kernels/highway/highway.h"
+#include "ops/fused_normalization.h"
+
+namespace fusednorm {
+namespace {
+
+constexpr int64_t kH = 224, kW = 224, kC = 3;
+constexpr size_t kInBytes = kH * kW * kC;
+constexpr int kBatch = 256;
+
+struct OutputKind {
+  DType dtype;
+  Layout layout;
+};
+constexpr OutputKind kOutputs[] = {{DType::kFloat32, Layout::kHWC},
+                                   {DType::kFloat32, Layout::kCHW},
+                                   {DType::kFloat16, Layout::kHWC4},
+                                   {DType::kFloat16, Layout::kCHW},
+                                   {DType::kBFloat16, Layout::kCHW}};
+
+size_t OutBytes(OutputKind o) {
+  return kH * kW * StoredChannels(o.layout, kC) * DTypeSize(o.dtype);
+}
+
+// Page-aligned, never-freed memory (the benchmark's lifetime).
+uint8_t* AllocPages(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) std::abort();
+  std::memset(p, 1, bytes);  // fault the pages in before timing
+  return static_cast<uint8_t*>(p);
+}
+
+// Random non-zero inputs: kBatch distinct images (the hot regime uses the first).
+const uint8_t* Inputs() {
+  static const uint8_t* inputs = [] {
+    uint8_t* p = AllocPages(kInBytes * kBatch);
+    std::mt19937 gen(7);
+    for (size_t i = 0; i < kInBytes * kBatch; ++i) {
+      p[i] = static_cast<uint8_t>(1 + gen() % 255);
+    }
+    return p;
+  }();
+  return inputs;
+}
+
+// Output space for kBatch images of the largest kind, and a second one as memcpy's source.
+uint8_t* Outputs(int which) {
+  static uint8_t* outputs[2] = {nullptr, nullptr};
+  if (outputs[which] == nullptr) {
+    outputs[which] = AllocPages(OutBytes(kOutputs[0]) * kBatch);
+  }
+  return outputs[which];
+}
+
+std::string Name(OutputKind o, Mode m) {
+  return absl::StrCat(DTypeName(o.dtype), "_", LayoutName(o.layout), "_",
+                      ModeName(m));
+}
+
+void SetCounters(benchmark::State& state, size_t out_bytes, double roofline) {
+  const double n = static_cast<double>(state.iterations());
+  state.counters["images/s"] =
+      benchmark::Counter(n, benchmark::Counter::kIsRate);
+  state.counters["bytes/s"] = benchmark::Counter(
+      n * (kInBytes + out_bytes), benchmark::Counter::kIsRate,
+      benchmark::Counter::kIs1024);
+  if (roofline > 0) {
+    // Resolved when the counters are reported: images/s / roofline images/s.
+    state.counters["vs_stream"] =
+        benchmark::Counter(n / roofline, benchmark::Counter::kIsRate);
+  }
+}
+
+// ---- baselines ----
+
+// Streams kind `o`'s bytes for image i (hot: always 0).
+void StreamImage(OutputKind o, int i, bool nontemporal) {
+  uint8_t* out = Outputs(0) + OutBytes(o) * i;
+  StreamBaseline(Inputs() + kInBytes * i, kInBytes, out,
+                 OutBytes(o) / DTypeSize(o.dtype), o.dtype, nontemporal);
+}
+
+// Measures images/s of the stream baseline directly (for the vs_stream ratios).
+double MeasureStream(OutputKind o, bool batch, bool nontemporal) {
+  int i = 0, n = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;
+  while (seconds < 0.3) {
+    for (int k = 0; k < 16; ++k, ++n) {
+      StreamImage(o, batch ? i : 0, nontemporal);
+      i = (i + 1) % kBatch;
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            start)
+                  .count();
+  }
+  return n / seconds;
+}
+
+// The roofline images/s for (kind, regime), measured once.
+double Roofline(OutputKind o, bool batch) {
+  static std::map<std::pair<int, bool>, double>* cache =
+      new std::map<std::pair<int, bool>, double>;
+  const int key = static_cast<int>(o.dtype) * 8 + static_cast<int>(o.layout);
+  auto it = cache->find({key, batch});
+  if (it != cache->end()) return it->second;
+  StreamImage(o, 0, batch);  // warm up
+  const double v = MeasureStream(o, batch, /*nontemporal=*/batch);
+  (*cache)[{key, batch}] = v;
+  return v;
+}
+
+void BM_Stream(benchmark::State& state, OutputKind o, bool batch, bool nt) {
+  int i = 0;
+  for (auto _ : state) {
+    StreamImage(o, batch ? i : 0, nt);
+    i = (i + 1) % kBatch;
+  }
+  SetCounters(state, OutBytes(o), Roofline(o, batch));
+}
+
+void BM_Memcpy(benchmark::State& state, OutputKind o, bool batch) {
+  const size_t bytes = OutBytes(o);
+  int i = 0;
+  for (auto _ : state) {
+    const int k = batch ? i : 0;
+    std::memcpy(Outputs(0) + bytes * k, Outputs(1) + bytes * k, bytes);
+    benchmark::ClobberMemory();
+    i = (i + 1) % kBatch;
+  }
+  SetCounters(state, bytes, Roofline(o, batch));
+}
+
+// torchvision's order, one full pass per step, float intermediates (CHW), then the
+// conversion into the requested dtype and layout.
+void Unfused(const uint8_t* in, const float* mean, const float* std,
+             const Augmentation& aug, OutputKind o, uint8_t* out,
+             std::vector<float>& a, std::vector<float>& b) {
+  const int64_t plane = kH * kW;
+  for (int c = 0; c < kC; ++c) {  // ToTensor: HWC u8 -> CHW float / 255
+    for (int64_t p = 0; p < plane; ++p) a[c * plane + p] = in[p * kC + c] / 255.0f;
+  }
+  if (aug.flip) {  // RandomHorizontalFlip: a new tensor
+    for (int c = 0; c < kC; ++c) {
+      for (int64_t h = 0; h < kH; ++h) {
+        const float* src = &a[c * plane + h * kW];
+        float* dst = &b[c * plane + h * kW];
+        for (int64_t w = 0; w < kW; ++w) dst[w] = src[kW - 1 - w];
+      }
+    }
+    a.swap(b);
+  }
+  for (int c = 0; c < kC; ++c) {  // Normalize: a new tensor
+    for (int64_t p = 0; p < plane; ++p) {
+      b[c * plane + p] = (a[c * plane + p] - mean[c]) / std[c];
+    }
+  }
+  const EraseRect& r = aug.erase;  // RandomErasing, in place
+  for (int c = 0; c < kC; ++c) {
+    for (int64_t h = r.top; h < r.top + r.height; ++h) {
+      std::memset(&b[c * plane + h * kW + r.left], 0, r.width * sizeof(float));
+    }
+  }
+  // Into the output: .half()/.bfloat16() and permute().contiguous() as needed.
+  const int stored = StoredChannels(o.layout, kC);
+  for (int c = 0; c < stored; ++c) {
+    for (int64_t p = 0; p < plane; ++p) {
+      const float v = c < kC ? b[c * plane + p] : 0.0f;
+      const size_t idx =
+          o.layout == Layout::kCHW ? c * plane + p : p * stored + c;
+      if (o.dtype == DType::kFloat32) {
+        std::memcpy(out + idx * 4, &v, 4);
+      } else {
+        uint32_t u;
+        std::memcpy(&u, &v, 4);
+        uint16_t bits;
+        if (o.dtype == DType::kBFloat16) {
+          bits = static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+        } else {
+          bits = HalfBitsRne(v);
+        }
+        std::memcpy(out + idx * 2, &bits, 2);
+      }
+    }
+  }
+}
+
+std::vector<Augmentation> Augmentations(const FusedNormalization& op,
+                                        bool augment) {
+  std::vector<Augmentation> augs(kBatch);
+  if (!augment) return augs;
+  for (int i = 0; i < kBatch; ++i) {
+    SampleStream s(2024, 0, i);
+    augs[i] = op.Sample(kH, kW, s);
+  }
+  return augs;
+}
+
+FusedNormalizationOptions Options(const std::string& kernel, OutputKind o,
+                                  Mode m, bool augment, bool batch) {
+  FusedNormalizationOptions opt;
+  opt.preset = Preset::kImagenet;
+  opt.dtype = o.dtype;
+  opt.layout = o.layout;
+  opt.mode = m;
+  opt.kernel = kernel;
+  opt.flip_p = augment ? 0.5 : 0.0;
+  opt.erase.enabled = augment;
+  opt.stores = batch ? FusedNormalizationOptions::Stores::kNontemporal
+                     : FusedNormalizationOptions::Stores::kRegular;
+  return opt;
+}
+
+void BM_Unfused(benchmark::State& state, OutputKind o, bool augment,
+                bool batch) {
+  const FusedNormalization op =
+      *FusedNormalization::Create(Options("", o, Mode::kTorchvisionExact,
+                                          augment, batch));
+  const std::vector<Augmentation> augs = Augmentations(op, augment);
+  const Normalization n = PresetNormalization(Preset::kImagenet);
+  std::vector<float> a(kC * kH * kW), b(kC * kH * kW);
+  int i = 0;
+  for (auto _ : state) {
+    const int k = batch ? i : 0;
+    Unfused(Inputs() + kInBytes * k, n.mean.data(), n.std.data(), augs[i], o,
+            Outputs(0) + OutBytes(o) * k, a, b);
+    i = (i + 1) % kBatch;
+  }
+  SetCounters(state, OutBytes(o), Roofline(o, batch));
+}
+
+void BM_FusedNorm(benchmark::State& state, std::string kernel, OutputKind o,
+                  Mode m, bool augment, bool batch) {
+  absl::StatusOr<FusedNormalization> op =
+      FusedNormalization::Create(Options(kernel, o, m, augment, batch));
+  if (!op.ok()) {
+    state.SkipWithError(op.status().ToString().c_str());
+    return;
+  }
+  const std::vector<Augmentation> augs = Augmentations(*op, augment);
+  const size_t out_bytes = OutBytes(o);
+  int i = 0;
+  for (auto _ : state) {
+    const int k = batch ? i : 0;
+    const ImageView in{absl::MakeConstSpan(Inputs() + kInBytes * k, kInBytes),
+                       kH, kW, kC, kW * kC};
+    const absl::Status s = op->Apply(
+        in, augs[i], OutputView{absl::MakeSpan(Outputs(0) + out_bytes * k, out_bytes)});
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      break;
+    }
+    i = (i + 1) % kBatch;
+  }
+  SetCounters(state, out_bytes, Roofline(o, batch));
+}
+
+void RegisterAll() {
+  const char* regimes[] = {"hot", "batch"};
+  for (int r = 0; r < 2; ++r) {
+    const bool batch = r == 1;
+    for (const OutputKind& o : kOutputs) {
+      const std::string shape =
+          absl::StrCat(DTypeName(o.dtype), "_", LayoutName(o.layout));
+      benchmark::RegisterBenchmark(
+          absl::StrCat("BM_Stream/", shape, "/", regimes[r]).c_str(),
+          BM_Stream, o, batch, false);
+      benchmark::RegisterBenchmark(
+          absl::StrCat("BM_StreamNT/", shape, "/", regimes[r]).c_str(),
+          BM_Stream, o, batch, true);
+      benchmark::RegisterBenchmark(
+          absl::StrCat("BM_Memcpy/", shape, "/", regimes[r]).c_str(),
+          BM_Memcpy, o, batch);
+      for (bool augment : {false, true}) {
+        const char* aug = augment ? "flip_erase" : "none";
+        benchmark::RegisterBenchmark(
+            absl::StrCat("BM_Unfused/", shape, "_exact/", aug, "/", regimes[r])
+                .c_str(),
+            BM_Unfused, o, augment, batch);
+        for (const KernelInfo& k : KernelTable()) {
+          if (!k.supported()) continue;
+          for (Mode m : {Mode::kFast, Mode::kTorchvisionExact}) {
+            benchmark::RegisterBenchmark(
+                absl::StrCat("BM_FusedNorm/", k.id, "/", Name(o, m), "/", aug,
+                             "/", regimes[r])
+                    .c_str(),
+                BM_FusedNorm, std::string(k.id), o, m, augment, batch);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fusednorm
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  benchmark::AddCustomContext("highway_target",
+                              fusednorm::HighwayActiveTarget());
+  const auto active = fusednorm::ActiveKernel();
+  benchmark::AddCustomContext("default_kernel",
+                              active.ok() ? (*active)->id : "error");
+  // Measure the rooflines before any timed benchmark, so no row's time includes them.
+  for (const fusednorm::OutputKind& o : fusednorm::kOutputs) {
+    fusednorm::Roofline(o, false);
+    fusednorm::Roofline(o, true);
+  }
+  fusednorm::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

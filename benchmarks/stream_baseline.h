@@ -1,0 +1,44 @@
+// Baselines for the fused-normalization benchmark: the memory roofline (widen u8 into the
+// output type, no arithmetic) and a scalar float16 rounding for the unfused baseline.
+#ifndef FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
+#define FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/kernel.h"
+
+namespace fusednorm {
+
+// Writes out_elems elements of `dtype` to `out`, element k being input byte
+// k % in_bytes widened to the type (float, or its 16-bit pattern for float16/bfloat16):
+// reads the input once (more for HWC4's extra elements) and writes every output byte.
+// With `nontemporal`, aligned stores bypass the caches. Best Highway target.
+void StreamBaseline(const uint8_t* in, size_t in_bytes, uint8_t* out,
+                    size_t out_elems, DType dtype, bool nontemporal);
+
+// float -> float16 bits, round to nearest even (finite inputs), as torch's .half().
+inline uint16_t HalfBitsRne(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const uint32_t sign = u & 0x80000000u;
+  u ^= sign;
+  uint32_t h;
+  if (u >= 0x47800000u) {
+    h = 0x7c00u;
+  } else if (u < 0x38800000u) {
+    float a;
+    std::memcpy(&a, &u, 4);
+    a += 0.5f;
+    std::memcpy(&h, &a, 4);
+    h -= 0x3f000000u;
+  } else {
+    h = (u + 0xc8000fffu + ((u >> 13) & 1u)) >> 13;
+  }
+  return static_cast<uint16_t>(h | (sign >> 16));
+}
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
