@@ -1,19 +1,24 @@
-// BM_FusedNorm/<kernel>/<dtype>_<layout>_<mode>/<aug>/<regime>: the fused op on 224x224x3
-// images, for every kernel variant this CPU supports (registered from the dispatch table at
-// run time), next to baselines measured in the same binary on the same bytes:
-//   unfused    torchvision's four passes with float intermediates (ToTensor, flip,
-//              Normalize, erase) plus the conversion into the output dtype/layout
-//   stream     read the u8 input, write the output's bytes with no arithmetic: the memory
+// BM_FusedNorm/<kernel>/<dtype>_<layout>_<mode>/<aug>/<regime>: the fused op on
+// 224x224x3 images, for every kernel variant this CPU supports (registered from
+// the dispatch table at run time), next to baselines measured in the same
+// binary on the same bytes:
+//   unfused    torchvision's four passes with float intermediates (ToTensor,
+//   flip,
+//              Normalize, erase) plus the conversion into the output
+//              dtype/layout
+//   stream     read the u8 input, write the output's bytes with no arithmetic:
+//   the memory
 //              roofline for this work
 //   stream_nt  the same with non-temporal stores
 //   memcpy     copy the output's bytes
-// Regimes: hot (one input and one output, reused: in cache) and batch (kBatch distinct
-// inputs written to kBatch distinct outputs, far larger than the caches; the fused op uses
-// non-temporal stores there, as when filling transfer buffers). Augmentations: none, or
-// flip p=0.5 + erase p=0.5 (decisions drawn per image from its sample stream).
-// Counters: images/s, bytes/s (input + output bytes) and vs_stream, the ratio of images/s
-// to the stream (hot) or stream_nt (batch) row of the same dtype/layout/regime, measured
-// by this binary before the table is printed.
+// Regimes: hot (one input and one output, reused: in cache) and batch (kBatch
+// distinct inputs written to kBatch distinct outputs, far larger than the
+// caches; the fused op uses non-temporal stores there, as when filling transfer
+// buffers). Augmentations: none, or flip p=0.5 + erase p=0.5 (decisions drawn
+// per image from its sample stream). Counters: images/s, bytes/s (input +
+// output bytes) and vs_stream, the ratio of images/s to the stream (hot) or
+// stream_nt (batch) row of the same dtype/layout/regime, measured by this
+// binary before the table is printed.
 #include <sys/mman.h>
 
 #include <chrono>
@@ -62,7 +67,8 @@ uint8_t* AllocPages(size_t bytes) {
   return static_cast<uint8_t*>(p);
 }
 
-// Random non-zero inputs: kBatch distinct images (the hot regime uses the first).
+// Random non-zero inputs: kBatch distinct images (the hot regime uses the
+// first).
 const uint8_t* Inputs() {
   static const uint8_t* inputs = [] {
     uint8_t* p = AllocPages(kInBytes * kBatch);
@@ -75,7 +81,8 @@ const uint8_t* Inputs() {
   return inputs;
 }
 
-// Output space for kBatch images of the largest kind, and a second one as memcpy's source.
+// Output space for kBatch images of the largest kind, and a second one as
+// memcpy's source.
 uint8_t* Outputs(int which) {
   static uint8_t* outputs[2] = {nullptr, nullptr};
   if (outputs[which] == nullptr) {
@@ -93,9 +100,9 @@ void SetCounters(benchmark::State& state, size_t out_bytes, double roofline) {
   const double n = static_cast<double>(state.iterations());
   state.counters["images/s"] =
       benchmark::Counter(n, benchmark::Counter::kIsRate);
-  state.counters["bytes/s"] = benchmark::Counter(
-      n * (kInBytes + out_bytes), benchmark::Counter::kIsRate,
-      benchmark::Counter::kIs1024);
+  state.counters["bytes/s"] = benchmark::Counter(n * (kInBytes + out_bytes),
+                                                 benchmark::Counter::kIsRate,
+                                                 benchmark::Counter::kIs1024);
   if (roofline > 0) {
     // Resolved when the counters are reported: images/s / roofline images/s.
     state.counters["vs_stream"] =
@@ -122,9 +129,9 @@ double MeasureStream(OutputKind o, bool batch, bool nontemporal) {
       StreamImage(o, batch ? i : 0, nontemporal);
       i = (i + 1) % kBatch;
     }
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count();
+    seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
   }
   return n / seconds;
 }
@@ -163,14 +170,15 @@ void BM_Memcpy(benchmark::State& state, OutputKind o, bool batch) {
   SetCounters(state, bytes, Roofline(o, batch));
 }
 
-// torchvision's order, one full pass per step, float intermediates (CHW), then the
-// conversion into the requested dtype and layout.
+// torchvision's order, one full pass per step, float intermediates (CHW), then
+// the conversion into the requested dtype and layout.
 void Unfused(const uint8_t* in, const float* mean, const float* std,
              const Augmentation& aug, OutputKind o, uint8_t* out,
              std::vector<float>& a, std::vector<float>& b) {
   const int64_t plane = kH * kW;
   for (int c = 0; c < kC; ++c) {  // ToTensor: HWC u8 -> CHW float / 255
-    for (int64_t p = 0; p < plane; ++p) a[c * plane + p] = in[p * kC + c] / 255.0f;
+    for (int64_t p = 0; p < plane; ++p)
+      a[c * plane + p] = in[p * kC + c] / 255.0f;
   }
   if (aug.flip) {  // RandomHorizontalFlip: a new tensor
     for (int c = 0; c < kC; ++c) {
@@ -245,9 +253,8 @@ FusedNormalizationOptions Options(const std::string& kernel, OutputKind o,
 
 void BM_Unfused(benchmark::State& state, OutputKind o, bool augment,
                 bool batch) {
-  const FusedNormalization op =
-      *FusedNormalization::Create(Options("", o, Mode::kTorchvisionExact,
-                                          augment, batch));
+  const FusedNormalization op = *FusedNormalization::Create(
+      Options("", o, Mode::kTorchvisionExact, augment, batch));
   const std::vector<Augmentation> augs = Augmentations(op, augment);
   const Normalization n = PresetNormalization(Preset::kImagenet);
   std::vector<float> a(kC * kH * kW), b(kC * kH * kW);
@@ -277,7 +284,8 @@ void BM_FusedNorm(benchmark::State& state, std::string kernel, OutputKind o,
     const ImageView in{absl::MakeConstSpan(Inputs() + kInBytes * k, kInBytes),
                        kH, kW, kC, kW * kC};
     const absl::Status s = op->Apply(
-        in, augs[i], OutputView{absl::MakeSpan(Outputs(0) + out_bytes * k, out_bytes)});
+        in, augs[i],
+        OutputView{absl::MakeSpan(Outputs(0) + out_bytes * k, out_bytes)});
     if (!s.ok()) {
       state.SkipWithError(s.ToString().c_str());
       break;
@@ -295,14 +303,14 @@ void RegisterAll() {
       const std::string shape =
           absl::StrCat(DTypeName(o.dtype), "_", LayoutName(o.layout));
       benchmark::RegisterBenchmark(
-          absl::StrCat("BM_Stream/", shape, "/", regimes[r]).c_str(),
-          BM_Stream, o, batch, false);
+          absl::StrCat("BM_Stream/", shape, "/", regimes[r]).c_str(), BM_Stream,
+          o, batch, false);
       benchmark::RegisterBenchmark(
           absl::StrCat("BM_StreamNT/", shape, "/", regimes[r]).c_str(),
           BM_Stream, o, batch, true);
       benchmark::RegisterBenchmark(
-          absl::StrCat("BM_Memcpy/", shape, "/", regimes[r]).c_str(),
-          BM_Memcpy, o, batch);
+          absl::StrCat("BM_Memcpy/", shape, "/", regimes[r]).c_str(), BM_Memcpy,
+          o, batch);
       for (bool augment : {false, true}) {
         const char* aug = augment ? "flip_erase" : "none";
         benchmark::RegisterBenchmark(
@@ -334,7 +342,8 @@ int main(int argc, char** argv) {
   const auto active = fusednorm::ActiveKernel();
   benchmark::AddCustomContext("default_kernel",
                               active.ok() ? (*active)->id : "error");
-  // Measure the rooflines before any timed benchmark, so no row's time includes them.
+  // Measure the rooflines before any timed benchmark, so no row's time includes
+  // them.
   for (const fusednorm::OutputKind& o : fusednorm::kOutputs) {
     fusednorm::Roofline(o, false);
     fusednorm::Roofline(o, true);

@@ -3,10 +3,10 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "benchmarks/stream_baseline.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/cache_control.h"
-#include "hwy/highway.h"
 #include "benchmarks/stream_baseline.h"
+#include "hwy/cache_control.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace fusednorm {
@@ -34,8 +34,8 @@ void Widen(const uint8_t* in, size_t n, T* out, bool nontemporal) {
   for (; i + N <= n; i += N) {
     if constexpr (sizeof(T) == 4) {
       const hn::Rebind<int32_t, decltype(d)> di;
-      Put(d, hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, in + i))), out + i,
-          stream);
+      Put(d, hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, in + i))),
+          out + i, stream);
     } else {
       Put(d, hn::PromoteTo(d, hn::LoadU(d8, in + i)), out + i, stream);
     }
@@ -68,8 +68,8 @@ HWY_EXPORT(StreamImpl);
 
 void StreamBaseline(const uint8_t* in, size_t in_bytes, uint8_t* out,
                     size_t out_elems, DType dtype, bool nontemporal) {
-  HWY_DYNAMIC_DISPATCH(StreamImpl)(in, in_bytes, out, out_elems, dtype,
-                                   nontemporal);
+  HWY_DYNAMIC_DISPATCH(StreamImpl)
+  (in, in_bytes, out, out_elems, dtype, nontemporal);
 }
 }  // namespace fusednorm
 #endif  // HWY_ONCE

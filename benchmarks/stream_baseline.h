@@ -1,5 +1,6 @@
-// Baselines for the fused-normalization benchmark: the memory roofline (widen u8 into the
-// output type, no arithmetic) and a scalar float16 rounding for the unfused baseline.
+// Baselines for the fused-normalization benchmark: the memory roofline (widen
+// u8 into the output type, no arithmetic) and a scalar float16 rounding for the
+// unfused baseline.
 #ifndef FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
 #define FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
 
@@ -12,13 +13,15 @@
 namespace fusednorm {
 
 // Writes out_elems elements of `dtype` to `out`, element k being input byte
-// k % in_bytes widened to the type (float, or its 16-bit pattern for float16/bfloat16):
-// reads the input once (more for HWC4's extra elements) and writes every output byte.
-// With `nontemporal`, aligned stores bypass the caches. Best Highway target.
+// k % in_bytes widened to the type (float, or its 16-bit pattern for
+// float16/bfloat16): reads the input once (more for HWC4's extra elements) and
+// writes every output byte. With `nontemporal`, aligned stores bypass the
+// caches. Best Highway target.
 void StreamBaseline(const uint8_t* in, size_t in_bytes, uint8_t* out,
                     size_t out_elems, DType dtype, bool nontemporal);
 
-// float -> float16 bits, round to nearest even (finite inputs), as torch's .half().
+// float -> float16 bits, round to nearest even (finite inputs), as torch's
+// .half().
 inline uint16_t HalfBitsRne(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);

@@ -208,7 +208,8 @@ class Converter {
     const bool stream = nontemporal && store_bytes % 16 == 0 &&
                         reinterpret_cast<uintptr_t>(dst) % store_bytes == 0;
     // Two copies of the loop so the store kind is not decided per vector.
-    const size_t i = stream ? Blocks<true>(src, n, dst) : Blocks<false>(src, n, dst);
+    const size_t i =
+        stream ? Blocks<true>(src, n, dst) : Blocks<false>(src, n, dst);
     if (i == n) return;
     // The tail: through a zero-padded block so that vector loads and stores
     // stay inside the caller's buffers.
@@ -255,88 +256,83 @@ class Converter {
 
 // Rearranges the input bytes of a row's output pixels into the order the
 // output needs, into L1-resident scratch: pixel order reversed for a flip,
-// zero bytes added for HWC4's pad lanes, or split into channel planes for CHW.
-// 16 input bytes at a time go through one byte shuffle (TableLookupBytesOr0):
-// a block of Q pixels; pixels a 16-byte load cannot reach without passing the
-// end of the caller's input row are copied one by one.
+// zero bytes added for HWC4's pad lanes (kStored > kC), or split into channel
+// planes for CHW (kPlanar). Works on blocks of 16 pixels: the block's 16 * kC
+// input bytes are loaded as kC vectors of 16 bytes (never a byte outside the
+// row), and each 16-byte output vector is the OR of byte shuffles
+// (TableLookupBytesOr0) of the loads it draws from. Leftover pixels are copied
+// one by one.
+template <int kC, int kStored, bool kPlanar>
 class Rearranger {
  public:
-  // `planar`: CHW output. `stored`: bytes per pixel written (interleaved).
-  Rearranger(int C, int stored, bool planar, bool flip)
-      : C_(C), stored_(stored), planar_(planar), flip_(flip) {
-    // Pixels per 16-byte block: as many as fit; 4 for three-channel planes so
-    // each plane receives one 4-byte piece.
-    Q_ = planar ? (C == 3 ? 4 : 16 / C) : (stored == 4 ? 4 : 16 / C);
-    for (int i = 0; i < 16; ++i) index_[i] = 0x80;  // 0x80: a zero byte
-    for (int q = 0; q < Q_; ++q) {
-      const int from = flip ? Q_ - 1 - q : q;  // input pixel within the block
-      for (int c = 0; c < C; ++c) {
-        const int to = planar ? c * Q_ + q : q * stored + c;
-        index_[to] = static_cast<uint8_t>(from * C + c);
+  static constexpr int kOut = kPlanar ? kC : kStored;  // output vectors/block
+
+  explicit Rearranger(bool flip) : flip_(flip) {
+    for (int o = 0; o < kOut; ++o) {
+      for (int l = 0; l < kC; ++l) {
+        for (int k = 0; k < 16; ++k) index_[o][l][k] = 0x80;  // a zero byte
+      }
+      for (int k = 0; k < 16; ++k) {
+        // Output vector o, byte k: pixel q, channel c of the block.
+        const int q = kPlanar ? k : (16 * o + k) / kStored;
+        const int c = kPlanar ? o : (16 * o + k) % kStored;
+        if (c >= kC) continue;            // HWC4 pad: stays zero
+        const int p = flip ? 15 - q : q;  // input pixel in the block
+        const int src = p * kC + c;       // input byte in the block
+        index_[o][src / 16][k] = static_cast<uint8_t>(src % 16);
       }
     }
   }
 
-  // Writes output pixels [w0, w0 + count) of the row at `in_row` (W pixels,
-  // `row_bytes` readable bytes from in_row) into `dst`: interleaved, `stored`
-  // bytes per pixel; planar, plane c at dst + c * plane_stride.
-  void Run(const uint8_t* in_row, int64_t W, int64_t row_bytes, int64_t w0,
-           int64_t count, uint8_t* dst, int64_t plane_stride) const {
+  // Writes output pixels [w0, w0 + count) of the row at `in_row` (W pixels)
+  // into `dst`: interleaved, kStored bytes per pixel; planar, plane c at
+  // dst + c * plane_stride.
+  HWY_INLINE void Run(const uint8_t* in_row, int64_t W, int64_t w0,
+                      int64_t count, uint8_t* dst, int64_t plane_stride) const {
     int64_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
     const hn::Full128<uint8_t> d8;
-    const auto index = hn::LoadU(d8, index_);
-    for (; i + Q_ <= count; i += Q_) {
-      // The block's first pixel in input order; a 16-byte load from it must
-      // stay inside the row (only blocks at the end of the last row fail).
-      const int64_t first = flip_ ? W - (w0 + i + Q_) : w0 + i;
-      if (first * C_ + 16 > row_bytes) {
-        Copy(in_row, W, w0, i, i + Q_, dst, plane_stride);
-        continue;
-      }
-      const auto v =
-          hn::TableLookupBytesOr0(hn::LoadU(d8, in_row + first * C_), index);
-      if (!planar_) {
-        // Spills into the next block's bytes (written later; scratch has
-        // slack after the last block).
-        hn::StoreU(v, d8, dst + i * stored_);
-        continue;
-      }
-      HWY_ALIGN uint8_t bytes[16];
-      hn::Store(v, d8, bytes);
-      for (int c = 0; c < C_; ++c) {
-        std::memcpy(dst + c * plane_stride + i, bytes + c * Q_, Q_);
+    using V8 = hn::Vec<decltype(d8)>;
+    for (; i + 16 <= count; i += 16) {
+      // The block's first pixel in input order.
+      const int64_t first = flip_ ? W - (w0 + i + 16) : w0 + i;
+      V8 in[kC];
+      HWY_UNROLL(4)
+      for (int l = 0; l < kC; ++l)
+        in[l] = hn::LoadU(d8, in_row + first * kC + 16 * l);
+      HWY_UNROLL(4)
+      for (int o = 0; o < kOut; ++o) {
+        V8 v = hn::Zero(d8);
+        HWY_UNROLL(4)
+        for (int l = 0; l < kC; ++l) {
+          v = hn::Or(
+              v, hn::TableLookupBytesOr0(in[l], hn::Load(d8, index_[o][l])));
+        }
+        uint8_t* to =
+            kPlanar ? dst + o * plane_stride + i : dst + i * kStored + 16 * o;
+        hn::StoreU(v, d8, to);
       }
     }
 #endif
-    Copy(in_row, W, w0, i, count, dst, plane_stride);
-  }
-
- private:
-  // The same rearrangement for pixels [i0, i1) of the chunk, one at a time.
-  void Copy(const uint8_t* in_row, int64_t W, int64_t w0, int64_t i0,
-            int64_t i1, uint8_t* dst, int64_t plane_stride) const {
-    for (int64_t i = i0; i < i1; ++i) {
+    for (; i < count; ++i) {  // the leftover pixels
       const int64_t w = w0 + i;
-      const uint8_t* px = in_row + (flip_ ? W - 1 - w : w) * C_;
-      for (int c = 0; c < C_; ++c) {
-        if (planar_) {
+      const uint8_t* px = in_row + (flip_ ? W - 1 - w : w) * kC;
+      for (int c = 0; c < kC; ++c) {
+        if (kPlanar) {
           dst[c * plane_stride + i] = px[c];
         } else {
-          dst[i * stored_ + c] = px[c];
+          dst[i * kStored + c] = px[c];
         }
       }
-      if (!planar_) {
-        for (int c = C_; c < stored_; ++c) dst[i * stored_ + c] = 0;
+      if (!kPlanar) {
+        for (int c = kC; c < kStored; ++c) dst[i * kStored + c] = 0;
       }
     }
   }
 
  private:
-  int C_, stored_;
-  bool planar_, flip_;
-  int Q_;
-  HWY_ALIGN uint8_t index_[16];
+  bool flip_;
+  HWY_ALIGN uint8_t index_[kOut][kC][16];
 };
 
 // Scratch for one chunk of rearranged bytes, with 16 bytes of slack for the
@@ -354,8 +350,7 @@ void EraseSpan(T* out, Layout layout, int64_t H, int64_t W, int stored,
       std::memset(out + (c * H + h) * W + e0, 0, (e1 - e0) * sizeof(T));
     }
   } else {
-    std::memset(out + (h * W + e0) * stored, 0,
-                (e1 - e0) * stored * sizeof(T));
+    std::memset(out + (h * W + e0) * stored, 0, (e1 - e0) * stored * sizeof(T));
   }
 }
 
@@ -371,56 +366,55 @@ HWY_INLINE void EraseColumns(const KernelArgs& a, int64_t h, int64_t* e0,
 }
 
 // HWC and HWC4 outputs: one converter of period `kStored`.
-template <int kStored, Mode kMode, DType kDType>
+template <int kC, int kStored, Mode kMode, DType kDType>
 void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
   using T = typename Out<kDType>::T;
   const int64_t H = a.height, W = a.width;
-  const int C = a.channels;
   T* const out = static_cast<T*>(a.output);
   Patterns pat;
   int lane_channel[4];
-  for (int c = 0; c < 4; ++c) lane_channel[c] = c < C ? c : -1;
+  for (int c = 0; c < 4; ++c) lane_channel[c] = c < kC ? c : -1;
   MakePatterns(k, kStored, lane_channel, 0, &pat);
   const Converter<kStored, kMode, kDType> convert(pat);
-  const bool direct = !a.flip && kStored == C;  // read the input row as it is
+  const bool direct =
+      !a.flip && kStored == kC;  // read the input rows as they are
 
   // Direct and compact: the rows outside the erase rectangle are contiguous in
   // the input and the output, so each such band is one run.
-  if (direct && a.input_row_stride == W * C) {
+  if (direct && a.input_row_stride == W * kC) {
     const int64_t top = a.erase.empty() ? H : a.erase.top;
     const int64_t bottom = a.erase.empty() ? H : top + a.erase.height;
     const int64_t bands[2][2] = {{0, top}, {bottom, H}};
     for (const auto& band : bands) {
       if (band[1] > band[0]) {
-        convert.Run(a.input + band[0] * W * C, (band[1] - band[0]) * W * C,
-                    out + band[0] * W * C, a.nontemporal);
+        convert.Run(a.input + band[0] * W * kC, (band[1] - band[0]) * W * kC,
+                    out + band[0] * W * kC, a.nontemporal);
       }
     }
     for (int64_t h = top; h < bottom; ++h) {
       const uint8_t* in_row = a.input + h * a.input_row_stride;
       const int64_t e0 = a.erase.left, e1 = a.erase.left + a.erase.width;
-      convert.Run(in_row, e0 * C, out + h * W * C, a.nontemporal);
-      EraseSpan(out, Layout::kHWC, H, W, C, h, e0, e1);
-      convert.Run(in_row + e1 * C, (W - e1) * C, out + (h * W + e1) * C,
+      convert.Run(in_row, e0 * kC, out + h * W * kC, a.nontemporal);
+      EraseSpan(out, Layout::kHWC, H, W, kC, h, e0, e1);
+      convert.Run(in_row + e1 * kC, (W - e1) * kC, out + (h * W + e1) * kC,
                   a.nontemporal);
     }
     return;
   }
 
-  const Rearranger rearrange(C, kStored, /*planar=*/false, a.flip);
+  const Rearranger<kC, kStored, false> rearrange(a.flip);
   Scratch scratch;
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
-    const int64_t row_bytes = h + 1 < H ? a.input_row_stride : W * C;
     int64_t e0, e1;
     EraseColumns(a, h, &e0, &e1);
     const int64_t spans[2][2] = {{0, e0}, {e1, W}};
     for (const auto& span : spans) {
       for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
         const int64_t count = std::min<int64_t>(kChunkPixels, span[1] - w0);
-        const uint8_t* src = in_row + w0 * C;
+        const uint8_t* src = in_row + w0 * kC;
         if (!direct) {
-          rearrange.Run(in_row, W, row_bytes, w0, count, scratch.bytes, 0);
+          rearrange.Run(in_row, W, w0, count, scratch.bytes, 0);
           src = scratch.bytes;
         }
         convert.Run(src, count * kStored, out + (h * W + w0) * kStored,
@@ -432,64 +426,69 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
 }
 
 // CHW output: the chunk's bytes split into planes, one converter per channel.
-template <Mode kMode, DType kDType>
+template <int kC, Mode kMode, DType kDType>
 void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
   using T = typename Out<kDType>::T;
   const int64_t H = a.height, W = a.width;
-  const int C = a.channels;
   T* const out = static_cast<T*>(a.output);
   Patterns pat[kMaxChannels];
-  for (int c = 0; c < C; ++c) MakePatterns(k, 1, nullptr, c, &pat[c]);
+  for (int c = 0; c < kC; ++c) MakePatterns(k, 1, nullptr, c, &pat[c]);
   // Converters hold vectors, which have no default constructor on some targets.
-  const Converter<1, kMode, kDType> convert[kMaxChannels] = {
-      Converter<1, kMode, kDType>(pat[0]), Converter<1, kMode, kDType>(pat[C > 1]),
-      Converter<1, kMode, kDType>(pat[C > 2 ? 2 : 0]),
-      Converter<1, kMode, kDType>(pat[C > 3 ? 3 : 0])};
-  const Rearranger rearrange(C, C, /*planar=*/true, a.flip);
+  using Conv = Converter<1, kMode, kDType>;
+  const Conv convert[kMaxChannels] = {Conv(pat[0]), Conv(pat[kC > 1 ? 1 : 0]),
+                                      Conv(pat[kC > 2 ? 2 : 0]),
+                                      Conv(pat[kC > 3 ? 3 : 0])};
+  const Rearranger<kC, kC, true> rearrange(a.flip);
   Scratch scratch;
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
-    const int64_t row_bytes = h + 1 < H ? a.input_row_stride : W * C;
     int64_t e0, e1;
     EraseColumns(a, h, &e0, &e1);
     const int64_t spans[2][2] = {{0, e0}, {e1, W}};
     for (const auto& span : spans) {
       for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
         const int64_t count = std::min<int64_t>(kChunkPixels, span[1] - w0);
-        const uint8_t* planes = in_row + w0;  // C == 1 without flip: direct
-        if (C > 1 || a.flip) {
-          rearrange.Run(in_row, W, row_bytes, w0, count, scratch.bytes,
-                        kChunkPixels);
+        const uint8_t* planes = in_row + w0;  // one channel, no flip: direct
+        if (kC > 1 || a.flip) {
+          rearrange.Run(in_row, W, w0, count, scratch.bytes, kChunkPixels);
           planes = scratch.bytes;
         }
-        for (int c = 0; c < C; ++c) {
+        for (int c = 0; c < kC; ++c) {
           convert[c].Run(planes + c * kChunkPixels, count,
                          out + (c * H + h) * W + w0, a.nontemporal);
         }
       }
     }
-    if (e1 > e0) EraseSpan(out, Layout::kCHW, H, W, C, h, e0, e1);
+    if (e1 > e0) EraseSpan(out, Layout::kCHW, H, W, kC, h, e0, e1);
+  }
+}
+
+template <int kC, Mode kMode, DType kDType>
+void RunChannels(const KernelConstants& k, const KernelArgs& a) {
+  switch (k.layout) {
+    case Layout::kHWC:
+      return RunInterleaved<kC, kC, kMode, kDType>(k, a);
+    case Layout::kHWC4:
+      return RunInterleaved<kC, 4, kMode, kDType>(k, a);
+    case Layout::kCHW:
+      return RunPlanar<kC, kMode, kDType>(k, a);
   }
 }
 
 template <Mode kMode, DType kDType>
 void RunTyped(const KernelConstants& k, const KernelArgs& a) {
-  if (k.layout == Layout::kCHW) {
-    RunPlanar<kMode, kDType>(k, a);
-  } else {
-    switch (StoredChannels(k.layout, a.channels)) {
-      case 1:
-        RunInterleaved<1, kMode, kDType>(k, a);
-        break;
-      case 2:
-        RunInterleaved<2, kMode, kDType>(k, a);
-        break;
-      case 3:
-        RunInterleaved<3, kMode, kDType>(k, a);
-        break;
-      default:
-        RunInterleaved<4, kMode, kDType>(k, a);
-    }
+  switch (a.channels) {
+    case 1:
+      RunChannels<1, kMode, kDType>(k, a);
+      break;
+    case 2:
+      RunChannels<2, kMode, kDType>(k, a);
+      break;
+    case 3:
+      RunChannels<3, kMode, kDType>(k, a);
+      break;
+    default:
+      RunChannels<4, kMode, kDType>(k, a);
   }
   if (a.nontemporal) hwy::FlushStream();
 }
