@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/highway/highway.h"
 #include "kernels/scalar_eigen/scalar_eigen.h"
+#include "kernels/x86_f16c/x86_f16c.h"
 
 namespace fusednorm {
 namespace {
@@ -17,7 +18,8 @@ namespace {
 // variant.
 const std::vector<KernelInfo>& Rows() {
   static const std::vector<KernelInfo>* rows = [] {
-    auto* r = new std::vector<KernelInfo>{ScalarEigenKernelInfo()};
+    auto* r = new std::vector<KernelInfo>{ScalarEigenKernelInfo(),
+                                          X86F16cKernelInfo()};
     for (const KernelInfo& row : HighwayKernelInfos()) r->push_back(row);
     return r;
   }();

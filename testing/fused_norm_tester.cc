@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/dispatch.h"
 #include "ops/fused_normalization.h"
 #include "testing/guarded_buffer.h"
 #include "testing/reference.h"
@@ -43,6 +44,28 @@ std::vector<uint8_t> FusedNormTester::Test() const {
     options.std = std_;
     ref.mean = mean_;
     ref.std = std_;
+  }
+  // Variants that cover only some configurations (x86_f16c) are checked on
+  // those; the rest must be refused by Create (Unimplemented), never run.
+  const absl::StatusOr<const KernelInfo*> row = FindKernel(kernel_);
+  if (row.ok() && !(*row)->covers(dtype_, layout_, mode_, channels_)) {
+    absl::StatusOr<FusedNormalization> refused =
+        FusedNormalization::Create(options);
+    if (refused.ok()) {  // NO_NORM: the channel count is known at Apply()
+      const uint8_t pixel[kMaxChannels] = {1, 2, 3, 4};
+      float out[kMaxChannels * 4];
+      const ImageView one{absl::MakeConstSpan(pixel, channels_), 1, 1,
+                          channels_, channels_};
+      EXPECT_EQ(refused
+                    ->Apply(one, {},
+                            OutputView{absl::MakeSpan(
+                                reinterpret_cast<uint8_t*>(out), sizeof(out))})
+                    .code(),
+                absl::StatusCode::kUnimplemented);
+    } else {
+      EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
+    }
+    return {};
   }
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(options);
   EXPECT_TRUE(op.ok()) << op.status();

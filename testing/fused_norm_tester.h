@@ -112,7 +112,8 @@ class FusedNormTester {
   }
 
   // Runs the configuration and records gtest failures; returns the output
-  // bytes.
+  // bytes, or nothing when the kernel does not cover the configuration (then
+  // Create or Apply must refuse it as Unimplemented).
   std::vector<uint8_t> Test() const;
 
  private:

@@ -196,6 +196,7 @@ TEST_P(KernelMatrixTest, AgreesWithScalarEigen) {
             FusedNormTester(t).kernel(GetParam()).Test();
         const std::vector<uint8_t> base =
             FusedNormTester(t).kernel("scalar_eigen").Test();
+        if (ours.empty()) continue;  // not covered by this variant
         EXPECT_EQ(ours, base)
             << DTypeName(d) << " " << LayoutName(l) << " " << ModeName(m);
       }
