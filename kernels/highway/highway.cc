@@ -200,31 +200,56 @@ class Converter {
                       T* HWY_RESTRICT dst, bool nontemporal) const {
     const DF df;
     const size_t N = hn::Lanes(df);
-    const size_t block = kPeriod * N;
     // Streaming stores need aligned, whole 128-bit (or wider) vectors: x86's
     // streaming store of a partial vector (float16 from 4 floats on SSE4)
     // writes 16 bytes.
     const size_t store_bytes = N * sizeof(T);
-    const bool stream = nontemporal && store_bytes % 16 == 0 &&
-                        reinterpret_cast<uintptr_t>(dst) % store_bytes == 0;
-    // Two copies of the loop so the store kind is not decided per vector.
+    if (!nontemporal || store_bytes % 16 != 0) {
+      const size_t i = Blocks<false>(src, n, dst);
+      Partial(src + i, n - i, dst + i);
+      return;
+    }
+    // Peel a whole number of pixels (periods) until dst is aligned, so that a
+    // span starting mid-row (after an erased span) still streams.
+    size_t peel = 0;
+    while (peel < n &&
+           reinterpret_cast<uintptr_t>(dst + peel) % store_bytes != 0) {
+      peel += kPeriod;
+      if (peel >= kPeriod * N) {  // no pixel boundary is aligned
+        peel = 0;
+        break;
+      }
+    }
+    peel = std::min(peel, n);
+    const bool aligned =
+        reinterpret_cast<uintptr_t>(dst + peel) % store_bytes == 0;
+    if (peel > 0) Partial(src, peel, dst);
     const size_t i =
-        stream ? Blocks<true>(src, n, dst) : Blocks<false>(src, n, dst);
-    if (i == n) return;
-    // The tail: through a zero-padded block so that vector loads and stores
-    // stay inside the caller's buffers.
+        peel + (aligned ? Blocks<true>(src + peel, n - peel, dst + peel)
+                        : Blocks<false>(src + peel, n - peel, dst + peel));
+    Partial(src + i, n - i, dst + i);
+  }
+
+ private:
+  // Converts fewer than one block of elements (n < kPeriod * N, starting at
+  // phase 0) through a zero-padded block, so that vector loads and stores stay
+  // inside the caller's buffers.
+  HWY_INLINE void Partial(const uint8_t* HWY_RESTRICT src, size_t n,
+                          T* HWY_RESTRICT dst) const {
+    if (n == 0) return;
+    const DF df;
+    const size_t N = hn::Lanes(df);
     HWY_ALIGN uint8_t in_tail[4 * kMaxLanes] = {};
     HWY_ALIGN T out_tail[4 * kMaxLanes];
-    std::memcpy(in_tail, src + i, n - i);
+    std::memcpy(in_tail, src, n);
     for (int j = 0; j < kPeriod; ++j) {
       const VF x = LoadU8AsFloat(df, in_tail + j * N);
       StoreValues<kDType>(df, Normalize<kMode>(df, x, a_[j], b_[j]),
                           out_tail + j * N, false);
     }
-    std::memcpy(dst + i, out_tail, (n - i) * sizeof(T));
+    std::memcpy(dst, out_tail, n * sizeof(T));
   }
 
- private:
   // Converts the whole blocks of src[0, n); returns how many elements that was.
   template <bool kStream>
   HWY_INLINE size_t Blocks(const uint8_t* HWY_RESTRICT src, size_t n,
@@ -293,9 +318,14 @@ class Rearranger {
 #if HWY_TARGET != HWY_SCALAR
     const hn::Full128<uint8_t> d8;
     using V8 = hn::Vec<decltype(d8)>;
-    for (; i + 16 <= count; i += 16) {
+    const int64_t blocks = count / 16;
+    for (int64_t b = 0; b < blocks; ++b) {
+      // Flipped, the blocks go from the last to the first so that the input
+      // is still read in ascending order: the prefetchers follow ascending
+      // streams far better, which matters once the input is not in cache.
+      const int64_t j = (flip_ ? blocks - 1 - b : b) * 16;
       // The block's first pixel in input order.
-      const int64_t first = flip_ ? W - (w0 + i + 16) : w0 + i;
+      const int64_t first = flip_ ? W - (w0 + j + 16) : w0 + j;
       V8 in[kC];
       HWY_UNROLL(4)
       for (int l = 0; l < kC; ++l)
@@ -309,10 +339,11 @@ class Rearranger {
               v, hn::TableLookupBytesOr0(in[l], hn::Load(d8, index_[o][l])));
         }
         uint8_t* to =
-            kPlanar ? dst + o * plane_stride + i : dst + i * kStored + 16 * o;
+            kPlanar ? dst + o * plane_stride + j : dst + j * kStored + 16 * o;
         hn::StoreU(v, d8, to);
       }
     }
+    i = blocks * 16;
 #endif
     for (; i < count; ++i) {  // the leftover pixels
       const int64_t w = w0 + i;
@@ -341,16 +372,34 @@ struct Scratch {
   HWY_ALIGN uint8_t bytes[kMaxChannels * kChunkPixels + 16];
 };
 
+// Sets n values at dst to +0.0: with streaming stores for the aligned middle
+// when `nontemporal`, so erased spans bypass the caches like the rest.
+template <typename T>
+void Zero(T* dst, size_t n, bool nontemporal) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t V = hn::Lanes(d8);
+  uint8_t* p = reinterpret_cast<uint8_t*>(dst);
+  size_t bytes = n * sizeof(T);
+  if (nontemporal && V >= 16 && bytes >= 2 * V) {
+    const size_t head = (V - reinterpret_cast<uintptr_t>(p) % V) % V;
+    std::memset(p, 0, head);
+    p += head;
+    bytes -= head;
+    for (; bytes >= V; p += V, bytes -= V) hn::Stream(hn::Zero(d8), d8, p);
+  }
+  std::memset(p, 0, bytes);
+}
+
 // The erased span [e0, e1) of row h: +0.0 in every stored value.
 template <typename T>
 void EraseSpan(T* out, Layout layout, int64_t H, int64_t W, int stored,
-               int64_t h, int64_t e0, int64_t e1) {
+               int64_t h, int64_t e0, int64_t e1, bool nontemporal) {
   if (layout == Layout::kCHW) {
     for (int c = 0; c < stored; ++c) {
-      std::memset(out + (c * H + h) * W + e0, 0, (e1 - e0) * sizeof(T));
+      Zero(out + (c * H + h) * W + e0, e1 - e0, nontemporal);
     }
   } else {
-    std::memset(out + (h * W + e0) * stored, 0, (e1 - e0) * stored * sizeof(T));
+    Zero(out + (h * W + e0) * stored, (e1 - e0) * stored, nontemporal);
   }
 }
 
@@ -395,7 +444,7 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
       const uint8_t* in_row = a.input + h * a.input_row_stride;
       const int64_t e0 = a.erase.left, e1 = a.erase.left + a.erase.width;
       convert.Run(in_row, e0 * kC, out + h * W * kC, a.nontemporal);
-      EraseSpan(out, Layout::kHWC, H, W, kC, h, e0, e1);
+      EraseSpan(out, Layout::kHWC, H, W, kC, h, e0, e1, a.nontemporal);
       convert.Run(in_row + e1 * kC, (W - e1) * kC, out + (h * W + e1) * kC,
                   a.nontemporal);
     }
@@ -421,7 +470,9 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
                     a.nontemporal);
       }
     }
-    if (e1 > e0) EraseSpan(out, Layout::kHWC4, H, W, kStored, h, e0, e1);
+    if (e1 > e0) {
+      EraseSpan(out, Layout::kHWC4, H, W, kStored, h, e0, e1, a.nontemporal);
+    }
   }
 }
 
@@ -459,7 +510,9 @@ void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
         }
       }
     }
-    if (e1 > e0) EraseSpan(out, Layout::kCHW, H, W, kC, h, e0, e1);
+    if (e1 > e0) {
+      EraseSpan(out, Layout::kCHW, H, W, kC, h, e0, e1, a.nontemporal);
+    }
   }
 }
 
@@ -543,8 +596,8 @@ bool TargetSupported() {
 }  // namespace
 
 // Priorities: the per-target rows rank just above scalar_eigen; "highway"
-// itself, which runs the best of them, ranks above every other variant
-// (benchmarks/README.md).
+// itself, which runs the best of them, ranks above every other variant: it was
+// the fastest in every configuration measured (README.md, "Benchmarks").
 std::vector<KernelInfo> HighwayKernelInfos() {
   std::vector<KernelInfo> rows = {
       {"highway", "any (best Highway target)", 30, &Always, &CoversAll,
