@@ -1,6 +1,21 @@
 #include "kernels/kernel.h"
 
+#include <cmath>
+#include <cstring>
+
 namespace fusednorm {
+namespace {
+
+// a / b from the reciprocal r of b and one correction; std::fma rounds once
+// everywhere (in software where the CPU has no FMA).
+float CorrectedQuotient(float a, float b, float r) {
+  const float q0 = a * r;
+  return std::fma(std::fma(-q0, b, a), r, q0);
+}
+
+bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof(a)) == 0; }
+
+}  // namespace
 
 const char* DTypeName(DType dtype) {
   switch (dtype) {
@@ -48,6 +63,20 @@ void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
       k->table[c][x] = (t - mean[c]) / std[c];
     }
   }
+  // The FMA form of both divisions, checked bit for bit on every input.
+  k->recip255 = 1.0f / 255.0f;
+  bool ok = true;
+  for (int c = 0; c < kMaxChannels; ++c) {
+    k->recip_std[c] = 1.0f / std[c];
+    for (int x = 0; x < 256 && ok; ++x) {
+      const float xf = static_cast<float>(x);
+      const float t = CorrectedQuotient(xf, 255.0f, k->recip255);
+      const float d = t - mean[c];
+      const float y = CorrectedQuotient(d, std[c], k->recip_std[c]);
+      ok = SameBits(t, xf / 255.0f) && SameBits(y, k->table[c][x]);
+    }
+  }
+  k->exact_by_fma = ok;
 }
 
 }  // namespace fusednorm

@@ -62,6 +62,14 @@ struct KernelConstants {
   float mean[kMaxChannels] = {};
   float std[kMaxChannels] = {};
   alignas(64) float table[kMaxChannels][256] = {};
+  // Exact mode without division, for CPUs with a fused multiply-add: each
+  // quotient q = a / b as q0 = a * r, q = fma(fma(-q0, b, a), r, q0) with
+  // r = 1 / b rounded (one Newton-Markstein correction). MakeKernelConstants
+  // checks this against the true divisions for all 256 inputs of every
+  // channel; exact_by_fma says whether every check passed.
+  float recip255 = 0.0f;
+  float recip_std[kMaxChannels] = {};
+  bool exact_by_fma = false;
 };
 
 // Fills every field of *constants for per-channel `mean` and `std`

@@ -53,7 +53,13 @@ constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
 struct Patterns {
   HWY_ALIGN float a[kMaxLanes + 4];
   HWY_ALIGN float b[kMaxLanes + 4];
+  HWY_ALIGN float r[kMaxLanes + 4];  // exact mode: 1 / std
 };
+
+// How values are computed: fast mode, or exact mode with divisions or with
+// corrected reciprocals (where the CPU fuses multiply-adds and
+// KernelConstants::exact_by_fma vouches for every input).
+enum class Math { kFast, kExactDiv, kExactFma };
 
 // Fast mode: y = x * a - b. Exact mode: y = (x / 255 - a) / b. Lanes of
 // channels the image lacks (HWC4 padding) get a = 0, b = 1 (exact) or a = 0, b
@@ -68,9 +74,11 @@ void MakePatterns(const KernelConstants& k, int period,
     if (k.mode == Mode::kFast) {
       p->a[i] = pad ? 0.0f : k.mul[c];
       p->b[i] = pad ? 0.0f : k.sub[c];
+      p->r[i] = 0.0f;
     } else {
       p->a[i] = pad ? 0.0f : k.mean[c];
       p->b[i] = pad ? 1.0f : k.std[c];
+      p->r[i] = pad ? 1.0f : k.recip_std[c];
     }
   }
 }
@@ -81,16 +89,29 @@ HWY_INLINE VF LoadU8AsFloat(DF df, const uint8_t* p) {
   return hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, p)));
 }
 
-template <Mode kMode>
-HWY_INLINE VF Normalize(DF df, VF x, VF a, VF b) {
-  if (kMode == Mode::kFast) {
-    return hn::Sub(hn::Mul(x, a),
-                   b);  // two roundings; -ffp-contract=off keeps them apart
+template <Math kMath>
+HWY_INLINE VF Normalize(DF df, VF x, VF a, VF b, VF r) {
+  if (kMath == Math::kFast) {
+    // two roundings; -ffp-contract=off keeps them apart
+    return hn::Sub(hn::Mul(x, a), b);
   }
+  const VF k255 = hn::Set(df, 255.0f);
+#if HWY_NATIVE_FMA
+  if (kMath == Math::kExactFma) {
+    // q = a / b as q0 = a * (1/b), q0 + (a - q0 * b) * (1/b), each FMA rounded
+    // once: the same bits as the divisions (checked for every input).
+    const VF r255 = hn::Set(df, 1.0f / 255.0f);
+    const VF t0 = hn::Mul(x, r255);
+    const VF t = hn::MulAdd(hn::NegMulAdd(t0, k255, x), r255, t0);
+    const VF d = hn::Sub(t, a);
+    const VF y0 = hn::Mul(d, r);
+    return hn::MulAdd(hn::NegMulAdd(y0, b, d), r, y0);
+  }
+#endif
+  (void)r;
   // torchvision: x / 255.f, then (t - mean) / std; IEEE division is correctly
   // rounded.
-  const VF t = hn::Div(x, hn::Set(df, 255.0f));
-  return hn::Div(hn::Sub(t, a), b);
+  return hn::Div(hn::Sub(hn::Div(x, k255), a), b);
 }
 
 // float -> float16 bits, round to nearest even, for finite inputs (overflow ->
@@ -179,7 +200,7 @@ HWY_INLINE void StoreValues(DF df, VF v, typename Out<kDType>::T* p,
 // Normalizes runs of u8 elements whose lane pattern repeats every kPeriod
 // elements (element i uses pattern lane i % kPeriod). Built once per image; the
 // constant vectors stay in registers across rows.
-template <int kPeriod, Mode kMode, DType kDType>
+template <int kPeriod, Math kMath, DType kDType>
 class Converter {
  public:
   using T = typename Out<kDType>::T;
@@ -191,6 +212,7 @@ class Converter {
     for (int j = 0; j < kPeriod; ++j) {
       a_[j] = hn::LoadU(df, pat.a + (j * N) % kPeriod);
       b_[j] = hn::LoadU(df, pat.b + (j * N) % kPeriod);
+      r_[j] = hn::LoadU(df, pat.r + (j * N) % kPeriod);
     }
   }
 
@@ -244,7 +266,7 @@ class Converter {
     std::memcpy(in_tail, src, n);
     for (int j = 0; j < kPeriod; ++j) {
       const VF x = LoadU8AsFloat(df, in_tail + j * N);
-      StoreValues<kDType>(df, Normalize<kMode>(df, x, a_[j], b_[j]),
+      StoreValues<kDType>(df, Normalize<kMath>(df, x, a_[j], b_[j], r_[j]),
                           out_tail + j * N, false);
     }
     std::memcpy(dst, out_tail, n * sizeof(T));
@@ -257,17 +279,18 @@ class Converter {
     const DF df;
     const size_t N = hn::Lanes(df);
     const size_t block = kPeriod * N;
-    VF a[kPeriod], b[kPeriod];
+    VF a[kPeriod], b[kPeriod], r[kPeriod];
     for (int j = 0; j < kPeriod; ++j) {
       a[j] = a_[j];
       b[j] = b_[j];
+      r[j] = r_[j];
     }
     size_t i = 0;
     for (; i + block <= n; i += block) {
       HWY_UNROLL(4)
       for (int j = 0; j < kPeriod; ++j) {
         const VF x = LoadU8AsFloat(df, src + i + j * N);
-        StoreValues<kDType>(df, Normalize<kMode>(df, x, a[j], b[j]),
+        StoreValues<kDType>(df, Normalize<kMath>(df, x, a[j], b[j], r[j]),
                             dst + i + j * N, kStream);
       }
     }
@@ -277,6 +300,7 @@ class Converter {
  private:
   VF a_[kPeriod];
   VF b_[kPeriod];
+  VF r_[kPeriod];
 };
 
 // Rearranges the input bytes of a row's output pixels into the order the
@@ -415,7 +439,7 @@ HWY_INLINE void EraseColumns(const KernelArgs& a, int64_t h, int64_t* e0,
 }
 
 // HWC and HWC4 outputs: one converter of period `kStored`.
-template <int kC, int kStored, Mode kMode, DType kDType>
+template <int kC, int kStored, Math kMath, DType kDType>
 void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
   using T = typename Out<kDType>::T;
   const int64_t H = a.height, W = a.width;
@@ -424,7 +448,7 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
   int lane_channel[4];
   for (int c = 0; c < 4; ++c) lane_channel[c] = c < kC ? c : -1;
   MakePatterns(k, kStored, lane_channel, 0, &pat);
-  const Converter<kStored, kMode, kDType> convert(pat);
+  const Converter<kStored, kMath, kDType> convert(pat);
   const bool direct =
       !a.flip && kStored == kC;  // read the input rows as they are
 
@@ -477,7 +501,7 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
 }
 
 // CHW output: the chunk's bytes split into planes, one converter per channel.
-template <int kC, Mode kMode, DType kDType>
+template <int kC, Math kMath, DType kDType>
 void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
   using T = typename Out<kDType>::T;
   const int64_t H = a.height, W = a.width;
@@ -485,7 +509,7 @@ void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
   Patterns pat[kMaxChannels];
   for (int c = 0; c < kC; ++c) MakePatterns(k, 1, nullptr, c, &pat[c]);
   // Converters hold vectors, which have no default constructor on some targets.
-  using Conv = Converter<1, kMode, kDType>;
+  using Conv = Converter<1, kMath, kDType>;
   const Conv convert[kMaxChannels] = {Conv(pat[0]), Conv(pat[kC > 1 ? 1 : 0]),
                                       Conv(pat[kC > 2 ? 2 : 0]),
                                       Conv(pat[kC > 3 ? 3 : 0])};
@@ -516,54 +540,60 @@ void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
   }
 }
 
-template <int kC, Mode kMode, DType kDType>
+template <int kC, Math kMath, DType kDType>
 void RunChannels(const KernelConstants& k, const KernelArgs& a) {
   switch (k.layout) {
     case Layout::kHWC:
-      return RunInterleaved<kC, kC, kMode, kDType>(k, a);
+      return RunInterleaved<kC, kC, kMath, kDType>(k, a);
     case Layout::kHWC4:
-      return RunInterleaved<kC, 4, kMode, kDType>(k, a);
+      return RunInterleaved<kC, 4, kMath, kDType>(k, a);
     case Layout::kCHW:
-      return RunPlanar<kC, kMode, kDType>(k, a);
+      return RunPlanar<kC, kMath, kDType>(k, a);
   }
 }
 
-template <Mode kMode, DType kDType>
+template <Math kMath, DType kDType>
 void RunTyped(const KernelConstants& k, const KernelArgs& a) {
   switch (a.channels) {
     case 1:
-      RunChannels<1, kMode, kDType>(k, a);
+      RunChannels<1, kMath, kDType>(k, a);
       break;
     case 2:
-      RunChannels<2, kMode, kDType>(k, a);
+      RunChannels<2, kMath, kDType>(k, a);
       break;
     case 3:
-      RunChannels<3, kMode, kDType>(k, a);
+      RunChannels<3, kMath, kDType>(k, a);
       break;
     default:
-      RunChannels<4, kMode, kDType>(k, a);
+      RunChannels<4, kMath, kDType>(k, a);
   }
   if (a.nontemporal) hwy::FlushStream();
 }
 
-template <Mode kMode>
+template <Math kMath>
 void RunMode(const KernelConstants& k, const KernelArgs& a) {
   switch (k.dtype) {
     case DType::kFloat32:
-      return RunTyped<kMode, DType::kFloat32>(k, a);
+      return RunTyped<kMath, DType::kFloat32>(k, a);
     case DType::kFloat16:
-      return RunTyped<kMode, DType::kFloat16>(k, a);
+      return RunTyped<kMath, DType::kFloat16>(k, a);
     case DType::kBFloat16:
-      return RunTyped<kMode, DType::kBFloat16>(k, a);
+      return RunTyped<kMath, DType::kBFloat16>(k, a);
   }
 }
 
 void HighwayRun(const KernelConstants& k, const KernelArgs& a) {
   if (k.mode == Mode::kFast) {
-    RunMode<Mode::kFast>(k, a);
-  } else {
-    RunMode<Mode::kTorchvisionExact>(k, a);
+    RunMode<Math::kFast>(k, a);
+    return;
   }
+#if HWY_NATIVE_FMA
+  if (k.exact_by_fma) {
+    RunMode<Math::kExactFma>(k, a);
+    return;
+  }
+#endif
+  RunMode<Math::kExactDiv>(k, a);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -1,6 +1,6 @@
-// The matrix (testing/kernel_matrix_test) runs every dispatch-table row; this checks that
-// those rows include one for every Highway target compiled and supported here, so the
-// matrix covers each of them and not only the best one.
+// The matrix (testing/kernel_matrix_test) runs every dispatch-table row; this
+// checks that those rows include one for every Highway target compiled and
+// supported here, so the matrix covers each of them and not only the best one.
 #include "kernels/highway/highway.h"
 
 #include <string>
