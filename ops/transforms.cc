@@ -18,16 +18,19 @@ absl::Status Invalid(const Parts&... parts) {
 }
 
 absl::Status RecordOnly(const std::string& name) {
-  return absl::UnimplementedError(absl::StrCat(
-      name,
-      " has no Execute: it is fused into FusedNormalization, which a Preprocessor appends "
-      "to every transform chain"));
+  return absl::UnimplementedError(
+      absl::StrCat(name,
+                   " has no Execute: it is fused into FusedNormalization, "
+                   "which a Preprocessor appends "
+                   "to every transform chain"));
 }
 
-int64_t RoundHalfEven(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
+int64_t RoundHalfEven(double v) {
+  return static_cast<int64_t>(std::nearbyint(v));
+}
 
-// Largest image side and pixel count the real ops accept (keeps every size computation
-// far from overflow).
+// Largest image side and pixel count the real ops accept (keeps every size
+// computation far from overflow).
 constexpr int64_t kMaxSide = int64_t{1} << 20;
 constexpr int64_t kMaxPixels = int64_t{1} << 31;
 
@@ -40,23 +43,26 @@ absl::Status ValidateInput(const ImageView& in) {
     return Invalid("input width = ", in.width, " must be in 1..", kMaxSide);
   }
   if (in.channels < 1 || in.channels > kMaxChannels) {
-    return Invalid("input channels = ", in.channels, " must be in 1..", kMaxChannels);
+    return Invalid("input channels = ", in.channels, " must be in 1..",
+                   kMaxChannels);
   }
   if (in.row_stride < in.width * in.channels) {
-    return Invalid("input row_stride = ", in.row_stride, " is less than width * channels = ",
-                   in.width * in.channels);
+    return Invalid("input row_stride = ", in.row_stride,
+                   " is less than width * channels = ", in.width * in.channels);
   }
   const uint64_t need = static_cast<uint64_t>(in.height - 1) * in.row_stride +
                         static_cast<uint64_t>(in.width) * in.channels;
   if (in.pixels.size() < need) {
-    return Invalid("input pixels has ", in.pixels.size(), " bytes but the image needs ", need);
+    return Invalid("input pixels has ", in.pixels.size(),
+                   " bytes but the image needs ", need);
   }
   return absl::OkStatus();
 }
 
 absl::Status ValidateOutputSize(int64_t h, int64_t w) {
   if (h < 1 || w < 1 || h > kMaxSide || w > kMaxSide || h * w > kMaxPixels) {
-    return Invalid("output size ", h, "x", w, " must be at least 1x1 and at most ", kMaxSide,
+    return Invalid("output size ", h, "x", w,
+                   " must be at least 1x1 and at most ", kMaxSide,
                    " per side and ", kMaxPixels, " pixels");
   }
   return absl::OkStatus();
@@ -70,7 +76,8 @@ void Allocate(int64_t h, int64_t w, int c, Image* out) {
 }
 
 // One axis of torchvision/PyTorch bilinear interpolation, align_corners=False:
-// src = (dst + 0.5) * in/out - 0.5, clamped at 0; neighbours i0, i0 + 1 (clamped).
+// src = (dst + 0.5) * in/out - 0.5, clamped at 0; neighbours i0, i0 + 1
+// (clamped).
 struct Tap {
   int64_t i0, i1;
   float w0, w1;
@@ -90,8 +97,9 @@ std::vector<Tap> BilinearTaps(int64_t in, int64_t out) {
   return taps;
 }
 
-// One axis of an antialiased (triangle filter, support scaled by the downscale factor)
-// resampling: for output d, weights over inputs [first, first + weights.size()).
+// One axis of an antialiased (triangle filter, support scaled by the downscale
+// factor) resampling: for output d, weights over inputs [first, first +
+// weights.size()).
 struct Filter {
   int64_t first;
   std::vector<double> weights;
@@ -104,8 +112,10 @@ std::vector<Filter> TriangleFilters(int64_t in, int64_t out) {
   const double inv = 1.0 / std::max(scale, 1.0);
   for (int64_t d = 0; d < out; ++d) {
     const double center = (d + 0.5) * scale;
-    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
-    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
+    const int64_t lo =
+        std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t hi =
+        std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
     Filter& f = filters[d];
     f.first = lo;
     double sum = 0;
@@ -129,8 +139,8 @@ uint8_t ToByte(double v) {
 
 }  // namespace
 
-absl::Status ResizeBilinear(const ImageView& in, int64_t out_h, int64_t out_w, bool antialias,
-                            Image* out) {
+absl::Status ResizeBilinear(const ImageView& in, int64_t out_h, int64_t out_w,
+                            bool antialias, Image* out) {
   FUSEDNORM_RETURN_IF_ERROR(ValidateInput(in));
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(out_h, out_w));
   const int C = in.channels;
@@ -146,8 +156,9 @@ absl::Status ResizeBilinear(const ImageView& in, int64_t out_h, int64_t out_w, b
       for (int64_t x = 0; x < out_w; ++x) {
         const Tap& b = tx[x];
         for (int c = 0; c < C; ++c) {
-          const float v = a.w0 * (b.w0 * px(a.i0, b.i0, c) + b.w1 * px(a.i0, b.i1, c)) +
-                          a.w1 * (b.w0 * px(a.i1, b.i0, c) + b.w1 * px(a.i1, b.i1, c));
+          const float v =
+              a.w0 * (b.w0 * px(a.i0, b.i0, c) + b.w1 * px(a.i0, b.i1, c)) +
+              a.w1 * (b.w0 * px(a.i1, b.i0, c) + b.w1 * px(a.i1, b.i1, c));
           out->pixels[(y * out_w + x) * C + c] = ToByte(v);
         }
       }
@@ -163,7 +174,8 @@ absl::Status ResizeBilinear(const ImageView& in, int64_t out_h, int64_t out_w, b
       const Filter& f = fx[x];
       for (int c = 0; c < C; ++c) {
         double s = 0;
-        for (size_t k = 0; k < f.weights.size(); ++k) s += f.weights[k] * px(y, f.first + k, c);
+        for (size_t k = 0; k < f.weights.size(); ++k)
+          s += f.weights[k] * px(y, f.first + k, c);
         tmp[(y * out_w + x) * C + c] = s;
       }
     }
@@ -183,8 +195,8 @@ absl::Status ResizeBilinear(const ImageView& in, int64_t out_h, int64_t out_w, b
   return absl::OkStatus();
 }
 
-absl::Status Crop(const ImageView& in, int64_t top, int64_t left, int64_t h, int64_t w,
-                  Image* out) {
+absl::Status Crop(const ImageView& in, int64_t top, int64_t left, int64_t h,
+                  int64_t w, Image* out) {
   FUSEDNORM_RETURN_IF_ERROR(ValidateInput(in));
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(h, w));
   if (std::abs(top) > kMaxSide || std::abs(left) > kMaxSide) {
@@ -198,7 +210,8 @@ absl::Status Crop(const ImageView& in, int64_t top, int64_t left, int64_t h, int
     const int64_t x0 = std::max<int64_t>(0, -left);
     const int64_t x1 = std::min<int64_t>(w, in.width - left);
     if (x1 <= x0) continue;
-    std::memcpy(&out->pixels[(y * w + x0) * C], &in.pixels[sy * in.row_stride + (left + x0) * C],
+    std::memcpy(&out->pixels[(y * w + x0) * C],
+                &in.pixels[sy * in.row_stride + (left + x0) * C],
                 static_cast<size_t>((x1 - x0) * C));
   }
   return absl::OkStatus();
@@ -212,12 +225,13 @@ std::string RandomHorizontalFlip::name() const {
 std::unique_ptr<PreprocessOp> RandomHorizontalFlip::Clone() const {
   return std::make_unique<RandomHorizontalFlip>(*this);
 }
-absl::Status RandomHorizontalFlip::Execute(const ImageView&, SampleStream&, Image*) const {
+absl::Status RandomHorizontalFlip::Execute(const ImageView&, SampleStream&,
+                                           Image*) const {
   return RecordOnly("RandomHorizontalFlip");
 }
 
-RandomErasing::RandomErasing(double p, double scale_min, double scale_max, double ratio_min,
-                             double ratio_max) {
+RandomErasing::RandomErasing(double p, double scale_min, double scale_max,
+                             double ratio_min, double ratio_max) {
   options_.enabled = true;
   options_.p = p;
   options_.scale_min = scale_min;
@@ -226,14 +240,16 @@ RandomErasing::RandomErasing(double p, double scale_min, double scale_max, doubl
   options_.ratio_max = ratio_max;
 }
 std::string RandomErasing::name() const {
-  return absl::StrCat("RandomErasing(p=", options_.p, ", scale=(", options_.scale_min, ", ",
-                      options_.scale_max, "), ratio=(", options_.ratio_min, ", ",
+  return absl::StrCat("RandomErasing(p=", options_.p, ", scale=(",
+                      options_.scale_min, ", ", options_.scale_max,
+                      "), ratio=(", options_.ratio_min, ", ",
                       options_.ratio_max, "))");
 }
 std::unique_ptr<PreprocessOp> RandomErasing::Clone() const {
   return std::make_unique<RandomErasing>(*this);
 }
-absl::Status RandomErasing::Execute(const ImageView&, SampleStream&, Image*) const {
+absl::Status RandomErasing::Execute(const ImageView&, SampleStream&,
+                                    Image*) const {
   return RecordOnly("RandomErasing");
 }
 
@@ -249,14 +265,19 @@ absl::Status Normalize::Execute(const ImageView&, SampleStream&, Image*) const {
 
 // ---- Resize ----
 
-Resize::Resize(int64_t size, bool antialias) : shorter_(size), antialias_(antialias) {}
-Resize::Resize(Size2 size, bool antialias) : exact_(size), antialias_(antialias) {}
+Resize::Resize(int64_t size, bool antialias)
+    : shorter_(size), antialias_(antialias) {}
+Resize::Resize(Size2 size, bool antialias)
+    : exact_(size), antialias_(antialias) {}
 
 std::string Resize::name() const {
-  return shorter_ > 0 ? absl::StrCat("Resize(", shorter_, ")")
-                      : absl::StrCat("Resize(", exact_.height, "x", exact_.width, ")");
+  return shorter_ > 0
+             ? absl::StrCat("Resize(", shorter_, ")")
+             : absl::StrCat("Resize(", exact_.height, "x", exact_.width, ")");
 }
-std::unique_ptr<PreprocessOp> Resize::Clone() const { return std::make_unique<Resize>(*this); }
+std::unique_ptr<PreprocessOp> Resize::Clone() const {
+  return std::make_unique<Resize>(*this);
+}
 
 std::optional<Size2> Resize::FixedOutputSize() const {
   if (shorter_ > 0) return std::nullopt;
@@ -268,19 +289,25 @@ absl::StatusOr<Size2> Resize::OutputSize(int64_t height, int64_t width) const {
     FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(exact_.height, exact_.width));
     return exact_;
   }
-  if (shorter_ > kMaxSide) return Invalid("Resize size = ", shorter_, " is too large");
-  if (height < 1 || width < 1) return Invalid("input size ", height, "x", width, " is empty");
-  // torchvision: the shorter side becomes `size`, the longer int(size * long / short).
+  if (shorter_ > kMaxSide)
+    return Invalid("Resize size = ", shorter_, " is too large");
+  if (height < 1 || width < 1)
+    return Invalid("input size ", height, "x", width, " is empty");
+  // torchvision: the shorter side becomes `size`, the longer int(size * long /
+  // short).
   const bool wide = width > height;
   const int64_t s = wide ? height : width, l = wide ? width : height;
-  const int64_t new_long = static_cast<int64_t>(static_cast<double>(shorter_) * l / s);
+  const int64_t new_long =
+      static_cast<int64_t>(static_cast<double>(shorter_) * l / s);
   const Size2 r = wide ? Size2{shorter_, new_long} : Size2{new_long, shorter_};
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(r.height, r.width));
   return r;
 }
 
-absl::Status Resize::Execute(const ImageView& input, SampleStream&, Image* output) const {
-  FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size, OutputSize(input.height, input.width));
+absl::Status Resize::Execute(const ImageView& input, SampleStream&,
+                             Image* output) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size,
+                             OutputSize(input.height, input.width));
   return ResizeBilinear(input, size.height, size.width, antialias_, output);
 }
 
@@ -293,20 +320,23 @@ std::unique_ptr<PreprocessOp> CenterCrop::Clone() const {
   return std::make_unique<CenterCrop>(*this);
 }
 
-absl::Status CenterCrop::Execute(const ImageView& input, SampleStream&, Image* output) const {
-  // torchvision: pad symmetrically (floor on the top/left) when the crop is larger, else
-  // start at round((n - c) / 2).
+absl::Status CenterCrop::Execute(const ImageView& input, SampleStream&,
+                                 Image* output) const {
+  // torchvision: pad symmetrically (floor on the top/left) when the crop is
+  // larger, else start at round((n - c) / 2).
   const auto start = [](int64_t n, int64_t c) {
     return c > n ? -((c - n) / 2) : RoundHalfEven((n - c) / 2.0);
   };
-  return Crop(input, start(input.height, size_.height), start(input.width, size_.width),
-              size_.height, size_.width, output);
+  return Crop(input, start(input.height, size_.height),
+              start(input.width, size_.width), size_.height, size_.width,
+              output);
 }
 
 // ---- RandomResizedCrop ----
 
-RandomResizedCrop::RandomResizedCrop(int64_t size, double scale_min, double scale_max,
-                                     double ratio_min, double ratio_max, bool antialias)
+RandomResizedCrop::RandomResizedCrop(int64_t size, double scale_min,
+                                     double scale_max, double ratio_min,
+                                     double ratio_max, bool antialias)
     : size_{size, size},
       scale_min_(scale_min),
       scale_max_(scale_max),
@@ -315,9 +345,9 @@ RandomResizedCrop::RandomResizedCrop(int64_t size, double scale_min, double scal
       antialias_(antialias) {}
 
 std::string RandomResizedCrop::name() const {
-  return absl::StrCat("RandomResizedCrop(", size_.height, "x", size_.width, ", scale=(",
-                      scale_min_, ", ", scale_max_, "), ratio=(", ratio_min_, ", ", ratio_max_,
-                      "))");
+  return absl::StrCat("RandomResizedCrop(", size_.height, "x", size_.width,
+                      ", scale=(", scale_min_, ", ", scale_max_, "), ratio=(",
+                      ratio_min_, ", ", ratio_max_, "))");
 }
 std::unique_ptr<PreprocessOp> RandomResizedCrop::Clone() const {
   return std::make_unique<RandomResizedCrop>(*this);
@@ -325,11 +355,13 @@ std::unique_ptr<PreprocessOp> RandomResizedCrop::Clone() const {
 
 absl::Status RandomResizedCrop::Validate() const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(size_.height, size_.width));
-  if (!(scale_min_ > 0 && scale_min_ <= scale_max_ && std::isfinite(scale_max_))) {
+  if (!(scale_min_ > 0 && scale_min_ <= scale_max_ &&
+        std::isfinite(scale_max_))) {
     return Invalid("RandomResizedCrop scale = (", scale_min_, ", ", scale_max_,
                    ") must satisfy 0 < min <= max");
   }
-  if (!(ratio_min_ > 0 && ratio_min_ <= ratio_max_ && std::isfinite(ratio_max_))) {
+  if (!(ratio_min_ > 0 && ratio_min_ <= ratio_max_ &&
+        std::isfinite(ratio_max_))) {
     return Invalid("RandomResizedCrop ratio = (", ratio_min_, ", ", ratio_max_,
                    ") must satisfy 0 < min <= max");
   }
@@ -341,8 +373,10 @@ CropWindow RandomResizedCrop::SampleWindow(int64_t height, int64_t width,
   const double area = static_cast<double>(height) * width;
   const double log_min = std::log(ratio_min_), log_max = std::log(ratio_max_);
   for (int attempt = 0; attempt < 10; ++attempt) {
-    const double target = area * (scale_min_ + stream.Uniform() * (scale_max_ - scale_min_));
-    const double aspect = std::exp(log_min + stream.Uniform() * (log_max - log_min));
+    const double target =
+        area * (scale_min_ + stream.Uniform() * (scale_max_ - scale_min_));
+    const double aspect =
+        std::exp(log_min + stream.Uniform() * (log_max - log_min));
     const int64_t w = RoundHalfEven(std::sqrt(target * aspect));
     const int64_t h = RoundHalfEven(std::sqrt(target / aspect));
     if (0 < w && w <= width && 0 < h && h <= height) {
@@ -351,7 +385,8 @@ CropWindow RandomResizedCrop::SampleWindow(int64_t height, int64_t width,
       return {i, j, h, w};
     }
   }
-  // Fallback: the central crop, its aspect ratio clamped into [ratio_min, ratio_max].
+  // Fallback: the central crop, its aspect ratio clamped into [ratio_min,
+  // ratio_max].
   const double in_ratio = static_cast<double>(width) / height;
   int64_t w = width, h = height;
   if (in_ratio < ratio_min_) {
@@ -362,15 +397,17 @@ CropWindow RandomResizedCrop::SampleWindow(int64_t height, int64_t width,
   return {(height - h) / 2, (width - w) / 2, h, w};
 }
 
-absl::Status RandomResizedCrop::Execute(const ImageView& input, SampleStream& stream,
+absl::Status RandomResizedCrop::Execute(const ImageView& input,
+                                        SampleStream& stream,
                                         Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_RETURN_IF_ERROR(ValidateInput(input));
   const CropWindow win = SampleWindow(input.height, input.width, stream);
   // The crop is inside the image: resample straight from a view of it.
-  const ImageView window{
-      input.pixels.subspan(win.top * input.row_stride + win.left * input.channels),
-      win.height, win.width, input.channels, input.row_stride};
+  const ImageView window{input.pixels.subspan(win.top * input.row_stride +
+                                              win.left * input.channels),
+                         win.height, win.width, input.channels,
+                         input.row_stride};
   return ResizeBilinear(window, size_.height, size_.width, antialias_, output);
 }
 

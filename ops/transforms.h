@@ -1,13 +1,14 @@
-// Preprocessing transforms on uint8 HWC images, the way a training data loader chains
-// them before the fused normalization.
+// Preprocessing transforms on uint8 HWC images, the way a training data loader
+// chains them before the fused normalization.
 //
 // Two kinds:
 //   - real ops that produce a new image: Resize, CenterCrop, RandomResizedCrop;
 //   - record-only ops whose work FusedNormalization does in its single pass:
-//     RandomHorizontalFlip, RandomErasing, Normalize. They carry parameters for the
-//     Preprocessor to extract; their Execute returns Unimplemented.
+//     RandomHorizontalFlip, RandomErasing, Normalize. They carry parameters for
+//     the Preprocessor to extract; their Execute returns Unimplemented.
 // Random ops draw from the sample's SampleStream, so results depend only on
-// (seed, epoch, sample index). All geometry follows torchvision 0.14's tensor transforms.
+// (seed, epoch, sample index). All geometry follows torchvision 0.14's tensor
+// transforms.
 #ifndef FUSEDNORM_OPS_TRANSFORMS_H_
 #define FUSEDNORM_OPS_TRANSFORMS_H_
 
@@ -34,7 +35,8 @@ struct Image {
 
   // Returns a view of the whole image (row stride width * channels).
   ImageView view() const {
-    return {absl::MakeConstSpan(pixels), height, width, channels, width * channels};
+    return {absl::MakeConstSpan(pixels), height, width, channels,
+            width * channels};
   }
 };
 
@@ -51,7 +53,8 @@ class PreprocessOp {
   // The op's name and parameters, e.g. "RandomResizedCrop(224x224)".
   virtual std::string name() const = 0;
 
-  // Returns a copy (transform lists are copied, never moved out of the caller's objects).
+  // Returns a copy (transform lists are copied, never moved out of the caller's
+  // objects).
   virtual std::unique_ptr<PreprocessOp> Clone() const = 0;
 
   // Transforms `input` into `*output`, drawing random decisions from `stream`.
@@ -79,8 +82,9 @@ class RandomHorizontalFlip : public PreprocessOp {
 
 class RandomErasing : public PreprocessOp {
  public:
-  explicit RandomErasing(double p = 0.5, double scale_min = 0.02, double scale_max = 0.33,
-                         double ratio_min = 0.3, double ratio_max = 3.3);
+  explicit RandomErasing(double p = 0.5, double scale_min = 0.02,
+                         double scale_max = 0.33, double ratio_min = 0.3,
+                         double ratio_max = 3.3);
   const EraseOptions& options() const { return options_; }
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
@@ -90,8 +94,8 @@ class RandomErasing : public PreprocessOp {
   EraseOptions options_;
 };
 
-// Present so that a torchvision-style list can be written; a Preprocessor rejects it in a
-// transform list (normalization is a setting of its own).
+// Present so that a torchvision-style list can be written; a Preprocessor
+// rejects it in a transform list (normalization is a setting of its own).
 class Normalize : public PreprocessOp {
  public:
   explicit Normalize(Preset preset = Preset::kImagenet) : preset_(preset) {}
@@ -106,27 +110,30 @@ class Normalize : public PreprocessOp {
 
 // ---- real ops ----
 
-// Bilinear resampling of `input` to `out_h` x `out_w`: torchvision's tensor resize with
-// antialias=False (align_corners=False, half-pixel centres, rounding to nearest), or with
-// `antialias` a triangle filter widened by the downscale factor (PIL's / torchvision's
-// antialias=True) when shrinking. Validates sizes; writes a compact image.
-absl::Status ResizeBilinear(const ImageView& input, int64_t out_h, int64_t out_w,
-                            bool antialias, Image* output);
+// Bilinear resampling of `input` to `out_h` x `out_w`: torchvision's tensor
+// resize with antialias=False (align_corners=False, half-pixel centres,
+// rounding to nearest), or with `antialias` a triangle filter widened by the
+// downscale factor (PIL's / torchvision's antialias=True) when shrinking.
+// Validates sizes; writes a compact image.
+absl::Status ResizeBilinear(const ImageView& input, int64_t out_h,
+                            int64_t out_w, bool antialias, Image* output);
 
-// Copies the window (top, left, h, w) of `input`; parts outside the image are 0 (as
-// torchvision's center_crop pads).
-absl::Status Crop(const ImageView& input, int64_t top, int64_t left, int64_t h, int64_t w,
-                  Image* output);
+// Copies the window (top, left, h, w) of `input`; parts outside the image are 0
+// (as torchvision's center_crop pads).
+absl::Status Crop(const ImageView& input, int64_t top, int64_t left, int64_t h,
+                  int64_t w, Image* output);
 
 class Resize : public PreprocessOp {
  public:
-  // Shorter side to `size`, aspect kept (the longer side truncated as torchvision does).
+  // Shorter side to `size`, aspect kept (the longer side truncated as
+  // torchvision does).
   explicit Resize(int64_t size, bool antialias = false);
   // Exactly size.height x size.width.
   explicit Resize(Size2 size, bool antialias = false);
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView& input, SampleStream&, Image* output) const override;
+  absl::Status Execute(const ImageView& input, SampleStream&,
+                       Image* output) const override;
   std::optional<Size2> FixedOutputSize() const override;
 
   // The output size for an input of height x width.
@@ -144,7 +151,8 @@ class CenterCrop : public PreprocessOp {
   CenterCrop(int64_t height, int64_t width) : size_{height, width} {}
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView& input, SampleStream&, Image* output) const override;
+  absl::Status Execute(const ImageView& input, SampleStream&,
+                       Image* output) const override;
   std::optional<Size2> FixedOutputSize() const override { return size_; }
 
  private:
@@ -158,8 +166,10 @@ struct CropWindow {
 
 class RandomResizedCrop : public PreprocessOp {
  public:
-  explicit RandomResizedCrop(int64_t size, double scale_min = 0.08, double scale_max = 1.0,
-                             double ratio_min = 3.0 / 4.0, double ratio_max = 4.0 / 3.0,
+  explicit RandomResizedCrop(int64_t size, double scale_min = 0.08,
+                             double scale_max = 1.0,
+                             double ratio_min = 3.0 / 4.0,
+                             double ratio_max = 4.0 / 3.0,
                              bool antialias = false);
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
@@ -167,12 +177,13 @@ class RandomResizedCrop : public PreprocessOp {
                        Image* output) const override;
   std::optional<Size2> FixedOutputSize() const override { return size_; }
 
-  // torchvision's RandomResizedCrop.get_params: 10 attempts, then the central crop with
-  // the ratio clamped. Draws from `stream`.
-  CropWindow SampleWindow(int64_t height, int64_t width, SampleStream& stream) const;
+  // torchvision's RandomResizedCrop.get_params: 10 attempts, then the central
+  // crop with the ratio clamped. Draws from `stream`.
+  CropWindow SampleWindow(int64_t height, int64_t width,
+                          SampleStream& stream) const;
 
-  // Checks the parameters (size >= 1, 0 < scale_min <= scale_max, 0 < ratio_min <=
-  // ratio_max, all finite).
+  // Checks the parameters (size >= 1, 0 < scale_min <= scale_max, 0 < ratio_min
+  // <= ratio_max, all finite).
   absl::Status Validate() const;
 
  private:

@@ -22,7 +22,8 @@ std::vector<uint8_t> FromHex(const std::string& hex) {
 
 Image Pattern(int64_t h, int64_t w, int c) {
   Image img{h, w, c, std::vector<uint8_t>(h * w * c)};
-  for (size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = (i * 73 + 41) % 256;
+  for (size_t i = 0; i < img.pixels.size(); ++i)
+    img.pixels[i] = (i * 73 + 41) % 256;
   return img;
 }
 
@@ -43,7 +44,8 @@ std::map<std::string, Golden> LoadGoldens() {
     std::istringstream in(line);
     std::string name, in_hex, out_hex;
     Golden g;
-    in >> name >> g.in_h >> g.in_w >> g.c >> g.out_h >> g.out_w >> in_hex >> out_hex;
+    in >> name >> g.in_h >> g.in_w >> g.c >> g.out_h >> g.out_w >> in_hex >>
+        out_hex;
     g.input = FromHex(in_hex);
     g.output = FromHex(out_hex);
     goldens[name] = g;
@@ -51,11 +53,14 @@ std::map<std::string, Golden> LoadGoldens() {
   return goldens;
 }
 
-// Runs `op` on the golden's input and compares with torchvision within +-1 per value.
-void ExpectMatches(const Golden& g, const PreprocessOp& op, const std::string& name) {
+// Runs `op` on the golden's input and compares with torchvision within +-1 per
+// value.
+void ExpectMatches(const Golden& g, const PreprocessOp& op,
+                   const std::string& name) {
   SCOPED_TRACE(name);
   const Image in = Pattern(g.in_h, g.in_w, g.c);
-  ASSERT_EQ(in.pixels, g.input) << "the input pattern differs from the script's";
+  ASSERT_EQ(in.pixels, g.input)
+      << "the input pattern differs from the script's";
   SampleStream unused(0, 0, 0);
   Image out;
   ASSERT_TRUE(op.Execute(in.view(), unused, &out).ok());
@@ -74,17 +79,21 @@ void ExpectMatches(const Golden& g, const PreprocessOp& op, const std::string& n
   EXPECT_GE(exact, static_cast<int>(out.pixels.size() * 8 / 10));
 }
 
-// A PreprocessOp for a fixed crop + resize, to check resized_crop goldens directly.
+// A PreprocessOp for a fixed crop + resize, to check resized_crop goldens
+// directly.
 class FixedResizedCrop : public PreprocessOp {
  public:
-  FixedResizedCrop(CropWindow w, int64_t h, int64_t wd, bool aa) : win_(w), h_(h), w_(wd), aa_(aa) {}
+  FixedResizedCrop(CropWindow w, int64_t h, int64_t wd, bool aa)
+      : win_(w), h_(h), w_(wd), aa_(aa) {}
   std::string name() const override { return "FixedResizedCrop"; }
   std::unique_ptr<PreprocessOp> Clone() const override {
     return std::make_unique<FixedResizedCrop>(*this);
   }
-  absl::Status Execute(const ImageView& in, SampleStream&, Image* out) const override {
+  absl::Status Execute(const ImageView& in, SampleStream&,
+                       Image* out) const override {
     Image cropped;
-    absl::Status s = Crop(in, win_.top, win_.left, win_.height, win_.width, &cropped);
+    absl::Status s =
+        Crop(in, win_.top, win_.left, win_.height, win_.width, &cropped);
     if (!s.ok()) return s;
     return ResizeBilinear(cropped.view(), h_, w_, aa_, out);
   }
@@ -98,13 +107,15 @@ class FixedResizedCrop : public PreprocessOp {
 TEST(Transforms, MatchTorchvisionGoldens) {
   const std::map<std::string, Golden> g = LoadGoldens();
   ASSERT_EQ(g.size(), 9u);
-  ExpectMatches(g.at("resized_crop_up"), FixedResizedCrop({2, 3, 9, 11}, 17, 21, false), "up");
-  ExpectMatches(g.at("resized_crop_down"), FixedResizedCrop({1, 4, 33, 30}, 11, 9, false),
-                "down");
-  ExpectMatches(g.at("resized_crop_down_aa"), FixedResizedCrop({1, 4, 33, 30}, 11, 9, true),
-                "down aa");
+  ExpectMatches(g.at("resized_crop_up"),
+                FixedResizedCrop({2, 3, 9, 11}, 17, 21, false), "up");
+  ExpectMatches(g.at("resized_crop_down"),
+                FixedResizedCrop({1, 4, 33, 30}, 11, 9, false), "down");
+  ExpectMatches(g.at("resized_crop_down_aa"),
+                FixedResizedCrop({1, 4, 33, 30}, 11, 9, true), "down aa");
   ExpectMatches(g.at("resize_gray_down"), Resize(Size2{12, 14}), "gray");
-  ExpectMatches(g.at("resize_gray_down_aa"), Resize(Size2{12, 14}, true), "gray aa");
+  ExpectMatches(g.at("resize_gray_down_aa"), Resize(Size2{12, 14}, true),
+                "gray aa");
   ExpectMatches(g.at("resize_rgba_up"), Resize(Size2{13, 10}), "rgba up");
   ExpectMatches(g.at("resize_shorter"), Resize(8), "shorter");
   ExpectMatches(g.at("center_crop_inside"), CenterCrop(9, 13), "center inside");
@@ -118,10 +129,12 @@ TEST(Transforms, RecordOnlyOpsAreUnimplemented) {
   const RandomHorizontalFlip flip;
   const RandomErasing erase;
   const Normalize norm;
-  for (const PreprocessOp* op : std::vector<const PreprocessOp*>{&flip, &erase, &norm}) {
+  for (const PreprocessOp* op :
+       std::vector<const PreprocessOp*>{&flip, &erase, &norm}) {
     const absl::Status status = op->Execute(img.view(), s, &out);
     EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << op->name();
-    EXPECT_NE(std::string(status.message()).find("FusedNormalization"), std::string::npos);
+    EXPECT_NE(std::string(status.message()).find("FusedNormalization"),
+              std::string::npos);
   }
 }
 
@@ -141,7 +154,8 @@ TEST(RandomResizedCrop, WindowsInsideReproducibleAndFallback) {
     ASSERT_LE(w.top + w.height, 120);
     ASSERT_LE(w.left + w.width, 90);
   }
-  // Ratios no window of a square image can have: the central crop, ratio clamped.
+  // Ratios no window of a square image can have: the central crop, ratio
+  // clamped.
   const RandomResizedCrop wide(8, 0.5, 1.0, 4.0, 5.0);
   SampleStream s(1, 0, 0);
   const CropWindow w = wide.SampleWindow(40, 40, s);
@@ -164,20 +178,24 @@ TEST(Transforms, BadInputsAreErrors) {
   Image out;
   EXPECT_EQ(RandomResizedCrop(0).Execute(img.view(), s, &out).code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(RandomResizedCrop(8, 0.5, 0.1).Validate().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RandomResizedCrop(8, 0.5, 0.1).Validate().code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(RandomResizedCrop(8, 0.1, 1, -1, 2).Validate().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Resize(Size2{0, 5}).Execute(img.view(), s, &out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Resize(Size2{0, 5}).Execute(img.view(), s, &out).code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Resize(int64_t{1} << 40).Execute(img.view(), s, &out).code(),
             absl::StatusCode::kInvalidArgument);
   ImageView bad = img.view();
   bad.row_stride = 2;
-  EXPECT_EQ(CenterCrop(2).Execute(bad, s, &out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CenterCrop(2).Execute(bad, s, &out).code(),
+            absl::StatusCode::kInvalidArgument);
   bad = img.view();
   bad.pixels = bad.pixels.subspan(0, 10);
   const absl::Status st = Resize(Size2{3, 3}).Execute(bad, s, &out);
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(std::string(st.message()).find("input pixels has 10 bytes"), std::string::npos);
+  EXPECT_NE(std::string(st.message()).find("input pixels has 10 bytes"),
+            std::string::npos);
 }
 
 }  // namespace

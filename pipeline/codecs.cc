@@ -1,0 +1,150 @@
+#include "pipeline/codecs.h"
+
+#include <png.h>
+#include <turbojpeg.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+
+namespace fusednorm {
+namespace {
+
+constexpr int64_t kMaxDecodedPixels = int64_t{1} << 28;  // 268 M pixels
+
+struct TjCloser {
+  void operator()(void* h) const { tjDestroy(h); }
+};
+
+absl::StatusOr<Image> DecodeJpeg(absl::Span<const uint8_t> bytes,
+                                 const std::string& what) {
+  std::unique_ptr<void, TjCloser> tj(tjInitDecompress());
+  if (!tj) return absl::InternalError("tjInitDecompress failed");
+  int w = 0, h = 0, subsamp = 0, colorspace = 0;
+  if (tjDecompressHeader3(tj.get(), bytes.data(), bytes.size(), &w, &h,
+                          &subsamp, &colorspace) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": not a readable JPEG: ", tjGetErrorStr2(tj.get())));
+  }
+  if (w < 1 || h < 1 || static_cast<int64_t>(w) * h > kMaxDecodedPixels) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": JPEG size ", w, "x", h, " is not supported"));
+  }
+  Image img{h, w, 3, std::vector<uint8_t>(static_cast<size_t>(w) * h * 3)};
+  if (tjDecompress2(tj.get(), bytes.data(), bytes.size(), img.pixels.data(), w,
+                    w * 3, h, TJPF_RGB,
+                    TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": corrupt or truncated JPEG: ", tjGetErrorStr2(tj.get())));
+  }
+  return img;
+}
+
+absl::StatusOr<Image> DecodePng(absl::Span<const uint8_t> bytes,
+                                const std::string& what) {
+  png_image png;
+  std::memset(&png, 0, sizeof(png));
+  png.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": not a readable PNG: ", png.message));
+  }
+  if (png.width < 1 || png.height < 1 ||
+      static_cast<int64_t>(png.width) * png.height > kMaxDecodedPixels) {
+    png_image_free(&png);
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": PNG size ", png.width, "x", png.height, " is not supported"));
+  }
+  png.format = PNG_FORMAT_RGB;
+  Image img{png.height, png.width, 3,
+            std::vector<uint8_t>(PNG_IMAGE_SIZE(png))};
+  if (!png_image_finish_read(&png, nullptr, img.pixels.data(), 0, nullptr)) {
+    const std::string message = png.message;
+    png_image_free(&png);
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": corrupt or truncated PNG: ", message));
+  }
+  return img;
+}
+
+}  // namespace
+
+absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
+                                  const std::string& what) {
+  static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (bytes.size() >= 8 && std::memcmp(bytes.data(), kPng, 8) == 0)
+    return DecodePng(bytes, what);
+  if (bytes.size() >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8 &&
+      bytes[2] == 0xff) {
+    return DecodeJpeg(bytes, what);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, ": neither a JPEG nor a PNG (", bytes.size(), " bytes)"));
+}
+
+absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"),
+                                          &std::fclose);
+  if (!f) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f.get())) > 0)
+    bytes.insert(bytes.end(), buf, buf + n);
+  if (std::ferror(f.get())) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": read error: ", std::strerror(errno)));
+  }
+  return bytes;
+}
+
+absl::StatusOr<std::vector<uint8_t>> EncodeJpeg(const Image& image,
+                                                int quality) {
+  if (image.channels != 3)
+    return absl::InvalidArgumentError("EncodeJpeg needs 3 channels");
+  std::unique_ptr<void, TjCloser> tj(tjInitCompress());
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  if (tjCompress2(tj.get(), image.pixels.data(), image.width, image.width * 3,
+                  image.height, TJPF_RGB, &out, &size, TJSAMP_420, quality,
+                  0) != 0) {
+    return absl::InternalError(
+        absl::StrCat("JPEG encoding failed: ", tjGetErrorStr2(tj.get())));
+  }
+  std::vector<uint8_t> bytes(out, out + size);
+  tjFree(out);
+  return bytes;
+}
+
+absl::StatusOr<std::vector<uint8_t>> EncodePng(const Image& image) {
+  if (image.channels != 3)
+    return absl::InvalidArgumentError("EncodePng needs 3 channels");
+  png_image png;
+  std::memset(&png, 0, sizeof(png));
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = PNG_FORMAT_RGB;
+  png_alloc_size_t size = 0;
+  if (!png_image_write_to_memory(&png, nullptr, &size, 0, image.pixels.data(),
+                                 0, nullptr)) {
+    return absl::InternalError(
+        absl::StrCat("PNG encoding failed: ", png.message));
+  }
+  std::vector<uint8_t> bytes(size);
+  if (!png_image_write_to_memory(&png, bytes.data(), &size, 0,
+                                 image.pixels.data(), 0, nullptr)) {
+    return absl::InternalError(
+        absl::StrCat("PNG encoding failed: ", png.message));
+  }
+  bytes.resize(size);
+  return bytes;
+}
+
+}  // namespace fusednorm

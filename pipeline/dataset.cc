@@ -1,0 +1,303 @@
+#include "pipeline/dataset.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "ops/status_macros.h"
+#include "pipeline/codecs.h"
+#include "rng/philox.h"
+
+namespace fusednorm {
+namespace {
+
+class Synthetic : public Dataset {
+ public:
+  Synthetic(size_t count, uint64_t seed) : count_(count), seed_(seed) {}
+  std::string name() const override {
+    return absl::StrCat("synthetic(", count_, ")");
+  }
+  size_t size() const override { return count_; }
+  int channels() const override { return 3; }
+  absl::StatusOr<Sample> Get(size_t index) const override {
+    if (index >= count_)
+      return absl::OutOfRangeError(
+          absl::StrCat("sample ", index, " >= ", count_));
+    // Size and pattern parameters from a stream of their own (never the
+    // sample's).
+    SampleStream s(seed_ ^ 0x5e17e71cull, 0, index);
+    const int64_t h = s.UniformInt(64, 320), w = s.UniformInt(64, 320);
+    const float fx = 0.02f + 0.2f * s.Uniform(),
+                fy = 0.02f + 0.2f * s.Uniform();
+    const int tint = static_cast<int>(s.UniformInt(0, 2));
+    Sample out;
+    out.label = static_cast<int64_t>(index % 10);
+    out.image =
+        Image{h, w, 3, std::vector<uint8_t>(static_cast<size_t>(h * w * 3))};
+    uint8_t* p = out.image.pixels.data();
+    uint32_t noise = static_cast<uint32_t>(index * 2654435761u + 1);
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t x = 0; x < w; ++x, p += 3) {
+        noise = noise * 1664525u + 1013904223u;
+        const int wave =
+            static_cast<int>(127.5f + 127.5f * std::sin(fx * x + fy * y));
+        const int checker = (((x / 16) + (y / 16)) & 1) ? 40 : 0;
+        p[0] = static_cast<uint8_t>((wave + (tint == 0 ? checker : 0)) & 0xff);
+        p[1] = static_cast<uint8_t>((x * 255 / w + (tint == 1 ? checker : 0)) &
+                                    0xff);
+        p[2] = static_cast<uint8_t>(
+            (y * 255 / h + (noise >> 28) + (tint == 2 ? checker : 0)) & 0xff);
+      }
+    }
+    return out;
+  }
+
+ private:
+  size_t count_;
+  uint64_t seed_;
+};
+
+class InMemory : public Dataset {
+ public:
+  InMemory(std::vector<Image> images, std::vector<int64_t> labels,
+           std::string name)
+      : images_(std::move(images)),
+        labels_(std::move(labels)),
+        name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  size_t size() const override { return images_.size(); }
+  int channels() const override {
+    return images_.empty() ? 3 : images_[0].channels;
+  }
+  absl::StatusOr<Sample> Get(size_t index) const override {
+    if (index >= images_.size()) {
+      return absl::OutOfRangeError(
+          absl::StrCat("sample ", index, " >= ", images_.size()));
+    }
+    return Sample{images_[index], labels_[index]};
+  }
+
+ private:
+  std::vector<Image> images_;
+  std::vector<int64_t> labels_;
+  std::string name_;
+};
+
+class Folder : public Dataset {
+ public:
+  Folder(std::string root, std::vector<std::pair<std::string, int64_t>> files)
+      : root_(std::move(root)), files_(std::move(files)) {}
+  std::string name() const override {
+    return absl::StrCat("folder(", root_, ")");
+  }
+  size_t size() const override { return files_.size(); }
+  int channels() const override { return 3; }
+  absl::StatusOr<Sample> Get(size_t index) const override {
+    if (index >= files_.size()) {
+      return absl::OutOfRangeError(
+          absl::StrCat("sample ", index, " >= ", files_.size()));
+    }
+    const std::string& path = files_[index].first;
+    FUSEDNORM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
+    absl::StatusOr<Image> img =
+        DecodeImage(bytes, absl::StrCat("sample ", index, " (", path, ")"));
+    if (!img.ok()) return img.status();
+    return Sample{*std::move(img), files_[index].second};
+  }
+
+ private:
+  std::string root_;
+  std::vector<std::pair<std::string, int64_t>> files_;
+};
+
+// Sorted entries of a directory (no "." or ".."), or NotFound.
+absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr)
+    return absl::NotFoundError(absl::StrCat(dir, ": cannot open directory"));
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool IsDir(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+uint32_t BigEndian32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
+         (uint32_t{p[2]} << 8) | p[3];
+}
+
+}  // namespace
+
+std::unique_ptr<Dataset> MakeSyntheticDataset(size_t count, uint64_t seed) {
+  return std::make_unique<Synthetic>(count, seed);
+}
+
+absl::StatusOr<std::unique_ptr<Dataset>> MakeInMemoryDataset(
+    std::vector<Image> images, std::vector<int64_t> labels) {
+  if (labels.size() != images.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("labels has ", labels.size(),
+                                                   " entries but images has ",
+                                                   images.size()));
+  }
+  for (size_t i = 0; i < images.size(); ++i) {
+    const Image& im = images[i];
+    if (im.channels != images[0].channels || im.height < 1 || im.width < 1 ||
+        im.pixels.size() !=
+            static_cast<size_t>(im.height * im.width * im.channels)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "image ", i, " (", im.height, "x", im.width, "x", im.channels, ", ",
+          im.pixels.size(),
+          " bytes) is empty, inconsistent or has another channel count"));
+    }
+  }
+  return std::unique_ptr<Dataset>(
+      new InMemory(std::move(images), std::move(labels), "in-memory"));
+}
+
+absl::StatusOr<std::unique_ptr<Dataset>> OpenImageFolder(
+    const std::string& root) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> classes,
+                             ListDir(root));
+  std::vector<std::pair<std::string, int64_t>> files;
+  int64_t label = 0;
+  for (const std::string& c : classes) {
+    const std::string dir = absl::StrCat(root, "/", c);
+    if (!IsDir(dir)) continue;
+    FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                               ListDir(dir));
+    for (const std::string& n : names) {
+      const std::string lower = absl::AsciiStrToLower(n);
+      if (absl::EndsWith(lower, ".jpg") || absl::EndsWith(lower, ".jpeg") ||
+          absl::EndsWith(lower, ".png")) {
+        files.emplace_back(absl::StrCat(dir, "/", n), label);
+      }
+    }
+    ++label;
+  }
+  if (files.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        root, ": no class sub-folders with .jpg/.jpeg/.png files"));
+  }
+  return std::unique_ptr<Dataset>(new Folder(root, std::move(files)));
+}
+
+absl::StatusOr<std::unique_ptr<Dataset>> OpenMnist(
+    const std::string& images_path, const std::string& labels_path) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> im,
+                             ReadFileBytes(images_path));
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> lb,
+                             ReadFileBytes(labels_path));
+  if (im.size() < 16 || BigEndian32(im.data()) != 0x803) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(images_path, ": not an idx3 image file (magic 0x803)"));
+  }
+  if (lb.size() < 8 || BigEndian32(lb.data()) != 0x801) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(labels_path, ": not an idx1 label file (magic 0x801)"));
+  }
+  const uint64_t n = BigEndian32(im.data() + 4),
+                 rows = BigEndian32(im.data() + 8),
+                 cols = BigEndian32(im.data() + 12);
+  if (rows < 1 || cols < 1 || rows > 4096 || cols > 4096) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        images_path, ": image size ", rows, "x", cols, " is not supported"));
+  }
+  if (im.size() != 16 + n * rows * cols) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        images_path, ": has ", im.size(), " bytes but ", n, " images of ", rows,
+        "x", cols, " need ", 16 + n * rows * cols));
+  }
+  if (BigEndian32(lb.data() + 4) != n || lb.size() != 8 + n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(labels_path, ": does not hold exactly ", n, " labels"));
+  }
+  std::vector<Image> images(n);
+  std::vector<int64_t> labels(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint8_t* p = im.data() + 16 + i * rows * cols;
+    images[i] = Image{static_cast<int64_t>(rows), static_cast<int64_t>(cols), 1,
+                      std::vector<uint8_t>(p, p + rows * cols)};
+    labels[i] = lb[8 + i];
+  }
+  auto ds = std::unique_ptr<Dataset>(
+      new InMemory(std::move(images), std::move(labels),
+                   absl::StrCat("mnist(", images_path, ")")));
+  return ds;
+}
+
+absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
+    const std::vector<std::string>& paths) {
+  constexpr size_t kRecord = 1 + 3072;
+  std::vector<Image> images;
+  std::vector<int64_t> labels;
+  for (const std::string& path : paths) {
+    FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
+                               ReadFileBytes(path));
+    if (bytes.empty() || bytes.size() % kRecord != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": ", bytes.size(),
+          " bytes is not a whole number of 3073-byte CIFAR-10 records"));
+    }
+    for (size_t r = 0; r < bytes.size() / kRecord; ++r) {
+      const uint8_t* rec = bytes.data() + r * kRecord;
+      if (rec[0] > 9) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ": record ", r,
+                                                       " has label ", rec[0],
+                                                       " (CIFAR-10 has 0..9)"));
+      }
+      Image img{32, 32, 3, std::vector<uint8_t>(3072)};
+      for (int p = 0; p < 1024; ++p) {
+        for (int c = 0; c < 3; ++c)
+          img.pixels[p * 3 + c] = rec[1 + c * 1024 + p];
+      }
+      images.push_back(std::move(img));
+      labels.push_back(rec[0]);
+    }
+  }
+  if (images.empty())
+    return absl::InvalidArgumentError("no CIFAR-10 batch files given");
+  return std::unique_ptr<Dataset>(
+      new InMemory(std::move(images), std::move(labels), "cifar10"));
+}
+
+absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(const std::string& kind,
+                                                     const std::string& path,
+                                                     bool test_split) {
+  if (kind == "synthetic") return MakeSyntheticDataset(1024);
+  if (kind == "folder") return OpenImageFolder(path);
+  if (kind == "mnist") {
+    const std::string prefix = test_split ? "t10k" : "train";
+    return OpenMnist(absl::StrCat(path, "/", prefix, "-images-idx3-ubyte"),
+                     absl::StrCat(path, "/", prefix, "-labels-idx1-ubyte"));
+  }
+  if (kind == "cifar10") {
+    std::vector<std::string> files;
+    if (test_split) {
+      files.push_back(absl::StrCat(path, "/test_batch.bin"));
+    } else {
+      for (int i = 1; i <= 5; ++i)
+        files.push_back(absl::StrCat(path, "/data_batch_", i, ".bin"));
+    }
+    return OpenCifar10(files);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("dataset kind \"", kind,
+                   "\" is not one of synthetic, folder, mnist, cifar10"));
+}
+
+}  // namespace fusednorm

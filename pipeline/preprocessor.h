@@ -1,0 +1,191 @@
+// Preprocessor: the training-loader pipeline around FusedNormalization.
+//
+//   absl::StatusOr<Preprocessor> p = PreprocessorBuilder()
+//       .dataset(MakeSyntheticDataset(1024))
+//       .normalization(Preset::kImagenet)
+//       .train_transforms(RandomResizedCrop(224), RandomHorizontalFlip(),
+//       RandomErasing(0.5)) .val_transforms(Resize(256), CenterCrop(224))
+//       .batch_size(64).threads(8).seed(1)
+//       .Commit();
+//   auto epoch = p->StartEpoch(Split::kTrain, /*epoch=*/0);
+//   while (true) { auto batch = (*epoch)->Next(); if (!batch.ok() || *batch ==
+//   nullptr) break; ... }
+//
+// Commit() takes the record-only transforms (flip, erasing) out of each list,
+// wherever they sit, keeps the real ops in order and appends ONE
+// FusedNormalization (erasing is refused in val). Each sample's random
+// decisions (crop, flip, erase) come from the stream (seed, epoch, sample
+// index), so batches are byte-identical for any thread count, and a sharded run
+// (rank, world size) delivers exactly the single-process batches whose global
+// batch number is rank modulo world size.
+#ifndef FUSEDNORM_PIPELINE_PREPROCESSOR_H_
+#define FUSEDNORM_PIPELINE_PREPROCESSOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ops/fused_normalization.h"
+#include "ops/transforms.h"
+#include "pipeline/dataset.h"
+
+namespace fusednorm {
+
+enum class Split { kTrain, kVal };
+
+// What happens to a sample that fails (unreadable file, wrong size):
+//   kFail: Next() returns its error, naming the sample, and the epoch ends;
+//   kSkip: its place in the batch is zero-filled and marked invalid, and
+//   counted.
+enum class ErrorPolicy { kFail, kSkip };
+
+// One batch in a TransferStation slot. Valid until the next call of Next().
+struct Batch {
+  uint64_t global_index = 0;  // batch number in the single-process epoch
+  const uint8_t* data = nullptr;
+  size_t sample_bytes =
+      0;             // bytes per sample; sample k at data + k * sample_bytes
+  size_t count = 0;  // samples in this batch (the last may be short)
+  std::vector<uint64_t> sample_indices;  // dataset indices
+  std::vector<int64_t> labels;
+  std::vector<bool> valid;  // false: skipped (kSkip), zero-filled
+  size_t skipped = 0;
+  std::vector<std::string> errors;  // why each skipped sample was skipped
+};
+
+class EpochLoader;
+
+class Preprocessor {
+ public:
+  Preprocessor(Preprocessor&&) = default;
+  Preprocessor& operator=(Preprocessor&&) = default;
+  ~Preprocessor();
+
+  // Starts an epoch's workers. The loader must not outlive the Preprocessor.
+  absl::StatusOr<std::unique_ptr<EpochLoader>> StartEpoch(Split split,
+                                                          uint32_t epoch) const;
+
+  // The transform chain of a split, e.g. "RandomResizedCrop(224x224, ...) ->
+  // FusedNormalization(imagenet, float32 hwc, fast, flip 0.5, erase 0.5)".
+  std::string Describe(Split split) const;
+  const FusedNormalization& fused(Split split) const;
+  Size2 sample_size() const;
+  size_t sample_bytes() const;
+  size_t batch_size() const;
+  int threads() const;
+  const Dataset& dataset() const;
+  // Batches of an epoch for this rank.
+  size_t batches_per_epoch() const;
+
+ private:
+  friend class PreprocessorBuilder;
+  friend class EpochLoader;
+  struct State;
+  explicit Preprocessor(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+class PreprocessorBuilder {
+ public:
+  PreprocessorBuilder();
+  ~PreprocessorBuilder();
+  PreprocessorBuilder(PreprocessorBuilder&&);
+  PreprocessorBuilder& operator=(PreprocessorBuilder&&);
+
+  PreprocessorBuilder& dataset(std::shared_ptr<const Dataset> dataset);
+  // Opens a dataset by kind ("synthetic", "folder", "mnist", "cifar10") at
+  // Commit().
+  PreprocessorBuilder& dataset(std::string kind, std::string path);
+  PreprocessorBuilder& normalization(Preset preset);
+  PreprocessorBuilder& normalization(std::vector<float> mean,
+                                     std::vector<float> std);
+  PreprocessorBuilder& mode(Mode mode);
+  // amp(true) selects float16 output (HWC4 unless a layout is set).
+  PreprocessorBuilder& amp(bool on);
+  PreprocessorBuilder& dtype(DType dtype);
+  PreprocessorBuilder& layout(Layout layout);
+
+  // Copies of the ops are kept: the caller's objects are not modified.
+  template <typename... Ops>
+  PreprocessorBuilder& train_transforms(const Ops&... ops) {
+    train_.clear();
+    (train_.push_back(ops.Clone()), ...);
+    return *this;
+  }
+  template <typename... Ops>
+  PreprocessorBuilder& val_transforms(const Ops&... ops) {
+    val_.clear();
+    (val_.push_back(ops.Clone()), ...);
+    return *this;
+  }
+
+  PreprocessorBuilder& batch_size(size_t n);
+  // 0 (the default): std::thread::hardware_concurrency().
+  PreprocessorBuilder& threads(int n);
+  PreprocessorBuilder& seed(uint64_t seed);
+  PreprocessorBuilder& kernel(std::string id);
+  // Output size when no transform fixes it (no crop at the end of the chain).
+  PreprocessorBuilder& sample_size(int64_t height, int64_t width);
+  // TransferStation slots in flight (2: double buffering).
+  PreprocessorBuilder& slots(size_t n);
+  PreprocessorBuilder& pinned(bool on);
+  PreprocessorBuilder& shuffle(bool on);
+  PreprocessorBuilder& shard(int rank, int world_size);
+  PreprocessorBuilder& error_policy(ErrorPolicy policy);
+
+  // Validates everything and builds the chains; a second call is
+  // FailedPrecondition.
+  absl::StatusOr<Preprocessor> Commit();
+
+ private:
+  std::shared_ptr<const Dataset> dataset_;
+  std::string dataset_kind_, dataset_path_;
+  std::optional<Preset> preset_;
+  std::vector<float> mean_, std_;
+  Mode mode_ = Mode::kFast;
+  DType dtype_ = DType::kFloat32;
+  std::optional<Layout> layout_;
+  std::vector<std::unique_ptr<PreprocessOp>> train_, val_;
+  size_t batch_size_ = 32;
+  int threads_ = 0;
+  uint64_t seed_ = 0;
+  std::string kernel_;
+  std::optional<Size2> sample_size_;
+  size_t slots_ = 2;
+  bool pinned_ = false;
+  bool shuffle_ = true;
+  int rank_ = 0, world_ = 1;
+  ErrorPolicy policy_ = ErrorPolicy::kFail;
+  bool committed_ = false;
+};
+
+// One epoch of one split: worker threads fill TransferStation slots; Next()
+// hands the batches out in order. Destroying it (or Cancel()) stops the workers
+// cleanly.
+class EpochLoader {
+ public:
+  ~EpochLoader();
+  // The next batch in order, nullptr after the last, or an error (kFail: the
+  // failing sample's, naming it; Cancelled after Cancel()). The previous
+  // batch's slot is reused.
+  absl::StatusOr<const Batch*> Next();
+  void Cancel();
+  size_t batches() const;
+  // Largest number of batches that were being filled or held at once (<=
+  // slots).
+  size_t max_in_flight() const;
+
+ private:
+  friend class Preprocessor;
+  struct Impl;
+  explicit EpochLoader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_PIPELINE_PREPROCESSOR_H_

@@ -1,0 +1,486 @@
+#include "pipeline/preprocessor.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "pipeline/codecs.h"
+#include "pipeline/transfer_station.h"
+
+namespace fusednorm {
+namespace {
+
+using ::absl::StatusCode;
+
+void ExpectError(const absl::Status& s, StatusCode code,
+                 const std::string& needle) {
+  EXPECT_EQ(s.code(), code) << s;
+  EXPECT_NE(std::string(s.message()).find(needle), std::string::npos)
+      << "\"" << s.message() << "\" should mention \"" << needle << "\"";
+}
+
+// Every batch of an epoch: global batch number -> its bytes, labels and
+// indices.
+struct EpochResult {
+  std::map<uint64_t, std::vector<uint8_t>> bytes;
+  std::map<uint64_t, std::vector<int64_t>> labels;
+  std::map<uint64_t, std::vector<uint64_t>> indices;
+};
+
+EpochResult RunEpoch(const Preprocessor& p, Split split, uint32_t epoch) {
+  EpochResult r;
+  absl::StatusOr<std::unique_ptr<EpochLoader>> loader =
+      p.StartEpoch(split, epoch);
+  EXPECT_TRUE(loader.ok()) << loader.status();
+  if (!loader.ok()) return r;
+  for (;;) {
+    absl::StatusOr<const Batch*> b = (*loader)->Next();
+    EXPECT_TRUE(b.ok()) << b.status();
+    if (!b.ok() || *b == nullptr) break;
+    const Batch& batch = **b;
+    r.bytes[batch.global_index].assign(
+        batch.data, batch.data + batch.count * batch.sample_bytes);
+    r.labels[batch.global_index] = batch.labels;
+    r.indices[batch.global_index] = batch.sample_indices;
+  }
+  return r;
+}
+
+PreprocessorBuilder SeedExample(std::shared_ptr<const Dataset> data) {
+  PreprocessorBuilder b;
+  b.dataset(std::move(data))
+      .normalization(Preset::kImagenet)
+      .train_transforms(RandomResizedCrop(48), RandomHorizontalFlip(),
+                        RandomErasing(0.5))
+      .val_transforms(Resize(56), CenterCrop(48))
+      .batch_size(8)
+      .seed(77);
+  return b;
+}
+
+TEST(PreprocessorCommit, Rules) {
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(20));
+  {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(RandomResizedCrop(32), Normalize());
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms position 1 (Normalize(imagenet))");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(32))
+        .val_transforms(CenterCrop(32), RandomErasing());
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "RandomErasing is for training only");
+  }
+  {
+    PreprocessorBuilder
+        b;  // flip in val is fine; record-only ops anywhere in the list
+    b.dataset(data)
+        .train_transforms(RandomHorizontalFlip(0.25), RandomErasing(0.75),
+                          RandomResizedCrop(32))
+        .val_transforms(RandomHorizontalFlip(), CenterCrop(32));
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->fused(Split::kTrain).flip_p(), 0.25);
+    EXPECT_EQ(p->fused(Split::kTrain).erase().p, 0.75);
+    EXPECT_EQ(p->fused(Split::kVal).flip_p(), 0.5);
+    EXPECT_FALSE(p->fused(Split::kVal).erase().enabled);
+    EXPECT_NE(p->Describe(Split::kTrain).find("RandomResizedCrop(32x32"),
+              std::string::npos);
+    EXPECT_NE(p->Describe(Split::kTrain).find("-> FusedNormalization("),
+              std::string::npos);
+    ExpectError(b.Commit().status(), StatusCode::kFailedPrecondition,
+                "already");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(Resize(40)).val_transforms(CenterCrop(8));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "no transform fixes");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8))
+        .batch_size(0);
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "batch_size = 0");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8))
+        .shard(3, 3);
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument, "rank = 3");
+  }
+  {
+    PreprocessorBuilder b;  // MNIST normalization on RGB images
+    b.dataset(data)
+        .normalization(Preset::kMnist)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "1 channels");
+  }
+}
+
+TEST(PreprocessorCommit, CallerTransformsAreCopiedNotChanged) {
+  const RandomResizedCrop crop(40);
+  const RandomErasing erase(0.3);
+  const std::string before = crop.name() + erase.name();
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(4));
+  for (int i = 0; i < 2; ++i) {  // the same objects serve two builders
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(crop, erase)
+        .val_transforms(CenterCrop(40));
+    ASSERT_TRUE(b.Commit().ok());
+  }
+  EXPECT_EQ(crop.name() + erase.name(), before);
+}
+
+TEST(Preprocessor, ByteIdenticalAcrossThreadCountsAndOrdered) {
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(45, 3));
+  EpochResult reference;
+  for (int threads : {1, 2, 8}) {
+    PreprocessorBuilder b = SeedExample(data);
+    b.threads(threads);
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok()) << p.status();
+    const EpochResult r = RunEpoch(*p, Split::kTrain, 2);
+    ASSERT_EQ(r.bytes.size(), 6u);  // 45 samples in batches of 8
+    if (threads == 1) {
+      reference = r;
+      // Every sample exactly once, labels from the dataset, batches 0..5 in
+      // order.
+      std::set<uint64_t> seen;
+      for (const auto& [g, idx] : r.indices) {
+        for (size_t k = 0; k < idx.size(); ++k) {
+          seen.insert(idx[k]);
+          EXPECT_EQ(r.labels.at(g)[k], static_cast<int64_t>(idx[k] % 10));
+        }
+      }
+      EXPECT_EQ(seen.size(), 45u);
+      continue;
+    }
+    EXPECT_EQ(r.bytes, reference.bytes) << threads << " threads";
+    EXPECT_EQ(r.indices, reference.indices);
+  }
+  // Another epoch shuffles and augments differently.
+  absl::StatusOr<Preprocessor> p = SeedExample(data).Commit();
+  EXPECT_NE(RunEpoch(*p, Split::kTrain, 3).indices, reference.indices);
+  // Val is not shuffled: indices in order.
+  const EpochResult val = RunEpoch(*p, Split::kVal, 0);
+  EXPECT_EQ(val.indices.at(0), (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(Preprocessor, ShardsPartitionTheSingleProcessEpoch) {
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(37, 5));
+  absl::StatusOr<Preprocessor> single = SeedExample(data).threads(3).Commit();
+  ASSERT_TRUE(single.ok());
+  const EpochResult all = RunEpoch(*single, Split::kTrain, 1);
+  for (int world : {2, 3}) {
+    EpochResult merged;
+    for (int rank = 0; rank < world; ++rank) {
+      absl::StatusOr<Preprocessor> p =
+          SeedExample(data).threads(2).shard(rank, world).Commit();
+      ASSERT_TRUE(p.ok());
+      const EpochResult r = RunEpoch(*p, Split::kTrain, 1);
+      EXPECT_EQ(r.bytes.size(), p->batches_per_epoch());
+      for (const auto& [g, bytes] : r.bytes) {
+        EXPECT_EQ(g % world, static_cast<uint64_t>(rank));
+        EXPECT_TRUE(merged.bytes.emplace(g, bytes).second)
+            << "batch " << g << " twice";
+      }
+    }
+    EXPECT_EQ(merged.bytes, all.bytes) << "world size " << world;
+  }
+}
+
+TEST(Preprocessor, BackpressureKeepsAtMostSlotsInFlight) {
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(64, 1));
+  absl::StatusOr<Preprocessor> p =
+      SeedExample(data).threads(4).slots(2).batch_size(4).Commit();
+  ASSERT_TRUE(p.ok());
+  auto loader = p->StartEpoch(Split::kTrain, 0);
+  ASSERT_TRUE(loader.ok());
+  int batches = 0;
+  for (;;) {
+    absl::StatusOr<const Batch*> b = (*loader)->Next();
+    ASSERT_TRUE(b.ok());
+    if (*b == nullptr) break;
+    ++batches;
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(5));  // a slow consumer
+  }
+  EXPECT_EQ(batches, 16);
+  EXPECT_LE((*loader)->max_in_flight(), 2u);
+  EXPECT_GE((*loader)->max_in_flight(), 1u);
+}
+
+// An in-memory set where sample `bad` has another size, and no crop evens it
+// out.
+std::shared_ptr<const Dataset> OneOddSample(size_t bad) {
+  std::vector<Image> images;
+  std::vector<int64_t> labels;
+  for (size_t i = 0; i < 12; ++i) {
+    const int64_t h = i == bad ? 9 : 8;
+    Image img{h, 8, 3,
+              std::vector<uint8_t>(h * 8 * 3, static_cast<uint8_t>(i + 1))};
+    images.push_back(img);
+    labels.push_back(static_cast<int64_t>(i));
+  }
+  return std::shared_ptr<const Dataset>(*MakeInMemoryDataset(images, labels));
+}
+
+TEST(Preprocessor, SampleErrorsReachTheConsumer) {
+  {
+    PreprocessorBuilder b;
+    b.dataset(OneOddSample(6))
+        .sample_size(8, 8)
+        .batch_size(4)
+        .threads(3)
+        .shuffle(false);
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok()) << p.status();
+    auto loader = p->StartEpoch(Split::kTrain, 0);
+    ASSERT_TRUE(loader.ok());
+    ASSERT_TRUE((*loader)->Next().ok());  // batch 0: samples 0..3
+    ExpectError((*loader)->Next().status(), StatusCode::kInvalidArgument,
+                "sample 6: after the transforms it is 9x8x3");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(OneOddSample(5))
+        .sample_size(8, 8)
+        .batch_size(4)
+        .threads(2)
+        .shuffle(false)
+        .error_policy(ErrorPolicy::kSkip);
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok());
+    const EpochResult r = RunEpoch(*p, Split::kTrain, 0);
+    ASSERT_EQ(r.bytes.size(), 3u);
+    auto loader = p->StartEpoch(Split::kTrain, 0);
+    (*loader)->Next();
+    const Batch* b1 = *(*loader)->Next();
+    ASSERT_NE(b1, nullptr);
+    EXPECT_EQ(b1->skipped, 1u);
+    EXPECT_FALSE(b1->valid[1]);
+    EXPECT_TRUE(b1->valid[0]);
+    EXPECT_NE(b1->errors[1].find("sample 5"), std::string::npos);
+    for (size_t k = 0; k < b1->sample_bytes; ++k) {
+      ASSERT_EQ(b1->data[b1->sample_bytes + k], 0)
+          << "a skipped sample is zero-filled";
+    }
+  }
+}
+
+TEST(Preprocessor, ShutdownMidEpochAndCancel) {
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(400, 1));
+  absl::StatusOr<Preprocessor> p = SeedExample(data).threads(4).Commit();
+  ASSERT_TRUE(p.ok());
+  {
+    auto loader = p->StartEpoch(Split::kTrain, 0);
+    ASSERT_TRUE(loader.ok());
+    ASSERT_TRUE((*loader)->Next().ok());
+  }  // destroyed with batches in flight: must not hang or leak
+  auto loader = p->StartEpoch(Split::kTrain, 0);
+  ASSERT_TRUE(loader.ok());
+  (*loader)->Cancel();
+  EXPECT_EQ((*loader)->Next().status().code(), StatusCode::kCancelled);
+}
+
+TEST(TransferStation, PageAlignedSlots) {
+  auto ts = TransferStation::Create(3, 10000, false);
+  ASSERT_TRUE(ts.ok());
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(
+        reinterpret_cast<uintptr_t>((*ts)->slot(i)) % sysconf(_SC_PAGESIZE),
+        0u);
+    std::memset((*ts)->slot(i), 1, 10000);
+  }
+  EXPECT_EQ(TransferStation::Create(0, 10, false).status().code(),
+            StatusCode::kInvalidArgument);
+  // Pinned: either locked, or a clear error (never silently unpinned).
+  auto pinned = TransferStation::Create(1, 4096, true);
+  if (pinned.ok()) {
+    EXPECT_TRUE((*pinned)->pinned());
+  } else {
+    ExpectError(pinned.status(), StatusCode::kFailedPrecondition, "mlock");
+  }
+}
+
+// ---- datasets from files ----
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/fusednorm_test_XXXXXX";
+  const char* d = mkdtemp(tmpl);
+  EXPECT_NE(d, nullptr);
+  return d;
+}
+
+void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+std::vector<uint8_t> BigEndian(uint32_t v) {
+  return {static_cast<uint8_t>(v >> 24), static_cast<uint8_t>(v >> 16),
+          static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)};
+}
+
+TEST(Datasets, Mnist) {
+  const std::string dir = TempDir();
+  std::vector<uint8_t> im = BigEndian(0x803), lb = BigEndian(0x801);
+  for (uint32_t v : {3u, 4u, 5u}) {
+    const auto b = BigEndian(v);
+    im.insert(im.end(), b.begin(), b.end());
+  }
+  for (int i = 0; i < 3 * 4 * 5; ++i) im.push_back(static_cast<uint8_t>(i));
+  const auto n = BigEndian(3);
+  lb.insert(lb.end(), n.begin(), n.end());
+  lb.insert(lb.end(), {7, 1, 4});
+  WriteFile(dir + "/train-images-idx3-ubyte", im);
+  WriteFile(dir + "/train-labels-idx1-ubyte", lb);
+  auto ds = OpenDataset("mnist", dir);
+  ASSERT_TRUE(ds.ok()) << ds.status();
+  ASSERT_EQ((*ds)->size(), 3u);
+  EXPECT_EQ((*ds)->channels(), 1);
+  const Sample s = *(*ds)->Get(2);
+  EXPECT_EQ(s.label, 4);
+  EXPECT_EQ(s.image.height, 4);
+  EXPECT_EQ(s.image.width, 5);
+  EXPECT_EQ(s.image.pixels[0], 40);
+  // Truncated and wrong-magic files are errors naming the file.
+  std::vector<uint8_t> cut(im.begin(), im.end() - 1);
+  WriteFile(dir + "/train-images-idx3-ubyte", cut);
+  ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
+              "train-images-idx3-ubyte: has 75 bytes");
+  im[3] = 0x01;
+  WriteFile(dir + "/train-images-idx3-ubyte", im);
+  ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
+              "magic 0x803");
+}
+
+TEST(Datasets, Cifar10) {
+  const std::string dir = TempDir();
+  std::vector<uint8_t> bytes;
+  for (int r = 0; r < 2; ++r) {
+    bytes.push_back(static_cast<uint8_t>(r + 3));
+    for (int i = 0; i < 3072; ++i)
+      bytes.push_back(static_cast<uint8_t>(i / 1024 * 100 + r));
+  }
+  WriteFile(dir + "/test_batch.bin", bytes);
+  auto ds = OpenDataset("cifar10", dir, /*test_split=*/true);
+  ASSERT_TRUE(ds.ok()) << ds.status();
+  const Sample s = *(*ds)->Get(1);
+  EXPECT_EQ(s.label, 4);
+  EXPECT_EQ(s.image.pixels[0], 1);    // R plane
+  EXPECT_EQ(s.image.pixels[1], 101);  // G plane, interleaved into HWC
+  EXPECT_EQ(s.image.pixels[2], 201);
+  bytes.pop_back();
+  WriteFile(dir + "/test_batch.bin", bytes);
+  ExpectError(OpenDataset("cifar10", dir, true).status(),
+              StatusCode::kInvalidArgument, "not a whole number of 3073-byte");
+  bytes.push_back(0);
+  bytes[0] = 12;
+  WriteFile(dir + "/test_batch.bin", bytes);
+  ExpectError(OpenDataset("cifar10", dir, true).status(),
+              StatusCode::kInvalidArgument, "label 12");
+}
+
+TEST(Datasets, ImageFolderJpegPngAndCorruptFiles) {
+  const std::string dir = TempDir();
+  mkdir((dir + "/cat").c_str(), 0755);
+  mkdir((dir + "/dog").c_str(), 0755);
+  auto synth = MakeSyntheticDataset(4, 9);
+  std::vector<Image> originals;
+  for (int i = 0; i < 4; ++i) originals.push_back((*synth->Get(i)).image);
+  WriteFile(dir + "/cat/a.jpg", *EncodeJpeg(originals[0], 95));
+  WriteFile(dir + "/cat/b.png", *EncodePng(originals[1]));
+  WriteFile(dir + "/dog/c.jpeg", *EncodeJpeg(originals[2], 95));
+  WriteFile(dir + "/dog/d.PNG", *EncodePng(originals[3]));
+  WriteFile(dir + "/dog/notes.txt", {1, 2, 3});
+  auto ds = OpenImageFolder(dir);
+  ASSERT_TRUE(ds.ok()) << ds.status();
+  ASSERT_EQ((*ds)->size(), 4u);
+  const Sample png = *(*ds)->Get(1);
+  EXPECT_EQ(png.label, 0);
+  EXPECT_EQ(png.image.pixels, originals[1].pixels);  // PNG is lossless
+  const Sample jpg = *(*ds)->Get(2);
+  EXPECT_EQ(jpg.label, 1);
+  ASSERT_EQ(jpg.image.pixels.size(), originals[2].pixels.size());
+  double err = 0;
+  for (size_t i = 0; i < jpg.image.pixels.size(); ++i) {
+    err += std::abs(jpg.image.pixels[i] - originals[2].pixels[i]);
+  }
+  EXPECT_LT(err / jpg.image.pixels.size(), 6.0);  // JPEG at quality 95: close
+  // Truncated JPEG and PNG, and a file that is neither: errors naming the file.
+  std::vector<uint8_t> j = *EncodeJpeg(originals[0]);
+  j.resize(j.size() / 2);
+  WriteFile(dir + "/cat/a.jpg", j);
+  ExpectError((*ds)->Get(0).status(), StatusCode::kInvalidArgument,
+              "cat/a.jpg");
+  std::vector<uint8_t> p = *EncodePng(originals[1]);
+  p.resize(p.size() / 2);
+  WriteFile(dir + "/cat/b.png", p);
+  ExpectError((*ds)->Get(1).status(), StatusCode::kInvalidArgument,
+              "corrupt or truncated PNG");
+  WriteFile(dir + "/dog/c.jpeg", {0x00, 0x01, 0x02, 0x03});
+  ExpectError((*ds)->Get(2).status(), StatusCode::kInvalidArgument,
+              "neither a JPEG nor a PNG");
+  // The seed's example over the (now partly broken) folder, skipping the broken
+  // files.
+  PreprocessorBuilder b =
+      SeedExample(std::shared_ptr<const Dataset>(std::move(*ds)));
+  b.error_policy(ErrorPolicy::kSkip).batch_size(2);
+  absl::StatusOr<Preprocessor> pre = b.Commit();
+  ASSERT_TRUE(pre.ok()) << pre.status();
+  auto loader = pre->StartEpoch(Split::kVal, 0);
+  size_t skipped = 0;
+  for (;;) {
+    absl::StatusOr<const Batch*> batch = (*loader)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    if (*batch == nullptr) break;
+    skipped += (*batch)->skipped;
+  }
+  EXPECT_EQ(skipped, 3u);
+}
+
+TEST(Preprocessor, SeedExampleOnAJpegFolderIsThreadCountIndependent) {
+  const std::string dir = TempDir();
+  mkdir((dir + "/a").c_str(), 0755);
+  mkdir((dir + "/b").c_str(), 0755);
+  auto synth = MakeSyntheticDataset(10, 4);
+  for (int i = 0; i < 10; ++i) {
+    WriteFile(dir + (i % 2 ? "/a/" : "/b/") + std::to_string(i) + ".jpg",
+              *EncodeJpeg((*synth->Get(i)).image));
+  }
+  auto folder = std::shared_ptr<const Dataset>(*OpenImageFolder(dir));
+  EpochResult one, many;
+  for (int threads : {1, 5}) {
+    absl::StatusOr<Preprocessor> p =
+        SeedExample(folder).threads(threads).Commit();
+    ASSERT_TRUE(p.ok());
+    (threads == 1 ? one : many) = RunEpoch(*p, Split::kTrain, 0);
+  }
+  EXPECT_EQ(one.bytes.size(), 2u);
+  EXPECT_EQ(one.bytes, many.bytes);
+}
+
+}  // namespace
+}  // namespace fusednorm
