@@ -32,7 +32,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "benchmarks/stream_baseline.h"
+#include "benchmarks/baselines.h"
 #include "kernels/dispatch.h"
 #include "kernels/highway/highway.h"
 #include "ops/fused_normalization.h"
@@ -170,61 +170,6 @@ void BM_Memcpy(benchmark::State& state, OutputKind o, bool batch) {
   SetCounters(state, bytes, Roofline(o, batch));
 }
 
-// torchvision's order, one full pass per step, float intermediates (CHW), then
-// the conversion into the requested dtype and layout.
-void Unfused(const uint8_t* in, const float* mean, const float* std,
-             const Augmentation& aug, OutputKind o, uint8_t* out,
-             std::vector<float>& a, std::vector<float>& b) {
-  const int64_t plane = kH * kW;
-  for (int c = 0; c < kC; ++c) {  // ToTensor: HWC u8 -> CHW float / 255
-    for (int64_t p = 0; p < plane; ++p)
-      a[c * plane + p] = in[p * kC + c] / 255.0f;
-  }
-  if (aug.flip) {  // RandomHorizontalFlip: a new tensor
-    for (int c = 0; c < kC; ++c) {
-      for (int64_t h = 0; h < kH; ++h) {
-        const float* src = &a[c * plane + h * kW];
-        float* dst = &b[c * plane + h * kW];
-        for (int64_t w = 0; w < kW; ++w) dst[w] = src[kW - 1 - w];
-      }
-    }
-    a.swap(b);
-  }
-  for (int c = 0; c < kC; ++c) {  // Normalize: a new tensor
-    for (int64_t p = 0; p < plane; ++p) {
-      b[c * plane + p] = (a[c * plane + p] - mean[c]) / std[c];
-    }
-  }
-  const EraseRect& r = aug.erase;  // RandomErasing, in place
-  for (int c = 0; c < kC; ++c) {
-    for (int64_t h = r.top; h < r.top + r.height; ++h) {
-      std::memset(&b[c * plane + h * kW + r.left], 0, r.width * sizeof(float));
-    }
-  }
-  // Into the output: .half()/.bfloat16() and permute().contiguous() as needed.
-  const int stored = StoredChannels(o.layout, kC);
-  for (int c = 0; c < stored; ++c) {
-    for (int64_t p = 0; p < plane; ++p) {
-      const float v = c < kC ? b[c * plane + p] : 0.0f;
-      const size_t idx =
-          o.layout == Layout::kCHW ? c * plane + p : p * stored + c;
-      if (o.dtype == DType::kFloat32) {
-        std::memcpy(out + idx * 4, &v, 4);
-      } else {
-        uint32_t u;
-        std::memcpy(&u, &v, 4);
-        uint16_t bits;
-        if (o.dtype == DType::kBFloat16) {
-          bits = static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
-        } else {
-          bits = HalfBitsRne(v);
-        }
-        std::memcpy(out + idx * 2, &bits, 2);
-      }
-    }
-  }
-}
-
 std::vector<Augmentation> Augmentations(const FusedNormalization& op,
                                         bool augment) {
   std::vector<Augmentation> augs(kBatch);
@@ -261,8 +206,9 @@ void BM_Unfused(benchmark::State& state, OutputKind o, bool augment,
   int i = 0;
   for (auto _ : state) {
     const int k = batch ? i : 0;
-    Unfused(Inputs() + kInBytes * k, n.mean.data(), n.std.data(), augs[i], o,
-            Outputs(0) + OutBytes(o) * k, a, b);
+    UnfusedTorchvision(Inputs() + kInBytes * k, kH, kW, kC, n.mean.data(),
+                       n.std.data(), augs[i], o.dtype, o.layout,
+                       Outputs(0) + OutBytes(o) * k, a, b);
     i = (i + 1) % kBatch;
   }
   SetCounters(state, OutBytes(o), Roofline(o, batch));

@@ -1,14 +1,16 @@
 // Baselines for the fused-normalization benchmark: the memory roofline (widen
 // u8 into the output type, no arithmetic) and a scalar float16 rounding for the
 // unfused baseline.
-#ifndef FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
-#define FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
+#ifndef FUSEDNORM_BENCHMARKS_BASELINES_H_
+#define FUSEDNORM_BENCHMARKS_BASELINES_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "kernels/kernel.h"
+#include "ops/fused_normalization.h"
 
 namespace fusednorm {
 
@@ -42,6 +44,17 @@ inline uint16_t HalfBitsRne(float f) {
   return static_cast<uint16_t>(h | (sign >> 16));
 }
 
+// torchvision's order, one full pass per step with float intermediates (CHW):
+// ToTensor, RandomHorizontalFlip (a new tensor), Normalize (a new tensor),
+// RandomErasing (in place), then .half()/.bfloat16() and permute().contiguous()
+// into `out` as `dtype`/`layout` need. `a` and `b` are scratch of h * w * c
+// floats.
+void UnfusedTorchvision(const uint8_t* in, int64_t h, int64_t w, int c,
+                        const float* mean, const float* std,
+                        const Augmentation& aug, DType dtype, Layout layout,
+                        uint8_t* out, std::vector<float>& a,
+                        std::vector<float>& b);
+
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_BENCHMARKS_STREAM_BASELINE_H_
+#endif  // FUSEDNORM_BENCHMARKS_BASELINES_H_

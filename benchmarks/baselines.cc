@@ -2,8 +2,8 @@
 #include <cstdint>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "benchmarks/stream_baseline.cc"
-#include "benchmarks/stream_baseline.h"
+#define HWY_TARGET_INCLUDE "benchmarks/baselines.cc"
+#include "benchmarks/baselines.h"
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -63,8 +63,61 @@ void StreamImpl(const uint8_t* in, size_t in_bytes, uint8_t* out,
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <cstring>
+
 namespace fusednorm {
 HWY_EXPORT(StreamImpl);
+
+void UnfusedTorchvision(const uint8_t* in, int64_t H, int64_t W, int C,
+                        const float* mean, const float* std,
+                        const Augmentation& aug, DType dtype, Layout layout,
+                        uint8_t* out, std::vector<float>& a,
+                        std::vector<float>& b) {
+  const int64_t plane = H * W;
+  for (int c = 0; c < C; ++c) {  // ToTensor: HWC u8 -> CHW float / 255
+    for (int64_t p = 0; p < plane; ++p)
+      a[c * plane + p] = in[p * C + c] / 255.0f;
+  }
+  if (aug.flip) {  // RandomHorizontalFlip: a new tensor
+    for (int c = 0; c < C; ++c) {
+      for (int64_t h = 0; h < H; ++h) {
+        const float* src = &a[c * plane + h * W];
+        float* dst = &b[c * plane + h * W];
+        for (int64_t w = 0; w < W; ++w) dst[w] = src[W - 1 - w];
+      }
+    }
+    a.swap(b);
+  }
+  for (int c = 0; c < C; ++c) {  // Normalize: a new tensor
+    for (int64_t p = 0; p < plane; ++p)
+      b[c * plane + p] = (a[c * plane + p] - mean[c]) / std[c];
+  }
+  const EraseRect& r = aug.erase;  // RandomErasing, in place
+  for (int c = 0; c < C; ++c) {
+    for (int64_t h = r.top; h < r.top + r.height; ++h) {
+      std::memset(&b[c * plane + h * W + r.left], 0, r.width * sizeof(float));
+    }
+  }
+  const int stored = StoredChannels(layout, C);
+  for (int c = 0; c < stored; ++c) {
+    for (int64_t p = 0; p < plane; ++p) {
+      const float v = c < C ? b[c * plane + p] : 0.0f;
+      const size_t idx =
+          layout == Layout::kCHW ? c * plane + p : p * stored + c;
+      if (dtype == DType::kFloat32) {
+        std::memcpy(out + idx * 4, &v, 4);
+        continue;
+      }
+      uint32_t u;
+      std::memcpy(&u, &v, 4);
+      const uint16_t bits =
+          dtype == DType::kBFloat16
+              ? static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16)
+              : HalfBitsRne(v);
+      std::memcpy(out + idx * 2, &bits, 2);
+    }
+  }
+}
 
 void StreamBaseline(const uint8_t* in, size_t in_bytes, uint8_t* out,
                     size_t out_elems, DType dtype, bool nontemporal) {
