@@ -1,6 +1,8 @@
 #include "pipeline/preprocessor.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -18,6 +20,23 @@ namespace {
 // The epoch's shuffle draws from this sample index's stream, which no sample
 // uses (sample indices are dataset indices, far below it).
 constexpr uint64_t kShuffleStream = (uint64_t{1} << 63) - 1;
+
+// Adds the time since the last Add (or construction) to a stage's counter.
+class Clock {
+ public:
+  void Add(std::atomic<int64_t>* ns) {
+    const auto now = std::chrono::steady_clock::now();
+    ns->fetch_add(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_)
+            .count(),
+        std::memory_order_relaxed);
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ =
+      std::chrono::steady_clock::now();
+};
 
 template <typename... Parts>
 absl::Status Invalid(const Parts&... parts) {
@@ -342,6 +361,7 @@ struct EpochLoader::Impl {
       first_error;  // per slot: position of the first failed sample
   bool stop = false;
   size_t max_in_flight = 0;
+  std::atomic<int64_t> ns_load{0}, ns_transforms{0}, ns_fused{0};
   std::vector<std::thread> workers;
 
   size_t BatchCount(size_t j) const {
@@ -355,9 +375,11 @@ struct EpochLoader::Impl {
   }
 
   // Runs the chain for one sample into `out`; returns its label.
-  absl::StatusOr<int64_t> Process(uint64_t index, uint8_t* out) const {
+  absl::StatusOr<int64_t> Process(uint64_t index, uint8_t* out) {
     SampleStream stream(st->seed, epoch, index);
+    Clock clock;
     absl::StatusOr<Sample> sample = st->dataset->Get(index);
+    clock.Add(&ns_load);
     if (!sample.ok())
       return Prefixed(sample.status(), absl::StrCat("sample ", index, ": "));
     Image cur = std::move(sample->image), next;
@@ -368,6 +390,7 @@ struct EpochLoader::Impl {
                         absl::StrCat("sample ", index, ": ", op->name(), ": "));
       std::swap(cur, next);
     }
+    clock.Add(&ns_transforms);
     if (cur.height != chain->size.height || cur.width != chain->size.width ||
         cur.channels != st->dataset->channels()) {
       return Invalid("sample ", index, ": after the transforms it is ",
@@ -379,6 +402,7 @@ struct EpochLoader::Impl {
     const absl::StatusOr<Augmentation> aug = chain->fused->Execute(
         cur.view(), stream,
         OutputView{absl::MakeSpan(out, chain->sample_bytes)});
+    clock.Add(&ns_fused);
     if (!aug.ok())
       return Prefixed(aug.status(), absl::StrCat("sample ", index, ": "));
     return sample->label;
@@ -461,6 +485,11 @@ size_t EpochLoader::batches() const { return impl_->my_batches.size(); }
 size_t EpochLoader::max_in_flight() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->max_in_flight;
+}
+
+EpochLoader::StageSeconds EpochLoader::stage_seconds() const {
+  return {impl_->ns_load.load() * 1e-9, impl_->ns_transforms.load() * 1e-9,
+          impl_->ns_fused.load() * 1e-9};
 }
 
 absl::StatusOr<const Batch*> EpochLoader::Next() {

@@ -179,6 +179,14 @@ class EpochLoader {
   // slots).
   size_t max_in_flight() const;
 
+  // Worker time spent per stage so far, summed over threads, in seconds.
+  struct StageSeconds {
+    double load = 0;        // Dataset::Get: reading and decoding
+    double transforms = 0;  // the real ops (crops, resizes)
+    double fused = 0;       // FusedNormalization
+  };
+  StageSeconds stage_seconds() const;
+
  private:
   friend class Preprocessor;
   struct Impl;

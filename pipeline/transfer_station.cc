@@ -26,8 +26,10 @@ absl::StatusOr<std::unique_ptr<TransferStation>> TransferStation::Create(
   }
   std::unique_ptr<TransferStation> ts(new TransferStation);
   ts->mapped_ = stride * slots;
+  // MAP_POPULATE faults the pages in now, not while the workers write the first
+  // batch.
   void* p = mmap(nullptr, ts->mapped_, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (p == MAP_FAILED) {
     return absl::ResourceExhaustedError(
         absl::StrCat("TransferStation: cannot map ", ts->mapped_,

@@ -1,0 +1,253 @@
+#include "tools/cli.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ops/presets.h"
+#include "pipeline/codecs.h"
+#include "testing/reference.h"
+#include "tools/npy.h"
+
+namespace fusednorm {
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+std::string Slurp(FILE* f) {
+  std::rewind(f);
+  std::string s;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+Result Cli(std::vector<std::string> args) {
+  FILE* out = std::tmpfile();
+  FILE* err = std::tmpfile();
+  const int code = FusednormMain(args, out, err);
+  return {code, Slurp(out), Slurp(err)};
+}
+
+std::string Dir() {
+  static const std::string d = [] {
+    char tmpl[] = "/tmp/fusednorm_cli_XXXXXX";
+    return std::string(mkdtemp(tmpl));
+  }();
+  return d;
+}
+
+void Write(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), bytes.size());
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// A uint8 (N,H,W,C) .npy with random bytes; returns the pixels.
+std::vector<uint8_t> WriteInput(const std::string& path, int n, int h, int w,
+                                int c) {
+  std::vector<uint8_t> px(n * h * w * c);
+  std::mt19937 gen(n * 100 + h);
+  for (auto& v : px) v = static_cast<uint8_t>(gen());
+  Write(path,
+        NpyHeader("|u1", {n, h, w, c}) + std::string(px.begin(), px.end()));
+  return px;
+}
+
+TEST(Cli, KernelsAndHelp) {
+  const Result k = Cli({"kernels"});
+  EXPECT_EQ(k.code, 0);
+  EXPECT_NE(k.out.find("scalar_eigen"), std::string::npos);
+  EXPECT_NE(k.out.find("Highway targets compiled and supported here"),
+            std::string::npos);
+  for (const char* cmd : {"run", "normalize", "kernels"}) {
+    const Result h = Cli({cmd, "--help"});
+    EXPECT_EQ(h.code, 0) << cmd;
+    EXPECT_NE(h.out.find(std::string("usage: fusednorm ") + cmd),
+              std::string::npos);
+  }
+  EXPECT_EQ(Cli({}).code, 2);
+  EXPECT_EQ(Cli({"frobnicate"}).code, 2);
+}
+
+// normalize's .npy output, read back by hand (header text and raw values),
+// equals the independent reference for the same decisions.
+TEST(Cli, NormalizeMatchesTheReference) {
+  const std::string in = Dir() + "/in.npy", out = Dir() + "/out.npy";
+  const std::vector<uint8_t> px = WriteInput(in, 2, 5, 7, 3);
+  const Result r = Cli({"normalize", "--input", in, "--output=" + out,
+                        "--dtype=float16", "--layout=chw", "--mode=exact",
+                        "--flip=1", "--erase=1,2,3,4", "--print-decisions"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("sample 1: flip=1 erase=1,2,3,4"), std::string::npos)
+      << r.out;
+  const std::string bytes = ReadAll(out);
+  const std::string header = NpyHeader("<f2", {2, 3, 5, 7});
+  ASSERT_EQ(bytes.substr(0, header.size()), header);
+  EXPECT_NE(header.find("'shape': (2, 3, 5, 7)"), std::string::npos);
+  const Normalization n = PresetNormalization(Preset::kImagenet);
+  for (int s = 0; s < 2; ++s) {
+    testing_ref::RefInput ref;
+    ref.pixels = px.data() + s * 5 * 7 * 3;
+    ref.height = 5;
+    ref.width = 7;
+    ref.channels = 3;
+    ref.row_stride = 21;
+    ref.mean = n.mean;
+    ref.std = n.std;
+    ref.flip = true;
+    ref.erase = {1, 2, 3, 4};
+    const std::vector<uint8_t> expected = testing_ref::Encode(
+        testing_ref::TorchvisionFloat(ref), DType::kFloat16, Layout::kCHW);
+    EXPECT_EQ(
+        bytes.substr(header.size() + s * expected.size(), expected.size()),
+        std::string(expected.begin(), expected.end()))
+        << "sample " << s;
+  }
+}
+
+TEST(Cli, NormalizeRandomDecisionsAndImageInput) {
+  const std::string in = Dir() + "/in2.npy", out = Dir() + "/out2.npy";
+  WriteInput(in, 1, 30, 40, 1);  // (1,30,40,1) with a leading N
+  Result r =
+      Cli({"normalize", "--input=" + in, "--output=" + out, "--preset=mnist",
+           "--erase=random", "--erase-p=1", "--seed=4", "--print-decisions"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("erase=none"), std::string::npos) << r.out;
+  EXPECT_NE(ReadAll(out).find("'shape': (1, 30, 40, 1)"), std::string::npos);
+  // A PNG input gives (H,W,C) without N; float32 defaults to hwc.
+  Image img{6, 9, 3, std::vector<uint8_t>(6 * 9 * 3, 100)};
+  const std::vector<uint8_t> png = *EncodePng(img);
+  Write(Dir() + "/img.png", std::string(png.begin(), png.end()));
+  r = Cli({"normalize", "--input=" + Dir() + "/img.png", "--output=" + out,
+           "--flip=0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(ReadAll(out).find(
+                "'descr': '<f4', 'fortran_order': False, 'shape': (6, 9, 3)"),
+            std::string::npos);
+}
+
+TEST(Cli, NormalizeErrorsNameTheProblemAndLeaveNoFile) {
+  const std::string in = Dir() + "/in3.npy", out = Dir() + "/never.npy";
+  WriteInput(in, 1, 4, 4, 3);
+  struct Case {
+    std::vector<std::string> extra;
+    int code;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {{"--dtype=float64"}, 2, "--dtype=float64"},
+      {{"--layout=nhwc"}, 2, "--layout=nhwc"},
+      {{"--flip=maybe"}, 2, "--flip=maybe"},
+      {{"--erase=1,2,3"}, 2, "--erase=1,2,3"},
+      {{"--erase=3,3,5,5"}, 2, "erase rectangle"},
+      {{"--mean=0.5,x", "--std=1,1"}, 2, "\"x\" is not a number"},
+      {{"--mean=0.5"}, 2, "--mean and --std go together"},
+      {{"--preset=coco"}, 2, "coco"},
+      {{"--erase-p=2", "--erase=random"}, 2, "erase.p = 2"},
+      {{"--frobnicate=1"}, 2, "unknown flag --frobnicate"},
+      {{"--data=x"}, 2, "unknown flag --data"},  // a flag of `run`
+      {{"--preset=mnist"}, 1, "does not match the normalization's 1 channels"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"normalize", "--input=" + in,
+                                     "--output=" + out};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const Result r = Cli(args);
+    EXPECT_EQ(r.code, c.code) << c.needle << ": " << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
+    EXPECT_FALSE(Exists(out)) << c.needle;
+  }
+  // Bad files: data errors (exit 1) naming the file.
+  const std::string bad = Dir() + "/bad.npy";
+  const std::vector<std::pair<std::string, const char*>> files = {
+      {NpyHeader("<f4", {2, 2, 3}) + std::string(48, '\0'),
+       "dtype <f4 is not uint8"},
+      {"{'descr': '|u1'}", "neither a JPEG nor a PNG"},
+      {std::string(NpyHeader("|u1", {2, 2, 3}))
+               .replace(NpyHeader("|u1", {2, 2, 3}).find("False"), 5, "True ") +
+           std::string(12, '\0'),
+       "Fortran-order"},
+      {NpyHeader("|u1", {100000000, 100000000, 3}), "outside 1..16777216"},
+      {NpyHeader("|u1", {2, 2, 3}) + std::string(11, '\0'),
+       "needs 12 data bytes but the file has 11"},
+      {NpyHeader("|u1", {2, 2, 9}) + std::string(36, '\0'), "9 channels"},
+      {NpyHeader("|u1", {4, 3}) + std::string(12, '\0'),
+       "needs 3 or 4 dimensions"},
+  };
+  for (const auto& [content, needle] : files) {
+    Write(bad, content);
+    const Result r = Cli({"normalize", "--input=" + bad, "--output=" + out});
+    EXPECT_EQ(r.code, 1) << needle << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("bad.npy"), std::string::npos) << r.err;
+    EXPECT_FALSE(Exists(out));
+  }
+  Write(bad, "not an image at all");
+  Result r = Cli({"normalize", "--input=" + bad, "--output=" + out});
+  EXPECT_EQ(r.code, 1);
+  r = Cli(
+      {"normalize", "--input=" + Dir() + "/missing.npy", "--output=" + out});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("missing.npy"), std::string::npos);
+  EXPECT_FALSE(Exists(out));
+}
+
+TEST(Cli, RunWritesBatchesAndPreview) {
+  const std::string out = Dir() + "/run.npy", preview = Dir() + "/preview.png";
+  const Result r =
+      Cli({"run", "--images=10", "--batch=4", "--size=32", "--threads=2",
+           "--output=" + out, "--preview=" + preview, "--dtype=bfloat16"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("10 images in"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel "), std::string::npos);
+  const std::string npy = ReadAll(out);
+  EXPECT_EQ(npy.size(),
+            NpyHeader("<u2", {10, 32, 32, 4}).size() + 10u * 32 * 32 * 4 * 2);
+  EXPECT_NE(npy.find("'shape': (10, 32, 32, 4)"), std::string::npos);
+  const std::string png = ReadAll(preview);
+  ASSERT_GT(png.size(), 8u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  const absl::StatusOr<Image> decoded =
+      DecodeImage(absl::MakeConstSpan(
+                      reinterpret_cast<const uint8_t*>(png.data()), png.size()),
+                  "preview");
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->width, 4 * 34);
+  EXPECT_EQ(decoded->height, 3 * 34);  // 10 samples: 3 rows of 4
+}
+
+TEST(Cli, RunErrors) {
+  EXPECT_EQ(Cli({"run", "--split=test"}).code, 2);
+  EXPECT_EQ(Cli({"run", "--dataset=imagenet21k"}).code, 2);
+  EXPECT_EQ(Cli({"run", "--batch=0"}).code, 2);
+  EXPECT_EQ(Cli({"run", "--batch=abc"}).code, 2);
+  const Result r = Cli({"run", "--data=/nonexistent/dir"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/dir"), std::string::npos);
+  const Result m = Cli({"run", "--dataset=mnist", "--path=/nonexistent"});
+  EXPECT_EQ(m.code, 1);
+  EXPECT_NE(m.err.find("train-images-idx3-ubyte"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fusednorm

@@ -1,0 +1,9 @@
+#include <string>
+#include <vector>
+
+#include "tools/cli.h"
+
+int main(int argc, char** argv) {
+  return fusednorm::FusednormMain(
+      std::vector<std::string>(argv + 1, argv + argc), stdout, stderr);
+}

@@ -1,0 +1,147 @@
+#include "tools/npy.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace fusednorm {
+namespace {
+
+absl::Status Bad(const std::string& what, const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat(what, ": ", why));
+}
+
+// The value after 'key': in a header dict, up to the next top-level comma or
+// brace.
+bool Field(absl::string_view header, absl::string_view key,
+           std::string* value) {
+  const size_t k = header.find(absl::StrCat("'", key, "'"));
+  if (k == absl::string_view::npos) return false;
+  size_t p = header.find(':', k);
+  if (p == absl::string_view::npos) return false;
+  ++p;
+  int depth = 0;
+  size_t e = p;
+  for (; e < header.size(); ++e) {
+    const char c = header[e];
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (depth == 0 && (c == ',' || c == '}')) break;
+    if (depth < 0) return false;
+  }
+  *value = std::string(absl::StripAsciiWhitespace(header.substr(p, e - p)));
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<NpyArray> ParseNpy(absl::Span<const uint8_t> bytes,
+                                  const std::string& what) {
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) {
+    return Bad(what, "not a .npy file (no \\x93NUMPY magic)");
+  }
+  const int major = bytes[6];
+  size_t header_len, start;
+  if (major == 1) {
+    header_len = bytes[8] | (bytes[9] << 8);
+    start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return Bad(what, "truncated header");
+    header_len = bytes[8] | (bytes[9] << 8) | (bytes[10] << 16) |
+                 (size_t{bytes[11]} << 24);
+    start = 12;
+  } else {
+    return Bad(
+        what, absl::StrCat(".npy format version ", major, " is not supported"));
+  }
+  if (bytes.size() < start + header_len) return Bad(what, "truncated header");
+  const absl::string_view header(
+      reinterpret_cast<const char*>(bytes.data() + start), header_len);
+  NpyArray a;
+  std::string descr, fortran, shape;
+  if (!Field(header, "descr", &descr) ||
+      !Field(header, "fortran_order", &fortran) ||
+      !Field(header, "shape", &shape)) {
+    return Bad(what, "header lacks descr, fortran_order or shape");
+  }
+  a.descr = std::string(absl::StripSuffix(absl::StripPrefix(descr, "'"), "'"));
+  if (fortran != "False")
+    return Bad(what, "Fortran-order arrays are not supported");
+  absl::string_view dims = absl::StripAsciiWhitespace(shape);
+  if (!absl::ConsumePrefix(&dims, "(") || !absl::ConsumeSuffix(&dims, ")")) {
+    return Bad(what, absl::StrCat("shape ", shape, " is not a tuple"));
+  }
+  uint64_t elements = 1;
+  for (absl::string_view d :
+       absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
+    int64_t v;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v) || v < 1 ||
+        v > (int64_t{1} << 24)) {
+      return Bad(what, absl::StrCat("shape ", shape,
+                                    " has a dimension outside 1..16777216"));
+    }
+    a.shape.push_back(v);
+    elements *= static_cast<uint64_t>(v);
+    if (elements > (uint64_t{1} << 34))
+      return Bad(what, absl::StrCat("shape ", shape, " is too large"));
+  }
+  const size_t item =
+      a.descr.size() >= 2 ? static_cast<size_t>(a.descr.back() - '0') : 0;
+  if (item < 1 || item > 8)
+    return Bad(what, absl::StrCat("dtype ", a.descr, " is not supported"));
+  const uint64_t need = elements * item,
+                 have = bytes.size() - start - header_len;
+  if (have != need) {
+    return Bad(what, absl::StrCat("shape ", shape, " of ", a.descr, " needs ",
+                                  need, " data bytes but the file has ", have));
+  }
+  a.data.assign(bytes.begin() + start + header_len, bytes.end());
+  return a;
+}
+
+std::string NpyHeader(const std::string& descr,
+                      const std::vector<int64_t>& shape) {
+  std::string dims = absl::StrJoin(shape, ", ");
+  if (shape.size() == 1) dims += ",";
+  std::string dict =
+      absl::StrCat("{'descr': '", descr,
+                   "', 'fortran_order': False, 'shape': (", dims, "), }");
+  // Pad with spaces so that magic + lengths + dict + '\n' is a multiple of 64.
+  const size_t total = 10 + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>(dict.size() >> 8);
+  return out + dict;
+}
+
+absl::Status WriteNpy(const std::string& path, const std::string& descr,
+                      const std::vector<int64_t>& shape,
+                      const std::vector<absl::Span<const uint8_t>>& chunks) {
+  const std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
+  }
+  const std::string header = NpyHeader(descr, shape);
+  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size();
+  for (const auto& c : chunks)
+    ok = ok && std::fwrite(c.data(), 1, c.size(), f) == c.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return absl::DataLossError(
+        absl::StrCat(path, ": write failed: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fusednorm
