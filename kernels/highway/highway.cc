@@ -396,6 +396,38 @@ struct Scratch {
   HWY_ALIGN uint8_t bytes[kMaxChannels * kChunkPixels + 16];
 };
 
+// Copies n bytes to dst with streaming stores for its aligned middle.
+HWY_INLINE void StreamCopy(uint8_t* HWY_RESTRICT dst,
+                           const uint8_t* HWY_RESTRICT src, size_t n) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t V = hn::Lanes(d8);
+  size_t i = 0;
+  if (V >= 16 && n >= 2 * V) {
+    i = (V - reinterpret_cast<uintptr_t>(dst) % V) % V;
+    std::memcpy(dst, src, i);
+    for (; i + V <= n; i += V) hn::Stream(hn::LoadU(d8, src + i), d8, dst + i);
+  }
+  std::memcpy(dst + i, src + i, n - i);
+}
+
+// With streaming stores, a row that is partly erased is assembled in L1 (values
+// and zeros) and then streamed whole: regular stores to lines that streaming
+// stores also write would pull those lines into the cache and stall the writes.
+template <typename T>
+struct RowBuffer {
+  HWY_ALIGN T values[kMaxChannels * kChunkPixels];
+
+  // Zeroes pixels [e0, e1) of the chunk starting at pixel w0 (count pixels of
+  // `stored` values each, from `first`).
+  void ZeroErased(int64_t w0, int64_t count, int64_t e0, int64_t e1, int stored,
+                  T* first) {
+    const int64_t lo = std::max(w0, e0), hi = std::min(w0 + count, e1);
+    if (hi > lo)
+      std::memset(first + (lo - w0) * stored, 0,
+                  (hi - lo) * stored * sizeof(T));
+  }
+};
+
 // Sets n values at dst to +0.0: with streaming stores for the aligned middle
 // when `nontemporal`, so erased spans bypass the caches like the rest.
 template <typename T>
@@ -438,6 +470,30 @@ HWY_INLINE void EraseColumns(const KernelArgs& a, int64_t h, int64_t* e0,
   }
 }
 
+// One partly erased HWC/HWC4 row written with streaming stores (see RowBuffer).
+// `rearrange` is null when the input row is read as it is.
+template <int kC, int kStored, class Conv, typename T>
+void ErasedRowStreamed(const Conv& convert,
+                       const Rearranger<kC, kStored, false>* rearrange,
+                       const uint8_t* in_row, int64_t W, int64_t h, int64_t e0,
+                       int64_t e1, T* out) {
+  Scratch scratch;
+  RowBuffer<T> row;
+  for (int64_t w0 = 0; w0 < W; w0 += kChunkPixels) {
+    const int64_t count = std::min<int64_t>(kChunkPixels, W - w0);
+    const uint8_t* src = in_row + w0 * kC;
+    if (rearrange != nullptr) {
+      rearrange->Run(in_row, W, w0, count, scratch.bytes, 0);
+      src = scratch.bytes;
+    }
+    convert.Run(src, count * kStored, row.values, false);
+    row.ZeroErased(w0, count, e0, e1, kStored, row.values);
+    StreamCopy(reinterpret_cast<uint8_t*>(out + (h * W + w0) * kStored),
+               reinterpret_cast<const uint8_t*>(row.values),
+               count * kStored * sizeof(T));
+  }
+}
+
 // HWC and HWC4 outputs: one converter of period `kStored`.
 template <int kC, int kStored, Math kMath, DType kDType>
 void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
@@ -467,6 +523,11 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
     for (int64_t h = top; h < bottom; ++h) {
       const uint8_t* in_row = a.input + h * a.input_row_stride;
       const int64_t e0 = a.erase.left, e1 = a.erase.left + a.erase.width;
+      if (a.nontemporal) {
+        ErasedRowStreamed<kC, kStored>(convert, nullptr, in_row, W, h, e0, e1,
+                                       out);
+        continue;
+      }
       convert.Run(in_row, e0 * kC, out + h * W * kC, a.nontemporal);
       EraseSpan(out, Layout::kHWC, H, W, kC, h, e0, e1, a.nontemporal);
       convert.Run(in_row + e1 * kC, (W - e1) * kC, out + (h * W + e1) * kC,
@@ -481,6 +542,11 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
     int64_t e0, e1;
     EraseColumns(a, h, &e0, &e1);
+    if (a.nontemporal && e1 > e0) {
+      ErasedRowStreamed<kC, kStored>(convert, direct ? nullptr : &rearrange,
+                                     in_row, W, h, e0, e1, out);
+      continue;
+    }
     const int64_t spans[2][2] = {{0, e0}, {e1, W}};
     for (const auto& span : spans) {
       for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
@@ -515,10 +581,30 @@ void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
                                       Conv(pat[kC > 3 ? 3 : 0])};
   const Rearranger<kC, kC, true> rearrange(a.flip);
   Scratch scratch;
+  RowBuffer<T> row;
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
     int64_t e0, e1;
     EraseColumns(a, h, &e0, &e1);
+    if (a.nontemporal &&
+        e1 > e0) {  // streamed whole, plane by plane (RowBuffer)
+      for (int64_t w0 = 0; w0 < W; w0 += kChunkPixels) {
+        const int64_t count = std::min<int64_t>(kChunkPixels, W - w0);
+        const uint8_t* planes = in_row + w0;
+        if (kC > 1 || a.flip) {
+          rearrange.Run(in_row, W, w0, count, scratch.bytes, kChunkPixels);
+          planes = scratch.bytes;
+        }
+        for (int c = 0; c < kC; ++c) {
+          convert[c].Run(planes + c * kChunkPixels, count, row.values, false);
+          row.ZeroErased(w0, count, e0, e1, 1, row.values);
+          StreamCopy(reinterpret_cast<uint8_t*>(out + (c * H + h) * W + w0),
+                     reinterpret_cast<const uint8_t*>(row.values),
+                     count * sizeof(T));
+        }
+      }
+      continue;
+    }
     const int64_t spans[2][2] = {{0, e0}, {e1, W}};
     for (const auto& span : spans) {
       for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
