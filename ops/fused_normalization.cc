@@ -12,11 +12,6 @@
 namespace fusednorm {
 namespace {
 
-template <typename... Parts>
-absl::Status Invalid(const Parts&... parts) {
-  return absl::InvalidArgumentError(absl::StrCat(parts...));
-}
-
 bool ValidEnums(DType dtype, Layout layout, Mode mode) {
   return static_cast<unsigned>(dtype) <=
              static_cast<unsigned>(DType::kBFloat16) &&
@@ -27,7 +22,7 @@ bool ValidEnums(DType dtype, Layout layout, Mode mode) {
 
 absl::Status ValidateProbability(const char* name, double p) {
   if (!(p >= 0.0 && p <= 1.0))
-    return Invalid(name, " = ", p, " must be in [0, 1]");
+    return InvalidArgumentCat(name, " = ", p, " must be in [0, 1]");
   return absl::OkStatus();
 }
 
@@ -38,21 +33,23 @@ absl::Status ValidateErase(const EraseOptions& e) {
        {std::pair<const char*, double>{"erase.scale_min", e.scale_min},
         {"erase.scale_max", e.scale_max}}) {
     if (!(v > 0.0 && v <= 1.0))
-      return Invalid(name, " = ", v, " must be in (0, 1]");
+      return InvalidArgumentCat(name, " = ", v, " must be in (0, 1]");
   }
   if (e.scale_min > e.scale_max) {
-    return Invalid("erase.scale_min = ", e.scale_min,
-                   " is greater than erase.scale_max = ", e.scale_max);
+    return InvalidArgumentCat(
+        "erase.scale_min = ", e.scale_min,
+        " is greater than erase.scale_max = ", e.scale_max);
   }
   for (const auto& [name, v] :
        {std::pair<const char*, double>{"erase.ratio_min", e.ratio_min},
         {"erase.ratio_max", e.ratio_max}}) {
     if (!(v > 0.0 && std::isfinite(v)))
-      return Invalid(name, " = ", v, " must be finite and > 0");
+      return InvalidArgumentCat(name, " = ", v, " must be finite and > 0");
   }
   if (e.ratio_min > e.ratio_max) {
-    return Invalid("erase.ratio_min = ", e.ratio_min,
-                   " is greater than erase.ratio_max = ", e.ratio_max);
+    return InvalidArgumentCat(
+        "erase.ratio_min = ", e.ratio_min,
+        " is greater than erase.ratio_max = ", e.ratio_max);
   }
   return absl::OkStatus();
 }
@@ -82,35 +79,40 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
     const FusedNormalizationOptions& options) {
   if (!ValidEnums(options.dtype, options.layout.value_or(Layout::kHWC),
                   options.mode)) {
-    return Invalid("dtype/layout/mode hold a value outside their enums (dtype ",
-                   static_cast<int>(options.dtype), ", layout ",
-                   static_cast<int>(options.layout.value_or(Layout::kHWC)),
-                   ", mode ", static_cast<int>(options.mode), ")");
+    return InvalidArgumentCat(
+        "dtype/layout/mode hold a value outside their enums (dtype ",
+        static_cast<int>(options.dtype), ", layout ",
+        static_cast<int>(options.layout.value_or(Layout::kHWC)), ", mode ",
+        static_cast<int>(options.mode), ")");
   }
   Normalization norm;
   if (options.mean.empty() && options.std.empty()) {
     if (static_cast<unsigned>(options.preset) >
         static_cast<unsigned>(Preset::kMlperf)) {
-      return Invalid("preset = ", static_cast<int>(options.preset),
-                     " is not a preset");
+      return InvalidArgumentCat("preset = ", static_cast<int>(options.preset),
+                                " is not a preset");
     }
     norm = PresetNormalization(options.preset);
   } else {
     if (options.mean.size() != options.std.size()) {
-      return Invalid("mean has ", options.mean.size(), " values but std has ",
-                     options.std.size(), "; give both with the same count");
+      return InvalidArgumentCat("mean has ", options.mean.size(),
+                                " values but std has ", options.std.size(),
+                                "; give both with the same count");
     }
     if (options.mean.size() > kMaxChannels) {
-      return Invalid("mean/std have ", options.mean.size(), " values; at most ",
-                     kMaxChannels, " channels are supported");
+      return InvalidArgumentCat("mean/std have ", options.mean.size(),
+                                " values; at most ", kMaxChannels,
+                                " channels are supported");
     }
     norm = {options.mean, options.std, static_cast<int>(options.mean.size())};
   }
   for (size_t c = 0; c < norm.mean.size(); ++c) {
     if (!std::isfinite(norm.mean[c]))
-      return Invalid("mean[", c, "] = ", norm.mean[c], " is not finite");
+      return InvalidArgumentCat("mean[", c, "] = ", norm.mean[c],
+                                " is not finite");
     if (!std::isfinite(norm.std[c]) || !(norm.std[c] > 0.0f)) {
-      return Invalid("std[", c, "] = ", norm.std[c], " must be finite and > 0");
+      return InvalidArgumentCat("std[", c, "] = ", norm.std[c],
+                                " must be finite and > 0");
     }
   }
   FUSEDNORM_RETURN_IF_ERROR(ValidateProbability("flip_p", options.flip_p));
@@ -137,9 +139,9 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
           static_cast<float>(x) * constants->mul[c] - constants->sub[c];
       if (!std::isfinite(fast) || !std::isfinite(constants->table[c][x])) {
         const int i = norm.channels == 0 ? 0 : c;
-        return Invalid("std[", i, "] = ", norm.std[i], " with mean[", i,
-                       "] = ", norm.mean[i],
-                       " makes normalized values overflow float32");
+        return InvalidArgumentCat("std[", i, "] = ", norm.std[i], " with mean[",
+                                  i, "] = ", norm.mean[i],
+                                  " makes normalized values overflow float32");
       }
     }
   }
@@ -180,17 +182,20 @@ const char* FusedNormalization::kernel_id(int channels) const {
 absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
                                                        int64_t width,
                                                        int channels) const {
-  if (height < 1) return Invalid("height = ", height, " must be >= 1");
-  if (width < 1) return Invalid("width = ", width, " must be >= 1");
+  if (height < 1)
+    return InvalidArgumentCat("height = ", height, " must be >= 1");
+  if (width < 1) return InvalidArgumentCat("width = ", width, " must be >= 1");
   if (channels < 1 || channels > kMaxChannels) {
-    return Invalid("channels = ", channels, " must be in 1..", kMaxChannels);
+    return InvalidArgumentCat("channels = ", channels, " must be in 1..",
+                              kMaxChannels);
   }
   std::optional<int64_t> n = CheckedMul(height, width);
   if (n) n = CheckedMul(*n, StoredChannels(layout(), channels));
   if (n) n = CheckedMul(*n, static_cast<int64_t>(DTypeSize(dtype())));
   if (!n || static_cast<uint64_t>(*n) > std::numeric_limits<size_t>::max()) {
-    return Invalid("output size for height = ", height, ", width = ", width,
-                   ", channels = ", channels, " overflows");
+    return InvalidArgumentCat("output size for height = ", height,
+                              ", width = ", width, ", channels = ", channels,
+                              " overflows");
   }
   return static_cast<size_t>(*n);
 }
@@ -198,7 +203,7 @@ absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
 absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
                                                        int64_t width) const {
   if (channels_ == 0) {
-    return Invalid(
+    return InvalidArgumentCat(
         "channels: NO_NORM takes any channel count; pass it to OutputBytes");
   }
   return OutputBytes(height, width, channels_);
@@ -238,60 +243,65 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
                                        const Augmentation& aug,
                                        OutputView out) const {
   if (out.row_stride != 0) {
-    return Invalid(
+    return InvalidArgumentCat(
         "output row_stride = ", out.row_stride,
         ": FusedNormalization derives the output stride from dtype and layout; "
         "pass 0");
   }
-  if (in.pixels.data() == nullptr) return Invalid("input pixels is null");
-  if (out.bytes.data() == nullptr) return Invalid("output bytes is null");
+  if (in.pixels.data() == nullptr)
+    return InvalidArgumentCat("input pixels is null");
+  if (out.bytes.data() == nullptr)
+    return InvalidArgumentCat("output bytes is null");
   if (in.height < 1)
-    return Invalid("input height = ", in.height, " must be >= 1");
-  if (in.width < 1) return Invalid("input width = ", in.width, " must be >= 1");
+    return InvalidArgumentCat("input height = ", in.height, " must be >= 1");
+  if (in.width < 1)
+    return InvalidArgumentCat("input width = ", in.width, " must be >= 1");
   if (in.channels < 1 || in.channels > kMaxChannels) {
-    return Invalid("input channels = ", in.channels, " must be in 1..",
-                   kMaxChannels);
+    return InvalidArgumentCat("input channels = ", in.channels,
+                              " must be in 1..", kMaxChannels);
   }
   if (channels_ != 0 && in.channels != channels_) {
-    return Invalid("input channels = ", in.channels,
-                   " does not match the normalization's ", channels_,
-                   " channels");
+    return InvalidArgumentCat("input channels = ", in.channels,
+                              " does not match the normalization's ", channels_,
+                              " channels");
   }
   const std::optional<int64_t> row_bytes = CheckedMul(in.width, in.channels);
   if (!row_bytes)
-    return Invalid("input width = ", in.width, " overflows a row size");
+    return InvalidArgumentCat("input width = ", in.width,
+                              " overflows a row size");
   if (in.row_stride < *row_bytes) {
-    return Invalid("input row_stride = ", in.row_stride,
-                   " is less than width * channels = ", *row_bytes);
+    return InvalidArgumentCat("input row_stride = ", in.row_stride,
+                              " is less than width * channels = ", *row_bytes);
   }
   std::optional<int64_t> need = CheckedMul(in.height - 1, in.row_stride);
   if (need) need = CheckedAdd(*need, *row_bytes);
   if (!need) {
-    return Invalid("input size for height = ", in.height,
-                   ", row_stride = ", in.row_stride, " overflows");
+    return InvalidArgumentCat("input size for height = ", in.height,
+                              ", row_stride = ", in.row_stride, " overflows");
   }
   if (static_cast<uint64_t>(*need) > in.pixels.size()) {
-    return Invalid("input pixels has ", in.pixels.size(),
-                   " bytes but height = ", in.height,
-                   ", row_stride = ", in.row_stride, " needs ", *need);
+    return InvalidArgumentCat("input pixels has ", in.pixels.size(),
+                              " bytes but height = ", in.height,
+                              ", row_stride = ", in.row_stride, " needs ",
+                              *need);
   }
   FUSEDNORM_ASSIGN_OR_RETURN(const size_t out_need,
                              OutputBytes(in.height, in.width, in.channels));
   if (out.bytes.size() < out_need) {
-    return Invalid("output bytes has ", out.bytes.size(), " bytes but ",
-                   in.height, "x", in.width, "x", in.channels, " ",
-                   DTypeName(dtype()), " ", LayoutName(layout()), " needs ",
-                   out_need);
+    return InvalidArgumentCat("output bytes has ", out.bytes.size(),
+                              " bytes but ", in.height, "x", in.width, "x",
+                              in.channels, " ", DTypeName(dtype()), " ",
+                              LayoutName(layout()), " needs ", out_need);
   }
   const EraseRect& r = aug.erase;
   if (r.height != 0 || r.width != 0) {
     if (r.top < 0 || r.left < 0 || r.height < 0 || r.width < 0 ||
         r.top > in.height || r.left > in.width ||
         r.height > in.height - r.top || r.width > in.width - r.left) {
-      return Invalid("erase rectangle (top ", r.top, ", left ", r.left,
-                     ", height ", r.height, ", width ", r.width,
-                     ") is not inside the ", in.height, "x", in.width,
-                     " image");
+      return InvalidArgumentCat("erase rectangle (top ", r.top, ", left ",
+                                r.left, ", height ", r.height, ", width ",
+                                r.width, ") is not inside the ", in.height, "x",
+                                in.width, " image");
     }
   }
   // The kernels require disjoint buffers.
@@ -299,7 +309,7 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
   const auto out_lo = reinterpret_cast<uintptr_t>(out.bytes.data());
   if (in_lo < out_lo + out_need &&
       out_lo < in_lo + static_cast<uint64_t>(*need)) {
-    return Invalid("input and output buffers overlap");
+    return InvalidArgumentCat("input and output buffers overlap");
   }
   const KernelInfo* kernel = kernels_[in.channels];
   if (kernel == nullptr) return kernel_status_[in.channels];

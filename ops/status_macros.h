@@ -3,6 +3,7 @@
 #define FUSEDNORM_OPS_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 // Evaluates `expr` (an absl::Status) and returns it from the enclosing function
 // if not OK.
@@ -11,6 +12,16 @@
     const ::absl::Status fusednorm_status_ = (expr);       \
     if (!fusednorm_status_.ok()) return fusednorm_status_; \
   } while (0)
+
+namespace fusednorm {
+
+// InvalidArgument with a message made of `parts` (anything absl::StrCat takes).
+template <typename... Parts>
+absl::Status InvalidArgumentCat(const Parts&... parts) {
+  return absl::InvalidArgumentError(absl::StrCat(parts...));
+}
+
+}  // namespace fusednorm
 
 #define FUSEDNORM_STATUS_CONCAT_INNER_(a, b) a##b
 #define FUSEDNORM_STATUS_CONCAT_(a, b) FUSEDNORM_STATUS_CONCAT_INNER_(a, b)

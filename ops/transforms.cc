@@ -12,11 +12,6 @@
 namespace fusednorm {
 namespace {
 
-template <typename... Parts>
-absl::Status Invalid(const Parts&... parts) {
-  return absl::InvalidArgumentError(absl::StrCat(parts...));
-}
-
 absl::Status RecordOnly(const std::string& name) {
   return absl::UnimplementedError(
       absl::StrCat(name,
@@ -35,35 +30,39 @@ constexpr int64_t kMaxSide = int64_t{1} << 20;
 constexpr int64_t kMaxPixels = int64_t{1} << 31;
 
 absl::Status ValidateInput(const ImageView& in) {
-  if (in.pixels.data() == nullptr) return Invalid("input pixels is null");
+  if (in.pixels.data() == nullptr)
+    return InvalidArgumentCat("input pixels is null");
   if (in.height < 1 || in.height > kMaxSide) {
-    return Invalid("input height = ", in.height, " must be in 1..", kMaxSide);
+    return InvalidArgumentCat("input height = ", in.height, " must be in 1..",
+                              kMaxSide);
   }
   if (in.width < 1 || in.width > kMaxSide) {
-    return Invalid("input width = ", in.width, " must be in 1..", kMaxSide);
+    return InvalidArgumentCat("input width = ", in.width, " must be in 1..",
+                              kMaxSide);
   }
   if (in.channels < 1 || in.channels > kMaxChannels) {
-    return Invalid("input channels = ", in.channels, " must be in 1..",
-                   kMaxChannels);
+    return InvalidArgumentCat("input channels = ", in.channels,
+                              " must be in 1..", kMaxChannels);
   }
   if (in.row_stride < in.width * in.channels) {
-    return Invalid("input row_stride = ", in.row_stride,
-                   " is less than width * channels = ", in.width * in.channels);
+    return InvalidArgumentCat(
+        "input row_stride = ", in.row_stride,
+        " is less than width * channels = ", in.width * in.channels);
   }
   const uint64_t need = static_cast<uint64_t>(in.height - 1) * in.row_stride +
                         static_cast<uint64_t>(in.width) * in.channels;
   if (in.pixels.size() < need) {
-    return Invalid("input pixels has ", in.pixels.size(),
-                   " bytes but the image needs ", need);
+    return InvalidArgumentCat("input pixels has ", in.pixels.size(),
+                              " bytes but the image needs ", need);
   }
   return absl::OkStatus();
 }
 
 absl::Status ValidateOutputSize(int64_t h, int64_t w) {
   if (h < 1 || w < 1 || h > kMaxSide || w > kMaxSide || h * w > kMaxPixels) {
-    return Invalid("output size ", h, "x", w,
-                   " must be at least 1x1 and at most ", kMaxSide,
-                   " per side and ", kMaxPixels, " pixels");
+    return InvalidArgumentCat("output size ", h, "x", w,
+                              " must be at least 1x1 and at most ", kMaxSide,
+                              " per side and ", kMaxPixels, " pixels");
   }
   return absl::OkStatus();
 }
@@ -200,7 +199,8 @@ absl::Status Crop(const ImageView& in, int64_t top, int64_t left, int64_t h,
   FUSEDNORM_RETURN_IF_ERROR(ValidateInput(in));
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(h, w));
   if (std::abs(top) > kMaxSide || std::abs(left) > kMaxSide) {
-    return Invalid("crop position (", top, ", ", left, ") is out of range");
+    return InvalidArgumentCat("crop position (", top, ", ", left,
+                              ") is out of range");
   }
   const int C = in.channels;
   Allocate(h, w, C, out);
@@ -290,9 +290,9 @@ absl::StatusOr<Size2> Resize::OutputSize(int64_t height, int64_t width) const {
     return exact_;
   }
   if (shorter_ > kMaxSide)
-    return Invalid("Resize size = ", shorter_, " is too large");
+    return InvalidArgumentCat("Resize size = ", shorter_, " is too large");
   if (height < 1 || width < 1)
-    return Invalid("input size ", height, "x", width, " is empty");
+    return InvalidArgumentCat("input size ", height, "x", width, " is empty");
   // torchvision: the shorter side becomes `size`, the longer int(size * long /
   // short).
   const bool wide = width > height;
@@ -357,13 +357,13 @@ absl::Status RandomResizedCrop::Validate() const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(size_.height, size_.width));
   if (!(scale_min_ > 0 && scale_min_ <= scale_max_ &&
         std::isfinite(scale_max_))) {
-    return Invalid("RandomResizedCrop scale = (", scale_min_, ", ", scale_max_,
-                   ") must satisfy 0 < min <= max");
+    return InvalidArgumentCat("RandomResizedCrop scale = (", scale_min_, ", ",
+                              scale_max_, ") must satisfy 0 < min <= max");
   }
   if (!(ratio_min_ > 0 && ratio_min_ <= ratio_max_ &&
         std::isfinite(ratio_max_))) {
-    return Invalid("RandomResizedCrop ratio = (", ratio_min_, ", ", ratio_max_,
-                   ") must satisfy 0 < min <= max");
+    return InvalidArgumentCat("RandomResizedCrop ratio = (", ratio_min_, ", ",
+                              ratio_max_, ") must satisfy 0 < min <= max");
   }
   return absl::OkStatus();
 }

@@ -38,11 +38,6 @@ class Clock {
       std::chrono::steady_clock::now();
 };
 
-template <typename... Parts>
-absl::Status Invalid(const Parts&... parts) {
-  return absl::InvalidArgumentError(absl::StrCat(parts...));
-}
-
 absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
   return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
 }
@@ -183,23 +178,26 @@ absl::Status BuildChain(const std::vector<std::unique_ptr<PreprocessOp>>& list,
     const std::string where =
         absl::StrCat(list_name, " position ", i, " (", op->name(), ")");
     if (dynamic_cast<const Normalize*>(op) != nullptr) {
-      return Invalid(where,
-                     ": Normalize does not belong in a transform list; use the "
-                     "normalization setting");
+      return InvalidArgumentCat(
+          where,
+          ": Normalize does not belong in a transform list; use the "
+          "normalization setting");
     }
     if (const auto* flip = dynamic_cast<const RandomHorizontalFlip*>(op)) {
       if (flip_seen)
-        return Invalid(where, ": RandomHorizontalFlip appears twice");
+        return InvalidArgumentCat(where,
+                                  ": RandomHorizontalFlip appears twice");
       flip_seen = true;
       options.flip_p = flip->p();
       continue;
     }
     if (const auto* erase = dynamic_cast<const RandomErasing*>(op)) {
       if (split == Split::kVal) {
-        return Invalid(
+        return InvalidArgumentCat(
             where, ": RandomErasing is for training only, not val_transforms");
       }
-      if (erase_seen) return Invalid(where, ": RandomErasing appears twice");
+      if (erase_seen)
+        return InvalidArgumentCat(where, ": RandomErasing appears twice");
       erase_seen = true;
       options.erase = erase->options();
       continue;
@@ -218,15 +216,16 @@ absl::Status BuildChain(const std::vector<std::unique_ptr<PreprocessOp>>& list,
   if (fixed && sample_size &&
       (fixed->height != sample_size->height ||
        fixed->width != sample_size->width)) {
-    return Invalid(list_name, " end in ", fixed->height, "x", fixed->width,
-                   " but sample_size is ", sample_size->height, "x",
-                   sample_size->width);
+    return InvalidArgumentCat(list_name, " end in ", fixed->height, "x",
+                              fixed->width, " but sample_size is ",
+                              sample_size->height, "x", sample_size->width);
   }
   if (!fixed) fixed = sample_size;
   if (!fixed) {
-    return Invalid(list_name,
-                   ": no transform fixes the output size (end the list with a "
-                   "crop or an exact Resize, or set sample_size)");
+    return InvalidArgumentCat(
+        list_name,
+        ": no transform fixes the output size (end the list with a "
+        "crop or an exact Resize, or set sample_size)");
   }
   chain->size = *fixed;
   absl::StatusOr<FusedNormalization> fused =
@@ -234,8 +233,9 @@ absl::Status BuildChain(const std::vector<std::unique_ptr<PreprocessOp>>& list,
   if (!fused.ok())
     return Prefixed(fused.status(), absl::StrCat(list_name, ": "));
   if (fused->channels() != 0 && fused->channels() != channels) {
-    return Invalid("the normalization is for ", fused->channels(),
-                   " channels but the dataset's images have ", channels);
+    return InvalidArgumentCat("the normalization is for ", fused->channels(),
+                              " channels but the dataset's images have ",
+                              channels);
   }
   FUSEDNORM_ASSIGN_OR_RETURN(
       chain->sample_bytes,
@@ -263,15 +263,17 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
     st->dataset = MakeSyntheticDataset(1024);
   }
   if (st->dataset->size() == 0)
-    return Invalid("dataset ", st->dataset->name(), " is empty");
+    return InvalidArgumentCat("dataset ", st->dataset->name(), " is empty");
   if (batch_size_ < 1)
-    return Invalid("batch_size = ", batch_size_, " must be >= 1");
+    return InvalidArgumentCat("batch_size = ", batch_size_, " must be >= 1");
   if (threads_ < 0)
-    return Invalid("threads = ", threads_, " must be >= 0 (0: all cores)");
-  if (slots_ < 1) return Invalid("slots = ", slots_, " must be >= 1");
+    return InvalidArgumentCat("threads = ", threads_,
+                              " must be >= 0 (0: all cores)");
+  if (slots_ < 1)
+    return InvalidArgumentCat("slots = ", slots_, " must be >= 1");
   if (world_ < 1 || rank_ < 0 || rank_ >= world_) {
-    return Invalid("shard rank = ", rank_, ", world size = ", world_,
-                   ": need 0 <= rank < world size");
+    return InvalidArgumentCat("shard rank = ", rank_, ", world size = ", world_,
+                              ": need 0 <= rank < world size");
   }
   FusedNormalizationOptions base;
   if (preset_) base.preset = *preset_;
@@ -393,11 +395,11 @@ struct EpochLoader::Impl {
     clock.Add(&ns_transforms);
     if (cur.height != chain->size.height || cur.width != chain->size.width ||
         cur.channels != st->dataset->channels()) {
-      return Invalid("sample ", index, ": after the transforms it is ",
-                     cur.height, "x", cur.width, "x", cur.channels,
-                     " but the batch holds ", chain->size.height, "x",
-                     chain->size.width, "x", st->dataset->channels(),
-                     " samples");
+      return InvalidArgumentCat(
+          "sample ", index, ": after the transforms it is ", cur.height, "x",
+          cur.width, "x", cur.channels, " but the batch holds ",
+          chain->size.height, "x", chain->size.width, "x",
+          st->dataset->channels(), " samples");
     }
     const absl::StatusOr<Augmentation> aug = chain->fused->Execute(
         cur.view(), stream,

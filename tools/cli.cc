@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -91,6 +92,16 @@ const std::vector<Subcommand>& Subcommands() {
       {"kernels", "list the kernel variants and Highway targets", {}},
   };
   return *s;
+}
+
+// Paths on the command line are relative to where the user ran `bazel run`,
+// which sets BUILD_WORKING_DIRECTORY (the program itself runs in its runfiles
+// tree).
+std::string Resolve(const std::string& path) {
+  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || wd == nullptr || *wd == '\0')
+    return path;
+  return absl::StrCat(wd, "/", path);
 }
 
 // A usage error (exit 2) or a data error (exit 1), with its message.
@@ -321,8 +332,8 @@ int NormalizeCommand(FILE* out, FILE* err) {
     std::fprintf(err, "fusednorm normalize: %s\n", x.message.c_str());
     return x.code;
   };
-  const std::string input = absl::GetFlag(FLAGS_input),
-                    output = absl::GetFlag(FLAGS_output);
+  const std::string input = Resolve(absl::GetFlag(FLAGS_input)),
+                    output = Resolve(absl::GetFlag(FLAGS_output));
   if (input.empty() || output.empty())
     return fail(Usage("--input and --output are required"));
   FusedNormalizationOptions o;
@@ -506,9 +517,10 @@ int RunCommand(FILE* out, FILE* err) {
   if (epochs < 1)
     return fail(Usage(absl::StrCat("--epochs=", epochs, ": must be >= 1")));
   absl::StatusOr<std::unique_ptr<Dataset>> opened =
-      !absl::GetFlag(FLAGS_data).empty()
-          ? OpenImageFolder(absl::GetFlag(FLAGS_data))
-          : OpenDataset(absl::GetFlag(FLAGS_dataset), absl::GetFlag(FLAGS_path),
+      !Resolve(absl::GetFlag(FLAGS_data)).empty()
+          ? OpenImageFolder(Resolve(absl::GetFlag(FLAGS_data)))
+          : OpenDataset(absl::GetFlag(FLAGS_dataset),
+                        Resolve(absl::GetFlag(FLAGS_path)),
                         split == Split::kVal);
   if (!opened.ok()) {
     return fail(
@@ -546,8 +558,8 @@ int RunCommand(FILE* out, FILE* err) {
   const int C = data->channels();
   std::vector<std::vector<uint8_t>>
       kept;  // batches for --output, first samples for --preview
-  const bool keep_all = !absl::GetFlag(FLAGS_output).empty();
-  const std::string preview = absl::GetFlag(FLAGS_preview);
+  const bool keep_all = !Resolve(absl::GetFlag(FLAGS_output)).empty();
+  const std::string preview = Resolve(absl::GetFlag(FLAGS_preview));
   std::vector<std::vector<uint8_t>> preview_samples;
   size_t done = 0, skipped = 0;
   const size_t total = p->batches_per_epoch() * epochs;
@@ -619,10 +631,11 @@ int RunCommand(FILE* out, FILE* err) {
     std::vector<int64_t> shape = OutputShape(fused, sz.height, sz.width, C);
     shape.insert(shape.begin(), static_cast<int64_t>(images_done));
     std::vector<absl::Span<const uint8_t>> chunks(kept.begin(), kept.end());
-    const absl::Status w = WriteNpy(absl::GetFlag(FLAGS_output),
+    const absl::Status w = WriteNpy(Resolve(absl::GetFlag(FLAGS_output)),
                                     NpyDescr(fused.dtype()), shape, chunks);
     if (!w.ok()) return fail(Data(w));
-    std::fprintf(out, "wrote %s\n", absl::GetFlag(FLAGS_output).c_str());
+    std::fprintf(out, "wrote %s\n",
+                 Resolve(absl::GetFlag(FLAGS_output)).c_str());
   }
   if (!preview.empty()) {
     // A 4x4 grid, each sample de-normalized: pixel = (y * std + mean) * 255.
