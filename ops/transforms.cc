@@ -131,6 +131,14 @@ std::vector<Filter> TriangleFilters(int64_t in, int64_t out) {
   return filters;
 }
 
+// Rounds to the nearest integer, ties to even (torch.round), clamped to 0..255:
+// adding and subtracting 2^23 leaves the float rounded by the FPU's own
+// rounding.
+inline uint8_t RoundToByte(float v) {
+  v = std::min(255.0f, std::max(0.0f, v));
+  return static_cast<uint8_t>((v + 8388608.0f) - 8388608.0f);
+}
+
 uint8_t ToByte(double v) {
   const double r = std::nearbyint(v);  // torch.round: half to even
   return static_cast<uint8_t>(std::min(255.0, std::max(0.0, r)));
@@ -150,15 +158,18 @@ absl::Status ResizeBilinear(const ImageView& in, int64_t out_h, int64_t out_w,
   if (!antialias || (out_h >= in.height && out_w >= in.width)) {
     const std::vector<Tap> ty = BilinearTaps(in.height, out_h);
     const std::vector<Tap> tx = BilinearTaps(in.width, out_w);
+    uint8_t* o = out->pixels.data();
     for (int64_t y = 0; y < out_h; ++y) {
       const Tap& a = ty[y];
+      const uint8_t* r0 = in.pixels.data() + a.i0 * in.row_stride;
+      const uint8_t* r1 = in.pixels.data() + a.i1 * in.row_stride;
       for (int64_t x = 0; x < out_w; ++x) {
         const Tap& b = tx[x];
-        for (int c = 0; c < C; ++c) {
-          const float v =
-              a.w0 * (b.w0 * px(a.i0, b.i0, c) + b.w1 * px(a.i0, b.i1, c)) +
-              a.w1 * (b.w0 * px(a.i1, b.i0, c) + b.w1 * px(a.i1, b.i1, c));
-          out->pixels[(y * out_w + x) * C + c] = ToByte(v);
+        const int64_t c0 = b.i0 * C, c1 = b.i1 * C;
+        for (int c = 0; c < C; ++c, ++o) {
+          const float v = a.w0 * (b.w0 * r0[c0 + c] + b.w1 * r0[c1 + c]) +
+                          a.w1 * (b.w0 * r1[c0 + c] + b.w1 * r1[c1 + c]);
+          *o = RoundToByte(v);
         }
       }
     }
