@@ -51,7 +51,7 @@ absl::StatusOr<const KernelInfo*> FindKernel(absl::string_view id) {
     if (id != row.id) continue;
     if (!row.supported()) {
       return absl::UnimplementedError(
-          absl::StrCat("kernel \"", id, "\" needs ", row.requires,
+          absl::StrCat("kernel \"", id, "\" needs ", row.needs,
                        ", which this CPU does not have"));
     }
     return &row;

@@ -117,8 +117,8 @@ using KernelFn = void (*)(const KernelConstants& constants,
 
 // What a dispatch-table row knows about one kernel variant.
 struct KernelInfo {
-  const char* id;        // "scalar_eigen", "x86_f16c", "highway"
-  const char* requires;  // human-readable CPU features, e.g. "SSE4.1 F16C AVX"
+  const char* id;     // "scalar_eigen", "x86_f16c", "highway"
+  const char* needs;  // human-readable CPU features, e.g. "SSE4.1 F16C AVX"
   int priority;  // higher wins among the supported variants that cover a config
   bool (*supported)();  // can this CPU run it?
   bool (*covers)(DType dtype, Layout layout, Mode mode, int channels);

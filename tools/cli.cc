@@ -295,7 +295,7 @@ int Kernels(FILE* out) {
   for (const KernelInfo& k : KernelTable()) {
     std::fprintf(out, "%-16s %-10s %-7s %s\n", k.id,
                  k.supported() ? "yes" : "no",
-                 active.ok() && *active == &k ? "*" : "", k.requires);
+                 active.ok() && *active == &k ? "*" : "", k.needs);
   }
   if (!active.ok())
     std::fprintf(out, "no default kernel: %s\n",

@@ -10,7 +10,8 @@ int main() {
   std::vector<float> out(6);
   const fusednorm::ImageView in{absl::MakeConstSpan(rgb), 1, 2, 3, 6};
   const fusednorm::Augmentation flip{/*flip=*/true, {}};
-  auto status = op->Apply(in, flip, {absl::MakeSpan(reinterpret_cast<uint8_t*>(out.data()), 24)});
+  auto bytes = absl::MakeSpan(reinterpret_cast<uint8_t*>(out.data()), 24);
+  auto status = op->Apply(in, flip, {bytes});
   for (float v : out) std::printf("%.4f ", v);
   std::printf("\n");
   return status.ok() ? 0 : 1;
