@@ -275,7 +275,7 @@ TEST(Preprocessor, SampleErrorsReachTheConsumer) {
     const EpochResult r = RunEpoch(*p, Split::kTrain, 0);
     ASSERT_EQ(r.bytes.size(), 3u);
     auto loader = p->StartEpoch(Split::kTrain, 0);
-    (*loader)->Next();
+    ASSERT_TRUE((*loader)->Next().ok());
     const Batch* b1 = *(*loader)->Next();
     ASSERT_NE(b1, nullptr);
     EXPECT_EQ(b1->skipped, 1u);
