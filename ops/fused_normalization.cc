@@ -118,11 +118,11 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
   FUSEDNORM_RETURN_IF_ERROR(ValidateProbability("flip_p", options.flip_p));
   FUSEDNORM_RETURN_IF_ERROR(ValidateErase(options.erase));
 
-  // NO_NORM's single mean/std serve every channel count.
+  // Channels past the given values repeat the last one (NO_NORM's single
+  // mean/std serve every channel count; kernels ignore the others).
   float mean[kMaxChannels], std[kMaxChannels];
   for (int c = 0; c < kMaxChannels; ++c) {
-    const size_t i =
-        norm.channels == 0 ? 0 : std::min<size_t>(c, norm.mean.size() - 1);
+    const size_t i = std::min<size_t>(c, norm.mean.size() - 1);
     mean[c] = norm.mean[i];
     std[c] = norm.std[i];
   }
@@ -138,7 +138,7 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
       const float fast =
           static_cast<float>(x) * constants->mul[c] - constants->sub[c];
       if (!std::isfinite(fast) || !std::isfinite(constants->table[c][x])) {
-        const int i = norm.channels == 0 ? 0 : c;
+        const size_t i = std::min<size_t>(c, norm.mean.size() - 1);
         return InvalidArgumentCat("std[", i, "] = ", norm.std[i], " with mean[",
                                   i, "] = ", norm.mean[i],
                                   " makes normalized values overflow float32");
