@@ -390,10 +390,10 @@ class Rearranger {
   HWY_ALIGN uint8_t index_[kOut][kC][16];
 };
 
-// Scratch for one chunk of rearranged bytes, with 16 bytes of slack for the
-// last block's full-width store.
+// Scratch for one chunk of rearranged bytes (Rearranger's 16-pixel blocks store
+// exactly their own bytes, so no slack is needed).
 struct Scratch {
-  HWY_ALIGN uint8_t bytes[kMaxChannels * kChunkPixels + 16];
+  HWY_ALIGN uint8_t bytes[kMaxChannels * kChunkPixels];
 };
 
 // Copies n bytes to dst with streaming stores for its aligned middle.
