@@ -9,17 +9,21 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/highway/highway.h"
 #include "kernels/scalar_eigen/scalar_eigen.h"
+#if defined(__x86_64__)
 #include "kernels/x86_f16c/x86_f16c.h"
+#endif
 
 namespace fusednorm {
 namespace {
 
 // The table, built explicitly. Add one row (or one function returning rows) per
-// variant.
+// variant. Building it runs baseline code only (DESIGN.md, "Kernel dispatch").
 const std::vector<KernelInfo>& Rows() {
   static const std::vector<KernelInfo>* rows = [] {
-    auto* r = new std::vector<KernelInfo>{ScalarEigenKernelInfo(),
-                                          X86F16cKernelInfo()};
+    auto* r = new std::vector<KernelInfo>{ScalarEigenKernelInfo()};
+#if defined(__x86_64__)
+    r->push_back(X86F16cKernelInfo());
+#endif
     for (const KernelInfo& row : HighwayKernelInfos()) r->push_back(row);
     return r;
   }();
