@@ -1,5 +1,6 @@
 #include "kernels/kernel.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -14,6 +15,8 @@ float CorrectedQuotient(float a, float b, float r) {
 }
 
 bool SameBits(float a, float b) { return std::memcmp(&a, &b, sizeof(a)) == 0; }
+
+std::atomic<bool> g_exact_by_fma_allowed{true};
 
 }  // namespace
 
@@ -76,7 +79,11 @@ void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
       ok = SameBits(t, xf / 255.0f) && SameBits(y, k->table[c][x]);
     }
   }
-  k->exact_by_fma = ok;
+  k->exact_by_fma = ok && g_exact_by_fma_allowed.load();
+}
+
+void AllowExactByFmaForTesting(bool allow) {
+  g_exact_by_fma_allowed.store(allow);
 }
 
 }  // namespace fusednorm

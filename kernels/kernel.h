@@ -79,6 +79,12 @@ void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
                          const float* mean, const float* std,
                          KernelConstants* constants);
 
+// Test hook: while `allow` is false, MakeKernelConstants leaves exact_by_fma
+// false, so every kernel takes exact mode's division path, also on CPUs that
+// fuse multiply-adds (where every preset passes the FMA check). Default true.
+// Not for production code; not synchronised with concurrent Create calls.
+void AllowExactByFmaForTesting(bool allow);
+
 // A rectangle in OUTPUT coordinates set to +0.0 in every stored value (pad
 // lanes too). Empty when height or width is 0.
 struct EraseRect {

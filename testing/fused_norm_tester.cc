@@ -13,16 +13,86 @@
 
 namespace fusednorm {
 namespace testing_ref {
+namespace {
 
-std::vector<uint8_t> FusedNormTester::Test() const {
-  const std::string what = absl::StrCat(
+// Bytes to leave between a buffer's end and its guard page so that a buffer
+// of `size` bytes starts `alignment` bytes past a 64-byte boundary (the guard
+// page itself is 4096-aligned); 0 for alignment -1.
+size_t TailFor(size_t size, int alignment) {
+  if (alignment < 0) return 0;
+  return (64 - (size + alignment) % 64) % 64;
+}
+
+// Reports up to five elements where `got` and `expected` differ.
+void ReportMismatches(const std::vector<uint8_t>& got,
+                      const std::vector<uint8_t>& expected, size_t esize) {
+  int reported = 0;
+  for (size_t i = 0; i < got.size() && reported < 5; i += esize) {
+    if (std::memcmp(&got[i], &expected[i], esize) == 0) continue;
+    uint32_t g = 0, e = 0;
+    std::memcpy(&g, &got[i], esize);
+    std::memcpy(&e, &expected[i], esize);
+    ADD_FAILURE() << "element " << i / esize << " of " << got.size() / esize
+                  << ": got bits 0x" << std::hex << g << ", expected 0x" << e
+                  << std::dec;
+    ++reported;
+  }
+}
+
+// Checks the fast formula's float32 result against the real one.
+void CheckFastBound(const RefInput& ref, const Chw<float>& fast) {
+  const Chw<double> exact = Exact(ref);
+  int reported = 0;
+  for (int c = 0; c < ref.channels; ++c) {
+    const double scale = 1.0 / (255.0 * ref.std[c]);
+    const double sub = std::fabs(static_cast<double>(ref.mean[c]) / ref.std[c]);
+    const double bound = kFastModeBound * (255.0 * scale + sub);
+    for (int64_t h = 0; h < ref.height; ++h) {
+      for (int64_t w = 0; w < ref.width; ++w) {
+        const double y = fast.at(c, h, w), x = exact.at(c, h, w);
+        if (std::fabs(y - x) > bound && reported++ < 3) {
+          ADD_FAILURE() << "fast mode " << y << " vs exact " << x << " exceeds "
+                        << bound;
+        }
+      }
+    }
+  }
+}
+
+// A variant that does not cover a configuration must refuse it: Create, or
+// (NO_NORM, whose channel count is known only then) Apply, is Unimplemented.
+void CheckRefused(const FusedNormalizationOptions& options, int channels) {
+  absl::StatusOr<FusedNormalization> refused =
+      FusedNormalization::Create(options);
+  if (!refused.ok()) {
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
+    return;
+  }
+  const uint8_t pixel[kMaxChannels] = {1, 2, 3, 4};
+  float out[kMaxChannels * 4];
+  const ImageView one{absl::MakeConstSpan(pixel, channels), 1, 1, channels,
+                      channels};
+  EXPECT_EQ(refused
+                ->Apply(one, {},
+                        OutputView{absl::MakeSpan(
+                            reinterpret_cast<uint8_t*>(out), sizeof(out))})
+                .code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+
+std::string FusedNormTester::Describe() const {
+  return absl::StrCat(
       kernel_, " ", height_, "x", width_, "x", channels_, " pad ",
-      input_padding_, unaligned_input_ ? " unaligned" : "", " ",
+      input_padding_, " in@", input_alignment_, " out@", output_alignment_, " ",
       DTypeName(dtype_), " ", LayoutName(layout_), " ", ModeName(mode_),
-      nontemporal_ ? " nt" : "", flip_ ? " flip" : "", " erase(", erase_.top,
-      ",", erase_.left, ",", erase_.height, ",", erase_.width, ")");
-  SCOPED_TRACE(what);
+      exact_by_division_ ? " div" : "", nontemporal_ ? " nt" : "",
+      flip_ ? " flip" : "", " erase(", erase_.top, ",", erase_.left, ",",
+      erase_.height, ",", erase_.width, ")");
+}
 
+FusedNormalizationOptions FusedNormTester::Options(RefInput* ref) const {
   FusedNormalizationOptions options;
   options.kernel = kernel_;
   options.dtype = dtype_;
@@ -31,72 +101,67 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   options.stores = nontemporal_
                        ? FusedNormalizationOptions::Stores::kNontemporal
                        : FusedNormalizationOptions::Stores::kRegular;
-  RefInput ref;
   if (mean_.empty()) {
     options.preset = preset_;
     const Normalization n = PresetNormalization(preset_);
     for (int c = 0; c < channels_; ++c) {
-      ref.mean.push_back(n.mean[n.channels == 0 ? 0 : c]);
-      ref.std.push_back(n.std[n.channels == 0 ? 0 : c]);
+      ref->mean.push_back(n.mean[n.channels == 0 ? 0 : c]);
+      ref->std.push_back(n.std[n.channels == 0 ? 0 : c]);
     }
   } else {
     options.mean = mean_;
     options.std = std_;
-    ref.mean = mean_;
-    ref.std = std_;
+    ref->mean = mean_;
+    ref->std = std_;
   }
-  // Variants that cover only some configurations (x86_f16c) are checked on
-  // those; the rest must be refused by Create (Unimplemented), never run.
+  return options;
+}
+
+std::vector<uint8_t> FusedNormTester::Test() const {
+  SCOPED_TRACE(Describe());
+  RefInput ref;
+  const FusedNormalizationOptions options = Options(&ref);
   const absl::StatusOr<const KernelInfo*> row = FindKernel(kernel_);
   if (row.ok() && !(*row)->covers(dtype_, layout_, mode_, channels_)) {
-    absl::StatusOr<FusedNormalization> refused =
-        FusedNormalization::Create(options);
-    if (refused.ok()) {  // NO_NORM: the channel count is known at Apply()
-      const uint8_t pixel[kMaxChannels] = {1, 2, 3, 4};
-      float out[kMaxChannels * 4];
-      const ImageView one{absl::MakeConstSpan(pixel, channels_), 1, 1,
-                          channels_, channels_};
-      EXPECT_EQ(refused
-                    ->Apply(one, {},
-                            OutputView{absl::MakeSpan(
-                                reinterpret_cast<uint8_t*>(out), sizeof(out))})
-                    .code(),
-                absl::StatusCode::kUnimplemented);
-    } else {
-      EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
-    }
+    CheckRefused(options, channels_);
     return {};
   }
+  AllowExactByFmaForTesting(!exact_by_division_);
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(options);
+  AllowExactByFmaForTesting(true);
   EXPECT_TRUE(op.ok()) << op.status();
   if (!op.ok()) return {};
+  if (exact_by_division_) EXPECT_FALSE(op->constants().exact_by_fma);
 
-  // Input: random bytes everywhere (row padding too), the last byte against a
-  // guard page.
+  // Input: random bytes everywhere (row padding and tail too).
   const int64_t stride = width_ * channels_ + input_padding_;
   const size_t in_size = (height_ - 1) * stride + width_ * channels_;
-  const size_t offset = unaligned_input_ ? 1 : 0;
-  GuardedBuffer input(in_size + offset);
+  GuardedBuffer input(in_size + TailFor(in_size, input_alignment_));
   std::mt19937 gen(seed_ * 2654435761u +
                    static_cast<uint32_t>(width_ * 131 + height_));
   for (size_t i = 0; i < input.size(); ++i)
     input.data()[i] = static_cast<uint8_t>(gen());
   input.MakeReadOnly();
-  const uint8_t* pixels = input.data() + offset;
+  const uint8_t* pixels = input.data();
 
   absl::StatusOr<size_t> out_size = op->OutputBytes(height_, width_, channels_);
   EXPECT_TRUE(out_size.ok()) << out_size.status();
   if (!out_size.ok()) return {};
-  GuardedBuffer output(*out_size);
-  std::memset(output.data(), 0xff,
-              output.size());  // NaN in every dtype: never expected
+  GuardedBuffer output(*out_size + TailFor(*out_size, output_alignment_));
+  // 0xff is NaN in every dtype: never an expected value.
+  std::memset(output.data(), 0xff, output.size());
 
-  ImageView view{absl::MakeConstSpan(pixels, in_size), height_, width_,
-                 channels_, stride};
-  Augmentation aug{flip_, erase_};
-  const absl::Status status = op->Apply(view, aug, OutputView{output.span()});
+  const ImageView view{absl::MakeConstSpan(pixels, in_size), height_, width_,
+                       channels_, stride};
+  const Augmentation aug{flip_, erase_};
+  const absl::Status status = op->Apply(
+      view, aug, OutputView{absl::MakeSpan(output.data(), *out_size)});
   EXPECT_TRUE(status.ok()) << status;
   EXPECT_TRUE(output.CanaryIntact()) << "bytes before the output were written";
+  for (size_t i = *out_size; i < output.size(); ++i) {
+    EXPECT_EQ(output.data()[i], 0xff)
+        << "byte " << i - *out_size << " past the output was written";
+  }
 
   ref.pixels = pixels;
   ref.height = height_;
@@ -108,45 +173,11 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   const Chw<float> expected_float =
       mode_ == Mode::kFast ? FastFloat(ref) : TorchvisionFloat(ref);
   const std::vector<uint8_t> expected = Encode(expected_float, dtype_, layout_);
-  std::vector<uint8_t> got(output.data(), output.data() + output.size());
+  std::vector<uint8_t> got(output.data(), output.data() + *out_size);
   EXPECT_EQ(expected.size(), got.size());
   if (expected.size() != got.size()) return got;
-
-  if (expected != got) {
-    int reported = 0;
-    const size_t esize = DTypeSize(dtype_);
-    for (size_t i = 0; i < got.size() && reported < 5; i += esize) {
-      if (std::memcmp(&got[i], &expected[i], esize) == 0) continue;
-      uint32_t g = 0, e = 0;
-      std::memcpy(&g, &got[i], esize);
-      std::memcpy(&e, &expected[i], esize);
-      ADD_FAILURE() << "element " << i / esize << " of " << got.size() / esize
-                    << ": got bits 0x" << std::hex << g << ", expected 0x" << e
-                    << std::dec;
-      ++reported;
-    }
-  }
-
-  if (mode_ == Mode::kFast) {
-    // The fast formula itself against the real result.
-    const Chw<double> exact = Exact(ref);
-    int reported = 0;
-    for (int c = 0; c < channels_; ++c) {
-      const double scale = 1.0 / (255.0 * ref.std[c]);
-      const double sub =
-          std::fabs(static_cast<double>(ref.mean[c]) / ref.std[c]);
-      for (int64_t h = 0; h < height_; ++h) {
-        for (int64_t w = 0; w < width_; ++w) {
-          const double y = expected_float.at(c, h, w), x = exact.at(c, h, w);
-          const double bound = kFastModeBound * (255.0 * scale + sub);
-          if (std::fabs(y - x) > bound && reported++ < 3) {
-            ADD_FAILURE() << "fast mode " << y << " vs exact " << x
-                          << " exceeds " << bound;
-          }
-        }
-      }
-    }
-  }
+  if (expected != got) ReportMismatches(got, expected, DTypeSize(dtype_));
+  if (mode_ == Mode::kFast) CheckFastBound(ref, expected_float);
   return got;
 }
 

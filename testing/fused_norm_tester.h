@@ -1,22 +1,23 @@
 // A fluent tester for one FusedNormalization configuration on one kernel
-// variant:
+// variant, for example
 //
-//   FusedNormTester().kernel("scalar_eigen").height(3).width(17).channels(3)
-//       .input_padding(61).dtype(DType::kFloat16).layout(Layout::kCHW).flip(true).Test();
+//   FusedNormTester().kernel("scalar_eigen").height(3).width(17)
+//       .channels(3).input_padding(61).dtype(DType::kFloat16)
+//       .layout(Layout::kCHW).flip(true).Test();
 //
-// Test() fills a guarded input (PROT_NONE page right after its last byte, then
-// read-only) with random bytes, poisons a guarded output of exactly
-// OutputBytes(), runs Apply(), and checks every output byte against the naive
-// reference (testing/reference.h):
-//   - exact mode: bit-identical to torchvision's float32 order, narrowed by
-//   round to
-//     nearest even for float16/bfloat16;
-//   - fast mode: bit-identical to the float32 formula float(x) * mul - sub (two
-//   roundings),
-//     narrowed likewise; and that formula is within kFastModeBound of the real
-//     result.
-// Pad lanes and erased values must be +0.0; the bytes before the output must be
-// untouched.
+// Test() fills a guarded input (read-only, a PROT_NONE page after it) with
+// random bytes, poisons a guarded output of exactly OutputBytes(), runs
+// Apply(), and checks every output byte against the naive reference
+// (testing/reference.h):
+//
+// - exact mode: bit-identical to torchvision's float32 order, narrowed to
+//   float16/bfloat16 by round to nearest even;
+// - fast mode: bit-identical to the float32 formula float(x) * mul - sub (two
+//   roundings), narrowed likewise, and that formula within kFastModeBound of
+//   the real result.
+//
+// Pad lanes and erased values must be +0.0, and no byte around the output may
+// change.
 #ifndef FUSEDNORM_TESTING_FUSED_NORM_TESTER_H_
 #define FUSEDNORM_TESTING_FUSED_NORM_TESTER_H_
 
@@ -25,7 +26,9 @@
 #include <vector>
 
 #include "kernels/kernel.h"
+#include "ops/fused_normalization.h"
 #include "ops/presets.h"
+#include "testing/reference.h"
 
 namespace fusednorm {
 namespace testing_ref {
@@ -63,10 +66,18 @@ class FusedNormTester {
     input_padding_ = v;
     return *this;
   }
-  // Starts the input at an odd address (one byte into its buffer; the end stays
-  // guarded).
-  FusedNormTester& unaligned_input(bool v) {
-    unaligned_input_ = v;
+  // Where the input starts: -1 (default) ends it right at the guard page, so
+  // any read past its last byte faults; 0..63 starts it at that offset from a
+  // 64-byte boundary instead (its end then up to 63 readable bytes before the
+  // guard page).
+  FusedNormTester& input_alignment(int v) {
+    input_alignment_ = v;
+    return *this;
+  }
+  // The same for the output; with 0..63 the bytes between its end and the
+  // guard page are poisoned and must stay unchanged.
+  FusedNormTester& output_alignment(int v) {
+    output_alignment_ = v;
     return *this;
   }
   FusedNormTester& dtype(DType v) {
@@ -106,6 +117,13 @@ class FusedNormTester {
     nontemporal_ = v;
     return *this;
   }
+  // Exact mode through IEEE divisions even where the CPU fuses multiply-adds
+  // (AllowExactByFmaForTesting); the default lets the kernels use the checked
+  // reciprocal form there.
+  FusedNormTester& exact_by_division(bool v) {
+    exact_by_division_ = v;
+    return *this;
+  }
   FusedNormTester& seed(uint32_t v) {
     seed_ = v;
     return *this;
@@ -116,12 +134,20 @@ class FusedNormTester {
   // Create or Apply must refuse it as Unimplemented).
   std::vector<uint8_t> Test() const;
 
+  // One line naming every setting, for failure messages.
+  std::string Describe() const;
+
  private:
+  // The op's options for this configuration; fills ref's mean and std from the
+  // preset table or the custom values, not from the op.
+  FusedNormalizationOptions Options(RefInput* ref) const;
+
   std::string kernel_ = "scalar_eigen";
   int64_t height_ = 1, width_ = 1;
   int channels_ = 3;
   int64_t input_padding_ = 0;
-  bool unaligned_input_ = false;
+  int input_alignment_ = -1;
+  int output_alignment_ = -1;
   DType dtype_ = DType::kFloat32;
   Layout layout_ = Layout::kHWC;
   Mode mode_ = Mode::kFast;
@@ -130,6 +156,7 @@ class FusedNormTester {
   Preset preset_ = Preset::kNoNorm;
   std::vector<float> mean_, std_;
   bool nontemporal_ = false;
+  bool exact_by_division_ = false;
   uint32_t seed_ = 1;
 };
 

@@ -1,9 +1,9 @@
-// Fuzz target: random dimensions, strides, options, augmentations and buffer
-// sizes fed to FusedNormalization::Create/Apply. Every call must either succeed
-// with exactly the reference's bytes, or fail cleanly with the output
-// untouched. Under --config=fuzz this is a libFuzzer binary (ASan + UBSan);
-// otherwise the main() below replays a fixed number of pseudo-random inputs,
-// which makes it an ordinary test.
+// Fuzz target: random dimensions, strides, options (kernel and stores too),
+// augmentations and buffer sizes fed to FusedNormalization::Create/Apply. Every
+// call must either succeed with exactly the reference's bytes, or fail cleanly
+// with the output untouched. Under --config=fuzz this is a libFuzzer binary
+// (ASan + UBSan); otherwise the main() below replays a fixed number of
+// pseudo-random inputs, which makes it an ordinary test.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +15,7 @@
 
 #include "kernels/dispatch.h"
 #include "ops/fused_normalization.h"
+#include "ops/presets.h"
 #include "testing/reference.h"
 
 namespace fusednorm {
@@ -43,6 +44,23 @@ void Check(bool ok, const char* what) {
   if (!ok) {
     std::fprintf(stderr, "fuzz check failed: %s\n", what);
     std::abort();
+  }
+}
+
+// The reference's mean and std for C channels, from the options the fuzzer
+// drew (custom values, or the preset's; NO_NORM repeats its one value), never
+// from the op under test.
+void ReferenceNormalization(const FusedNormalizationOptions& o, int C,
+                            testing_ref::RefInput* ref) {
+  if (!o.mean.empty() && !o.std.empty()) {
+    ref->mean = o.mean;
+    ref->std = o.std;
+    return;
+  }
+  const Normalization n = PresetNormalization(o.preset);
+  for (int c = 0; c < C; ++c) {
+    ref->mean.push_back(n.mean[n.channels == 0 ? 0 : c]);
+    ref->std.push_back(n.std[n.channels == 0 ? 0 : c]);
   }
 }
 
@@ -80,6 +98,7 @@ void RunOne(const uint8_t* data, size_t size) {
   const double bad_ratios[] = {0.0, -1.0, INFINITY};
   o.erase.ratio_min = rare() ? bad_ratios[r.Below(3)] : ratios[r.Below(2)];
   o.erase.ratio_max = rare() ? bad_ratios[r.Below(3)] : ratios[1 + r.Below(2)];
+  o.stores = static_cast<FusedNormalizationOptions::Stores>(r.Below(3));
   if (rare()) {
     o.kernel = "bogus";
   } else if (r.Bool()) {  // else the default choice
@@ -157,9 +176,7 @@ void RunOne(const uint8_t* data, size_t size) {
   ref.row_stride = stride;
   ref.flip = aug.flip;
   ref.erase = aug.erase;
-  const KernelConstants& k = op->constants();
-  ref.mean.assign(k.mean, k.mean + C);
-  ref.std.assign(k.std, k.std + C);
+  ReferenceNormalization(o, C, &ref);
   const testing_ref::Chw<float> t = o.mode == Mode::kFast
                                         ? testing_ref::FastFloat(ref)
                                         : testing_ref::TorchvisionFloat(ref);

@@ -22,9 +22,12 @@
 //      caller's buffers.
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -115,13 +118,15 @@ HWY_INLINE VF Normalize(DF df, VF x, VF a, VF b, VF r) {
 }
 
 // float -> float16 bits, round to nearest even, for finite inputs (overflow ->
-// infinity). Targets with F16C (and Arm) convert in hardware with the same
-// rounding; Highway 1.0.3's emulation truncates, so the other targets use this
-// integer version.
+// infinity). Targets with F16C, and Arm's NEON and SVE targets, convert in
+// hardware with the same rounding; Highway 1.0.3's emulation (EMU128, SCALAR,
+// SSSE3, SSE4) truncates, so those targets use this integer version.
 template <class DU16>
 HWY_INLINE hn::Vec<DU16> FloatToHalfBits(DF df, VF v) {
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
-    HWY_TARGET == HWY_AVX3_DL || HWY_ARCH_ARM
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 ||    \
+    HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_NEON || \
+    HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 ||     \
+    HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
   const hn::Rebind<hwy::float16_t, DF> dh;
   return hn::BitCast(DU16(), hn::DemoteTo(dh, v));
 #else
@@ -704,9 +709,58 @@ bool CoversAll(DType, Layout, Mode, int channels) {
   return channels >= 1 && channels <= kMaxChannels;
 }
 
-template <int64_t kTarget>
+// The per-target rows are generated from HWY_TARGETS, the targets this file
+// was compiled for: one row per set bit, best (lowest bit) first. Each row
+// runs that target's HighwayRun, taken from the table HWY_EXPORT built. All
+// of this is baseline code; a target's code runs only through its row, after
+// the row's supported() check.
+
+// Highway puts its fallback target (EMU128, or SCALAR where EMU128 is not
+// compiled) last in an HWY_EXPORT table; no build compiles both.
+static_assert((HWY_TARGETS & HWY_EMU128) == 0 ||
+                  (HWY_TARGETS & HWY_SCALAR) == 0,
+              "EMU128 and SCALAR both compiled: one would have no table entry");
+
+// The HWY_EXPORT table entry of `target`, found as Highway's own
+// ChosenTarget::GetIndex finds the entry of the chosen target.
+size_t TableIndex(int64_t target) {
+  if (target & (HWY_EMU128 | HWY_SCALAR)) return HWY_MAX_DYNAMIC_TARGETS + 1;
+  return hwy::Num0BitsBelowLS1Bit_Nonzero64(
+      static_cast<uint64_t>(HWY_CHOSEN_TARGET_SHIFT(target)));
+}
+
+template <int kBit>
 bool TargetSupported() {
-  return (hwy::SupportedTargets() & kTarget) != 0;
+  return (hwy::SupportedTargets() & (int64_t{1} << kBit)) != 0;
+}
+
+// "highway_avx3" and "Highway target AVX3" for target bit kBit, made once.
+template <int kBit>
+const std::string& TargetText(bool id) {
+  static const std::string* texts = [] {
+    const std::string name = hwy::TargetName(int64_t{1} << kBit);
+    std::string lower = name;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(ch));
+    return new std::string[2]{"highway_" + lower, "Highway target " + name};
+  }();
+  return texts[id ? 0 : 1];
+}
+
+template <int kBit>
+void AddTargetRow(std::vector<KernelInfo>* rows) {
+  constexpr int64_t target = int64_t{1} << kBit;
+  if constexpr ((HWY_TARGETS & target) != 0) {
+    rows->push_back({TargetText<kBit>(true).c_str(),
+                     TargetText<kBit>(false).c_str(), 10,
+                     &TargetSupported<kBit>, &CoversAll,
+                     HWY_DISPATCH_TABLE(HighwayRun)[TableIndex(target)]});
+  }
+}
+
+template <int... kBits>
+void AddTargetRows(std::integer_sequence<int, kBits...>,
+                   std::vector<KernelInfo>* rows) {
+  (AddTargetRow<kBits>(rows), ...);
 }
 
 }  // namespace
@@ -719,40 +773,7 @@ std::vector<KernelInfo> HighwayKernelInfos() {
       {"highway", "any (best Highway target)", 30, &Always, &CoversAll,
        &RunDynamic},
   };
-#define FUSEDNORM_HWY_ROW(TARGET, NS, ID, NAME)                             \
-  rows.push_back({ID, "Highway target " NAME, 10, &TargetSupported<TARGET>, \
-                  &CoversAll, &NS::HighwayRun})
-#if HWY_TARGETS & HWY_AVX3_DL
-  FUSEDNORM_HWY_ROW(HWY_AVX3_DL, N_AVX3_DL, "highway_avx3_dl", "AVX3_DL");
-#endif
-#if HWY_TARGETS & HWY_AVX3
-  FUSEDNORM_HWY_ROW(HWY_AVX3, N_AVX3, "highway_avx3", "AVX3");
-#endif
-#if HWY_TARGETS & HWY_AVX2
-  FUSEDNORM_HWY_ROW(HWY_AVX2, N_AVX2, "highway_avx2", "AVX2");
-#endif
-#if HWY_TARGETS & HWY_SSE4
-  FUSEDNORM_HWY_ROW(HWY_SSE4, N_SSE4, "highway_sse4", "SSE4");
-#endif
-#if HWY_TARGETS & HWY_SSSE3
-  FUSEDNORM_HWY_ROW(HWY_SSSE3, N_SSSE3, "highway_ssse3", "SSSE3");
-#endif
-#if HWY_TARGETS & HWY_SVE2
-  FUSEDNORM_HWY_ROW(HWY_SVE2, N_SVE2, "highway_sve2", "SVE2");
-#endif
-#if HWY_TARGETS & HWY_SVE
-  FUSEDNORM_HWY_ROW(HWY_SVE, N_SVE, "highway_sve", "SVE");
-#endif
-#if HWY_TARGETS & HWY_NEON
-  FUSEDNORM_HWY_ROW(HWY_NEON, N_NEON, "highway_neon", "NEON");
-#endif
-#if HWY_TARGETS & HWY_EMU128
-  FUSEDNORM_HWY_ROW(HWY_EMU128, N_EMU128, "highway_emu128", "EMU128");
-#endif
-#if HWY_TARGETS & HWY_SCALAR
-  FUSEDNORM_HWY_ROW(HWY_SCALAR, N_SCALAR, "highway_scalar", "SCALAR");
-#endif
-#undef FUSEDNORM_HWY_ROW
+  AddTargetRows(std::make_integer_sequence<int, 63>(), &rows);
   return rows;
 }
 

@@ -23,6 +23,12 @@ TEST(HighwayRows, OneSupportedRowPerSupportedAndGeneratedTarget) {
     ++found;
   }
   EXPECT_GT(found, 0);
+  // Every compiled target has a row, supported here or not.
+  int rows = 0;
+  for (const KernelInfo& row : KernelTable()) {
+    rows += std::string(row.id).rfind("highway_", 0) == 0;
+  }
+  EXPECT_EQ(rows, hwy::PopCount(static_cast<uint64_t>(HWY_TARGETS)));
   const absl::StatusOr<const KernelInfo*> dynamic = FindKernel("highway");
   ASSERT_TRUE(dynamic.ok());
   EXPECT_NE(std::string(HighwayActiveTarget()), "");
