@@ -203,23 +203,16 @@ HWY_INLINE void StoreValues(DF df, VF v, typename Out<kDType>::T* p,
 }
 
 // Normalizes runs of u8 elements whose lane pattern repeats every kPeriod
-// elements (element i uses pattern lane i % kPeriod). Built once per image; the
-// constant vectors stay in registers across rows.
+// elements (element i uses pattern lane i % kPeriod). Holds only a pointer to
+// the patterns: SVE vectors are sizeless, so no class member or array may be
+// a vector. The kPeriod (1..4) constant vectors of a block are loaded into
+// four variables once per run and stay in registers across its blocks.
 template <int kPeriod, Math kMath, DType kDType>
 class Converter {
  public:
   using T = typename Out<kDType>::T;
 
-  explicit Converter(const Patterns& pat) {
-    const DF df;
-    const size_t N = hn::Lanes(df);
-    // Vector j of a block starts at element j * N: pattern phase (j*N) % P.
-    for (int j = 0; j < kPeriod; ++j) {
-      a_[j] = hn::LoadU(df, pat.a + (j * N) % kPeriod);
-      b_[j] = hn::LoadU(df, pat.b + (j * N) % kPeriod);
-      r_[j] = hn::LoadU(df, pat.r + (j * N) % kPeriod);
-    }
-  }
+  explicit Converter(const Patterns& pat) : pat_(&pat) {}
 
   // Converts src[0, n) into dst[0, n); n must start at a pattern phase of 0.
   // Reads and writes nothing outside those ranges.
@@ -258,6 +251,19 @@ class Converter {
   }
 
  private:
+  // Vector j of a block starts at element j * N: pattern phase (j * N) % P.
+  // j may exceed the period (the load is then unused): it stays in bounds.
+  HWY_INLINE VF Pattern(DF df, const float* p, int j) const {
+    return hn::LoadU(df, p + (j * hn::Lanes(df)) % kPeriod);
+  }
+
+  template <bool kStream>
+  HWY_INLINE void One(DF df, const uint8_t* HWY_RESTRICT src,
+                      T* HWY_RESTRICT dst, VF a, VF b, VF r) const {
+    const VF x = LoadU8AsFloat(df, src);
+    StoreValues<kDType>(df, Normalize<kMath>(df, x, a, b, r), dst, kStream);
+  }
+
   // Converts fewer than one block of elements (n < kPeriod * N, starting at
   // phase 0) through a zero-padded block, so that vector loads and stores stay
   // inside the caller's buffers.
@@ -270,9 +276,8 @@ class Converter {
     HWY_ALIGN T out_tail[4 * kMaxLanes];
     std::memcpy(in_tail, src, n);
     for (int j = 0; j < kPeriod; ++j) {
-      const VF x = LoadU8AsFloat(df, in_tail + j * N);
-      StoreValues<kDType>(df, Normalize<kMath>(df, x, a_[j], b_[j], r_[j]),
-                          out_tail + j * N, false);
+      One<false>(df, in_tail + j * N, out_tail + j * N, Pattern(df, pat_->a, j),
+                 Pattern(df, pat_->b, j), Pattern(df, pat_->r, j));
     }
     std::memcpy(dst, out_tail, n * sizeof(T));
   }
@@ -283,29 +288,31 @@ class Converter {
                            T* HWY_RESTRICT dst) const {
     const DF df;
     const size_t N = hn::Lanes(df);
+    const float *pa = pat_->a, *pb = pat_->b, *pr = pat_->r;
+    const VF a0 = Pattern(df, pa, 0), b0 = Pattern(df, pb, 0),
+             r0 = Pattern(df, pr, 0);
+    const VF a1 = Pattern(df, pa, 1), b1 = Pattern(df, pb, 1),
+             r1 = Pattern(df, pr, 1);
+    const VF a2 = Pattern(df, pa, 2), b2 = Pattern(df, pb, 2),
+             r2 = Pattern(df, pr, 2);
+    const VF a3 = Pattern(df, pa, 3), b3 = Pattern(df, pb, 3),
+             r3 = Pattern(df, pr, 3);
     const size_t block = kPeriod * N;
-    VF a[kPeriod], b[kPeriod], r[kPeriod];
-    for (int j = 0; j < kPeriod; ++j) {
-      a[j] = a_[j];
-      b[j] = b_[j];
-      r[j] = r_[j];
-    }
     size_t i = 0;
     for (; i + block <= n; i += block) {
-      HWY_UNROLL(4)
-      for (int j = 0; j < kPeriod; ++j) {
-        const VF x = LoadU8AsFloat(df, src + i + j * N);
-        StoreValues<kDType>(df, Normalize<kMath>(df, x, a[j], b[j], r[j]),
-                            dst + i + j * N, kStream);
+      One<kStream>(df, src + i, dst + i, a0, b0, r0);
+      if (kPeriod > 1) One<kStream>(df, src + i + N, dst + i + N, a1, b1, r1);
+      if (kPeriod > 2) {
+        One<kStream>(df, src + i + 2 * N, dst + i + 2 * N, a2, b2, r2);
+      }
+      if (kPeriod > 3) {
+        One<kStream>(df, src + i + 3 * N, dst + i + 3 * N, a3, b3, r3);
       }
     }
     return i;
   }
 
- private:
-  VF a_[kPeriod];
-  VF b_[kPeriod];
-  VF r_[kPeriod];
+  const Patterns* pat_;
 };
 
 // Rearranges the input bytes of a row's output pixels into the order the
@@ -355,17 +362,27 @@ class Rearranger {
       const int64_t j = (flip_ ? blocks - 1 - b : b) * 16;
       // The block's first pixel in input order.
       const int64_t first = flip_ ? W - (w0 + j + 16) : w0 + j;
-      V8 in[kC];
-      HWY_UNROLL(4)
-      for (int l = 0; l < kC; ++l)
-        in[l] = hn::LoadU(d8, in_row + first * kC + 16 * l);
+      // One variable per 16 input bytes (vectors are sizeless on SVE, so
+      // there is no array of them); kC of them are loaded.
+      const uint8_t* in = in_row + first * kC;
+      const V8 in0 = hn::LoadU(d8, in);
+      const V8 in1 = kC > 1 ? hn::LoadU(d8, in + 16) : in0;
+      const V8 in2 = kC > 2 ? hn::LoadU(d8, in + 32) : in0;
+      const V8 in3 = kC > 3 ? hn::LoadU(d8, in + 48) : in0;
       HWY_UNROLL(4)
       for (int o = 0; o < kOut; ++o) {
-        V8 v = hn::Zero(d8);
-        HWY_UNROLL(4)
-        for (int l = 0; l < kC; ++l) {
-          v = hn::Or(
-              v, hn::TableLookupBytesOr0(in[l], hn::Load(d8, index_[o][l])));
+        V8 v = hn::TableLookupBytesOr0(in0, hn::Load(d8, index_[o][0]));
+        if (kC > 1) {
+          v = hn::Or(v,
+                     hn::TableLookupBytesOr0(in1, hn::Load(d8, index_[o][1])));
+        }
+        if (kC > 2) {
+          v = hn::Or(v,
+                     hn::TableLookupBytesOr0(in2, hn::Load(d8, index_[o][2])));
+        }
+        if (kC > 3) {
+          v = hn::Or(v,
+                     hn::TableLookupBytesOr0(in3, hn::Load(d8, index_[o][3])));
         }
         uint8_t* to =
             kPlanar ? dst + o * plane_stride + j : dst + j * kStored + 16 * o;
@@ -579,7 +596,6 @@ void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
   T* const out = static_cast<T*>(a.output);
   Patterns pat[kMaxChannels];
   for (int c = 0; c < kC; ++c) MakePatterns(k, 1, nullptr, c, &pat[c]);
-  // Converters hold vectors, which have no default constructor on some targets.
   using Conv = Converter<1, kMath, kDType>;
   const Conv convert[kMaxChannels] = {Conv(pat[0]), Conv(pat[kC > 1 ? 1 : 0]),
                                       Conv(pat[kC > 2 ? 2 : 0]),

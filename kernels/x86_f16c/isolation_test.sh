@@ -5,8 +5,10 @@
 # linker may keep that copy for every caller, and baseline code would then
 # execute AVX instructions on CPUs without them.
 set -euo pipefail
+# The archive, relative to the runfiles root (the test's working directory).
+archives=(kernels/x86_f16c/libx86_f16c_body.a)
 checked=0
-for lib in "$@"; do
+for lib in "${archives[@]}"; do
   syms=$(nm --defined-only "$lib" | awk 'NF == 3 && $2 !~ /^[tdbrn]$/ { print $2, $3 }')
   echo "$lib: $syms"
   if [ "$(wc -l <<<"$syms")" != 1 ] || [[ "$syms" != "T "*X86F16cRun* ]]; then
@@ -15,5 +17,4 @@ for lib in "$@"; do
   fi
   checked=$((checked + 1))
 done
-[ "$checked" -gt 0 ] || { echo "FAIL: no archive among: $*" >&2; exit 1; }
 echo "PASS: $checked archive(s)"
