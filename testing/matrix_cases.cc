@@ -113,15 +113,17 @@ std::vector<Combo> AllCombos() {
   return combos;
 }
 
-std::vector<int64_t> MatrixWidths() {
-  return {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65};
+std::vector<int64_t> CoreWidths() { return {1, 5, 16, 17, 33, 64}; }
+
+std::vector<int64_t> MoreWidths() {
+  return {2, 3, 4, 6, 7, 8, 9, 15, 31, 32, 63, 65};
 }
 
-std::vector<MatrixCase> CombinationCases() {
+std::vector<MatrixCase> CombinationCases(const std::vector<int64_t>& widths) {
   const int64_t heights[] = {1, 2, 3, 5};
   std::vector<MatrixCase> cases;
   for (const Combo& combo : AllCombos()) {
-    for (int64_t W : MatrixWidths()) {
+    for (int64_t W : widths) {
       const int64_t H = heights[Draw(CaseHash(combo, 0, W), 7, 4)];
       cases.push_back(MakeCase(combo, H, W));
     }

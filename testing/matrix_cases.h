@@ -54,11 +54,14 @@ struct MatrixCase {
   uint32_t seed = 0;
 };
 
-// The widths every combination meets: around each vector width in pixels.
-std::vector<int64_t> MatrixWidths();
+// The widths every combination meets, around each vector width in pixels:
+// CoreWidths() (a few, cheap enough for emulated CPUs) and MoreWidths() (the
+// rest of the sweep).
+std::vector<int64_t> CoreWidths();
+std::vector<int64_t> MoreWidths();
 
-// Every combination at every width of MatrixWidths() (heights hashed).
-std::vector<MatrixCase> CombinationCases();
+// Every combination at each of `widths` (heights hashed).
+std::vector<MatrixCase> CombinationCases(const std::vector<int64_t>& widths);
 
 // Classic image sizes and degenerate shapes: every combination on the small
 // ones, a hashed sample on 224x224 and 333x500.

@@ -33,14 +33,25 @@ TEST(MatrixCases, AllCombosAreDistinct) {
   EXPECT_EQ(AllCombos().size(), static_cast<size_t>(kCombos));
 }
 
+std::vector<MatrixCase> AllCombinationCases() {
+  std::vector<MatrixCase> cases = CombinationCases(CoreWidths());
+  for (const MatrixCase& c : CombinationCases(MoreWidths())) cases.push_back(c);
+  return cases;
+}
+
+// 1..9 and each of 15..17, 31..33, 63..65: around 16, 32 and 64 pixels.
 TEST(MatrixCases, EveryCombinationMeetsEveryWidth) {
   std::set<std::pair<ComboKey, int64_t>> seen;
-  for (const MatrixCase& c : CombinationCases()) {
+  std::set<int64_t> widths;
+  for (const MatrixCase& c : AllCombinationCases()) {
     seen.insert({Key(c.combo), c.width});
+    widths.insert(c.width);
     EXPECT_EQ(c.erase.empty(), !c.combo.erase);
   }
-  EXPECT_EQ(seen.size(), kCombos * MatrixWidths().size());
-  EXPECT_GE(MatrixWidths().size(), 18u);
+  EXPECT_EQ(widths.size(), 18u);
+  EXPECT_EQ(seen.size(), kCombos * widths.size());
+  for (int64_t w : {1, 9, 15, 17, 31, 33, 63, 65})
+    EXPECT_EQ(widths.count(w), 1u);
 }
 
 TEST(MatrixCases, EveryCombinationMeetsEverySmallImageSize) {
@@ -68,7 +79,7 @@ TEST(MatrixCases, HashedOptionsTakeEveryValueAcrossCombinations) {
   std::set<std::tuple<int, bool, int>> norms;  // channels, custom, preset
   std::set<std::tuple<int, bool, bool>> out_align_nt_flip;
   std::set<std::tuple<int, int, bool>> norm_exactness;
-  for (const MatrixCase& c : CombinationCases()) {
+  for (const MatrixCase& c : AllCombinationCases()) {
     in_align.insert(c.input_alignment);
     out_align.insert(c.output_alignment);
     heights.insert(c.height);
