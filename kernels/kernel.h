@@ -17,12 +17,11 @@
 namespace fusednorm {
 
 enum class DType { kFloat32, kFloat16, kBFloat16 };
-enum class Layout {
-  kHWC,   // C values per pixel; row stride W*C*sizeof(T)
-  kHWC4,  // 4 values per pixel, channels >= C are +0.0; row stride
-          // W*4*sizeof(T)
-  kCHW,   // planar; plane stride H*W*sizeof(T), row stride W*sizeof(T)
-};
+// Output layouts (row strides are derived, never passed in):
+//   kHWC   C values per pixel; row stride W*C*sizeof(T)
+//   kHWC4  4 values per pixel, channels >= C are +0.0; row W*4*sizeof(T)
+//   kCHW   planar; plane stride H*W*sizeof(T), row stride W*sizeof(T)
+enum class Layout { kHWC, kHWC4, kCHW };
 enum class Mode {
   kFast,              // y = float(x) * mul[c] - sub[c], two roundings, no FMA
   kTorchvisionExact,  // y = (x / 255.f - mean[c]) / std[c], each step rounded
@@ -95,12 +94,15 @@ struct EraseRect {
   bool empty() const { return height <= 0 || width <= 0; }
 };
 
-// One call's arguments. Preconditions (checked by the op): input non-null,
-// height and width
-// >= 1, channels in 1..4, input_row_stride >= width * channels bytes, the input
-// holds (height - 1) * input_row_stride + width * channels bytes, output
-// non-null with room for the compact layout, the erase rectangle inside the
-// image. No alignment is required for either pointer; input and output must not
+// One call's arguments. Preconditions, all checked by the op:
+//
+// - input non-null; height and width >= 1; channels in 1..4;
+// - input_row_stride >= width * channels bytes, and the input holds
+//   (height - 1) * input_row_stride + width * channels bytes;
+// - output non-null, with room for the compact layout;
+// - the erase rectangle inside the image.
+//
+// No alignment is required for either pointer; input and output must not
 // overlap. Kernels touch no byte outside those ranges.
 struct KernelArgs {
   const uint8_t* input = nullptr;

@@ -3,23 +3,21 @@
 // HWY_AFTER_NAMESPACE exists once per target, the rest (HWY_ONCE) once.
 //
 // How one image is processed, row by row, in one pass:
-//   1. A row is split into output spans: before the erase rectangle, inside it
-//   (zeros,
-//      stored directly) and after it.
-//   2. Each span is processed in chunks of up to kChunkPixels pixels. When the
-//   output needs
-//      the input bytes in another order (flip, HWC4 padding, CHW planes), the
-//      chunk's bytes are first rearranged into a small scratch buffer that
-//      stays in L1; for HWC without flip the input row is read directly.
-//   3. The u8 values are widened to float, normalized and narrowed to the
-//   output type, one
-//      vector at a time; the channel of each lane follows a repeating pattern,
-//      so each block of P vectors (P = values per pixel) uses P precomputed
-//      constant vectors.
-//   4. Row ends that do not fill a whole block go through a zero-padded scratch
-//   block and
-//      only the valid bytes are copied out: no load or store ever leaves the
-//      caller's buffers.
+//
+// 1. A row is split into output spans: before the erase rectangle, inside it
+//    (zeros, stored directly) and after it.
+// 2. Each span is processed in chunks of up to kChunkPixels pixels. When the
+//    output needs the input bytes in another order (flip, HWC4 padding, CHW
+//    planes), the chunk's bytes are first rearranged into a small scratch
+//    buffer that stays in L1; for HWC without flip the input row is read
+//    directly.
+// 3. The u8 values are widened to float, normalized and narrowed to the
+//    output type, one vector at a time; the channel of each lane follows a
+//    repeating pattern, so each block of P vectors (P = values per pixel) uses
+//    P precomputed constant vectors.
+// 4. Row ends that do not fill a whole block go through a zero-padded scratch
+//    block and only the valid bytes are copied out: no load or store ever
+//    leaves the caller's buffers.
 
 #include <algorithm>
 #include <cctype>
