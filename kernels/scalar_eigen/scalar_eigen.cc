@@ -38,7 +38,8 @@ void Run(const KernelConstants& k, const KernelArgs& a) {
   const bool fast = k.mode == Mode::kFast;
   const Eigen::Array4f mul = Eigen::Map<const Eigen::Array4f>(k.mul);
   const Eigen::Array4f sub = Eigen::Map<const Eigen::Array4f>(k.sub);
-  T* out = static_cast<T*>(a.output);
+  // No alignment is promised for the output: values are stored bytewise.
+  uint8_t* out = static_cast<uint8_t*>(a.output);
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
     const bool row_erased = !a.erase.empty() && h >= a.erase.top &&
@@ -60,11 +61,10 @@ void Run(const KernelConstants& k, const KernelArgs& a) {
       }
       for (int c = 0; c < stored; ++c) {
         const T narrowed = Narrow<T>(v[c]);
-        if (k.layout == Layout::kCHW) {
-          out[(c * H + h) * W + w] = narrowed;
-        } else {
-          out[(h * W + w) * stored + c] = narrowed;
-        }
+        const int64_t index = k.layout == Layout::kCHW
+                                  ? (c * H + h) * W + w
+                                  : (h * W + w) * stored + c;
+        std::memcpy(out + index * sizeof(T), &narrowed, sizeof(T));
       }
     }
   }
