@@ -10,6 +10,7 @@
 #include "ops/fused_normalization.h"
 #include "testing/guarded_buffer.h"
 #include "testing/reference.h"
+#include "testing/reference_normalization.h"
 
 namespace fusednorm {
 namespace testing_ref {
@@ -101,19 +102,10 @@ FusedNormalizationOptions FusedNormTester::Options(RefInput* ref) const {
   options.stores = nontemporal_
                        ? FusedNormalizationOptions::Stores::kNontemporal
                        : FusedNormalizationOptions::Stores::kRegular;
-  if (mean_.empty()) {
-    options.preset = preset_;
-    const Normalization n = PresetNormalization(preset_);
-    for (int c = 0; c < channels_; ++c) {
-      ref->mean.push_back(n.mean[n.channels == 0 ? 0 : c]);
-      ref->std.push_back(n.std[n.channels == 0 ? 0 : c]);
-    }
-  } else {
-    options.mean = mean_;
-    options.std = std_;
-    ref->mean = mean_;
-    ref->std = std_;
-  }
+  options.preset = preset_;
+  options.mean = mean_;
+  options.std = std_;
+  SetReferenceNormalization(options, channels_, ref);
   return options;
 }
 

@@ -138,8 +138,8 @@ class FusedNormTester {
   std::string Describe() const;
 
  private:
-  // The op's options for this configuration; fills ref's mean and std from the
-  // preset table or the custom values, not from the op.
+  // The op's options for this configuration; fills ref's mean and std from
+  // those options (SetReferenceNormalization), not from the op.
   FusedNormalizationOptions Options(RefInput* ref) const;
 
   std::string kernel_ = "scalar_eigen";

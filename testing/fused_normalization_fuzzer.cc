@@ -15,8 +15,8 @@
 
 #include "kernels/dispatch.h"
 #include "ops/fused_normalization.h"
-#include "ops/presets.h"
 #include "testing/reference.h"
+#include "testing/reference_normalization.h"
 
 namespace fusednorm {
 namespace {
@@ -44,23 +44,6 @@ void Check(bool ok, const char* what) {
   if (!ok) {
     std::fprintf(stderr, "fuzz check failed: %s\n", what);
     std::abort();
-  }
-}
-
-// The reference's mean and std for C channels, from the options the fuzzer
-// drew (custom values, or the preset's; NO_NORM repeats its one value), never
-// from the op under test.
-void ReferenceNormalization(const FusedNormalizationOptions& o, int C,
-                            testing_ref::RefInput* ref) {
-  if (!o.mean.empty() && !o.std.empty()) {
-    ref->mean = o.mean;
-    ref->std = o.std;
-    return;
-  }
-  const Normalization n = PresetNormalization(o.preset);
-  for (int c = 0; c < C; ++c) {
-    ref->mean.push_back(n.mean[n.channels == 0 ? 0 : c]);
-    ref->std.push_back(n.std[n.channels == 0 ? 0 : c]);
   }
 }
 
@@ -176,7 +159,7 @@ void RunOne(const uint8_t* data, size_t size) {
   ref.row_stride = stride;
   ref.flip = aug.flip;
   ref.erase = aug.erase;
-  ReferenceNormalization(o, C, &ref);
+  testing_ref::SetReferenceNormalization(o, C, &ref);
   const testing_ref::Chw<float> t = o.mode == Mode::kFast
                                         ? testing_ref::FastFloat(ref)
                                         : testing_ref::TorchvisionFloat(ref);
