@@ -7,7 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/dispatch.h"
-#include "ops/status_macros.h"
+#include "util/round.h"
+#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -65,12 +66,6 @@ std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   int64_t r;
   if (__builtin_add_overflow(a, b, &r) || r < 0) return std::nullopt;
   return r;
-}
-
-// Python's round(): to nearest, ties to even (nearbyint under the default
-// rounding mode).
-int64_t RoundHalfEven(double v) {
-  return static_cast<int64_t>(std::nearbyint(v));
 }
 
 }  // namespace

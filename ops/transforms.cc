@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ops/status_macros.h"
+#include "util/round.h"
+#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -18,10 +19,6 @@ absl::Status RecordOnly(const std::string& name) {
                    " has no Execute: it is fused into FusedNormalization, "
                    "which a Preprocessor appends "
                    "to every transform chain"));
-}
-
-int64_t RoundHalfEven(double v) {
-  return static_cast<int64_t>(std::nearbyint(v));
 }
 
 // Largest image side and pixel count the real ops accept (keeps every size

@@ -10,7 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "ops/status_macros.h"
+#include "util/status_macros.h"
 #include "pipeline/codecs.h"
 #include "rng/philox.h"
 

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ops/status_macros.h"
+#include "util/status_macros.h"
 #include "pipeline/transfer_station.h"
 
 namespace fusednorm {

@@ -1,6 +1,6 @@
 // Small status helpers: Debian's Abseil 20220623 has no ABSL_RETURN_IF_ERROR.
-#ifndef FUSEDNORM_OPS_STATUS_MACROS_H_
-#define FUSEDNORM_OPS_STATUS_MACROS_H_
+#ifndef FUSEDNORM_UTIL_STATUS_MACROS_H_
+#define FUSEDNORM_UTIL_STATUS_MACROS_H_
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -38,4 +38,4 @@ absl::Status InvalidArgumentCat(const Parts&... parts) {
   if (!statusor.ok()) return statusor.status();                \
   lhs = std::move(statusor).value()
 
-#endif  // FUSEDNORM_OPS_STATUS_MACROS_H_
+#endif  // FUSEDNORM_UTIL_STATUS_MACROS_H_
