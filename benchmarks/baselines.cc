@@ -4,6 +4,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "benchmarks/baselines.cc"
 #include "benchmarks/baselines.h"
+#include "kernels/formats.h"
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -100,21 +101,18 @@ void UnfusedTorchvision(const uint8_t* in, int64_t H, int64_t W, int C,
   }
   const int stored = StoredChannels(layout, C);
   for (int c = 0; c < stored; ++c) {
-    for (int64_t p = 0; p < plane; ++p) {
-      const float v = c < C ? b[c * plane + p] : 0.0f;
-      const size_t idx =
-          layout == Layout::kCHW ? c * plane + p : p * stored + c;
-      if (dtype == DType::kFloat32) {
-        std::memcpy(out + idx * 4, &v, 4);
-        continue;
+    for (int64_t h = 0; h < H; ++h) {
+      for (int64_t w = 0; w < W; ++w) {
+        const float v = c < C ? b[(c * H + h) * W + w] : 0.0f;
+        const int64_t idx = OutputIndex(layout, H, W, C, c, h, w);
+        if (dtype == DType::kFloat32) {
+          std::memcpy(out + idx * 4, &v, 4);
+          continue;
+        }
+        const uint16_t bits = dtype == DType::kBFloat16 ? FloatToBFloat16Bits(v)
+                                                        : FloatToHalfBits(v);
+        std::memcpy(out + idx * 2, &bits, 2);
       }
-      uint32_t u;
-      std::memcpy(&u, &v, 4);
-      const uint16_t bits =
-          dtype == DType::kBFloat16
-              ? static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16)
-              : HalfBitsRne(v);
-      std::memcpy(out + idx * 2, &bits, 2);
     }
   }
 }

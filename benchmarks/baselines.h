@@ -1,12 +1,10 @@
-// Baselines for the fused-normalization benchmark: the memory roofline (widen
-// u8 into the output type, no arithmetic) and a scalar float16 rounding for the
-// unfused baseline.
+// Baselines for the benchmarks: the memory roofline (widen u8 into the output
+// type, no arithmetic) and torchvision's unfused order of passes.
 #ifndef FUSEDNORM_BENCHMARKS_BASELINES_H_
 #define FUSEDNORM_BENCHMARKS_BASELINES_H_
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "kernels/kernel.h"
@@ -21,28 +19,6 @@ namespace fusednorm {
 // caches. Best Highway target.
 void StreamBaseline(const uint8_t* in, size_t in_bytes, uint8_t* out,
                     size_t out_elems, DType dtype, bool nontemporal);
-
-// float -> float16 bits, round to nearest even (finite inputs), as torch's
-// .half().
-inline uint16_t HalfBitsRne(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  const uint32_t sign = u & 0x80000000u;
-  u ^= sign;
-  uint32_t h;
-  if (u >= 0x47800000u) {
-    h = 0x7c00u;
-  } else if (u < 0x38800000u) {
-    float a;
-    std::memcpy(&a, &u, 4);
-    a += 0.5f;
-    std::memcpy(&h, &a, 4);
-    h -= 0x3f000000u;
-  } else {
-    h = (u + 0xc8000fffu + ((u >> 13) & 1u)) >> 13;
-  }
-  return static_cast<uint16_t>(h | (sign >> 16));
-}
 
 // torchvision's order, one full pass per step with float intermediates (CHW):
 // ToTensor, RandomHorizontalFlip (a new tensor), Normalize (a new tensor),

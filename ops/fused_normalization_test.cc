@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
+#include "kernels/formats.h"
 
 namespace fusednorm {
 namespace {
@@ -447,11 +448,7 @@ TEST(Mnist, Float16CloseToFloat32) {
           .ok());
   double mse = 0, max_rel = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    // Decode float16 independently of the kernels.
-    const int e = (b[i] >> 10) & 0x1f, m = b[i] & 0x3ff;
-    double h = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024.0 + m, e - 25);
-    if (b[i] & 0x8000) h = -h;
-    const double d = h - a[i];
+    const double d = HalfBitsToFloat(b[i]) - a[i];
     mse += d * d;
     if (std::abs(a[i]) > 1e-6)
       max_rel = std::max(max_rel, std::abs(d) / std::abs(a[i]));

@@ -33,6 +33,7 @@
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "kernels/formats.h"
 #include "kernels/highway/highway.h"
 #include "kernels/kernel.h"
 
@@ -116,11 +117,12 @@ HWY_INLINE VF Normalize(DF df, VF x, VF a, VF b, VF r) {
 }
 
 // float -> float16 bits, round to nearest even, for finite inputs (overflow ->
-// infinity). Targets with F16C, and Arm's NEON and SVE targets, convert in
-// hardware with the same rounding; Highway 1.0.3's emulation (EMU128, SCALAR,
-// SSSE3, SSE4) truncates, so those targets use this integer version.
+// infinity): FloatToHalfBits of kernels/formats.h, a vector at a time.
+// Targets with F16C, and Arm's NEON and SVE targets, convert in hardware with
+// the same rounding; Highway 1.0.3's emulation (EMU128, SCALAR, SSSE3, SSE4)
+// truncates, so those targets use this integer version of formats.h's steps.
 template <class DU16>
-HWY_INLINE hn::Vec<DU16> FloatToHalfBits(DF df, VF v) {
+HWY_INLINE hn::Vec<DU16> HalfBitsOf(DF df, VF v) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 ||    \
     HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_NEON || \
     HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 ||     \
@@ -156,10 +158,10 @@ HWY_INLINE hn::Vec<DU16> FloatToHalfBits(DF df, VF v) {
 #endif
 }
 
-// float -> bfloat16 bits, round to nearest even (Highway 1.0.3's DemoteTo
-// truncates).
+// float -> bfloat16 bits, round to nearest even: FloatToBFloat16Bits of
+// kernels/formats.h, a vector at a time (Highway 1.0.3's DemoteTo truncates).
 template <class DU16>
-HWY_INLINE hn::Vec<DU16> FloatToBFloat16Bits(DF df, VF v) {
+HWY_INLINE hn::Vec<DU16> BFloat16BitsOf(DF df, VF v) {
   const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
   const auto bits = hn::BitCast(du, v);
@@ -190,8 +192,8 @@ HWY_INLINE void StoreValues(DF df, VF v, typename Out<kDType>::T* p,
   } else {
     const hn::Rebind<uint16_t, DF> d16;
     const auto bits = kDType == DType::kFloat16
-                          ? FloatToHalfBits<decltype(d16)>(df, v)
-                          : FloatToBFloat16Bits<decltype(d16)>(df, v);
+                          ? HalfBitsOf<decltype(d16)>(df, v)
+                          : BFloat16BitsOf<decltype(d16)>(df, v);
     if (stream) {
       hn::Stream(bits, d16, p);
     } else {
@@ -483,8 +485,7 @@ void EraseSpan(T* out, Layout layout, int64_t H, int64_t W, int stored,
 HWY_INLINE void EraseColumns(const KernelArgs& a, int64_t h, int64_t* e0,
                              int64_t* e1) {
   *e0 = *e1 = a.width;
-  if (!a.erase.empty() && h >= a.erase.top &&
-      h < a.erase.top + a.erase.height) {
+  if (ErasesRow(a.erase, h)) {
     *e0 = a.erase.left;
     *e1 = a.erase.left + a.erase.width;
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "Eigen/Core"
+#include "kernels/formats.h"
 
 namespace fusednorm {
 namespace {
@@ -42,15 +43,11 @@ void Run(const KernelConstants& k, const KernelArgs& a) {
   uint8_t* out = static_cast<uint8_t*>(a.output);
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
-    const bool row_erased = !a.erase.empty() && h >= a.erase.top &&
-                            h < a.erase.top + a.erase.height;
     for (int64_t w = 0; w < W; ++w) {
       const uint8_t* px = in_row + (a.flip ? W - 1 - w : w) * C;
       // Channels beyond C (pad lanes) and erased pixels are +0.0.
       Eigen::Array4f v = Eigen::Array4f::Zero();
-      const bool erased =
-          row_erased && w >= a.erase.left && w < a.erase.left + a.erase.width;
-      if (!erased) {
+      if (!ErasesPixel(a.erase, h, w)) {
         Eigen::Array4f x = Eigen::Array4f::Zero();
         for (int c = 0; c < C; ++c) x[c] = px[c];
         if (fast) {
@@ -61,9 +58,7 @@ void Run(const KernelConstants& k, const KernelArgs& a) {
       }
       for (int c = 0; c < stored; ++c) {
         const T narrowed = Narrow<T>(v[c]);
-        const int64_t index = k.layout == Layout::kCHW
-                                  ? (c * H + h) * W + w
-                                  : (h * W + w) * stored + c;
+        const int64_t index = OutputIndex(k.layout, H, W, C, c, h, w);
         std::memcpy(out + index * sizeof(T), &narrowed, sizeof(T));
       }
     }

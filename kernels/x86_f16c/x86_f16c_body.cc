@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/formats.h"
+
 namespace fusednorm {
 namespace {
 
@@ -158,8 +160,7 @@ void Image(const KernelConstants& k, const KernelArgs& a) {
     uint8_t* out_row = static_cast<uint8_t*>(a.output) + h * row_bytes;
     Row<C, kHalf, kMode>(a.input + h * a.input_row_stride, a.width, a.flip,
                          shuffle, l, out_row);
-    if (!a.erase.empty() && h >= a.erase.top &&
-        h < a.erase.top + a.erase.height) {
+    if (ErasesRow(a.erase, h)) {
       // The erased span of this row, while it is still in L1.
       std::memset(out_row + a.erase.left * stored * esize, 0,
                   a.erase.width * stored * esize);
