@@ -4,10 +4,10 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "benchmarks/baselines.cc"
 #include "benchmarks/baselines.h"
-#include "kernels/formats.h"
 #include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "kernels/formats.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace fusednorm {

@@ -10,9 +10,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "util/status_macros.h"
 #include "pipeline/codecs.h"
 #include "rng/philox.h"
+#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {

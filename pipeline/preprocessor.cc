@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "util/status_macros.h"
 #include "pipeline/transfer_station.h"
+#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
