@@ -34,7 +34,6 @@
 #include "benchmark/benchmark.h"
 #include "benchmarks/baselines.h"
 #include "kernels/dispatch.h"
-#include "kernels/highway/highway.h"
 #include "ops/fused_normalization.h"
 
 namespace fusednorm {
@@ -283,11 +282,10 @@ void RegisterAll() {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  benchmark::AddCustomContext("highway_target",
-                              fusednorm::HighwayActiveTarget());
   const auto active = fusednorm::ActiveKernel();
   benchmark::AddCustomContext("default_kernel",
-                              active.ok() ? (*active)->id : "error");
+                              active.ok() ? fusednorm::DescribeKernel(**active)
+                                          : active.status().ToString());
   // Measure the rooflines before any timed benchmark, so no row's time includes
   // them.
   for (const fusednorm::OutputKind& o : fusednorm::kOutputs) {

@@ -98,6 +98,11 @@ absl::StatusOr<const KernelInfo*> ForcedKernel(absl::string_view id) {
   return found;
 }
 
+std::string DescribeKernel(const KernelInfo& row) {
+  if (row.target == nullptr) return row.id;
+  return absl::StrCat(row.id, " (", row.target(), ")");
+}
+
 absl::StatusOr<const KernelInfo*> SelectKernel(absl::string_view id,
                                                DType dtype, Layout layout,
                                                Mode mode, int channels) {

@@ -9,6 +9,8 @@
 #ifndef FUSEDNORM_KERNELS_DISPATCH_H_
 #define FUSEDNORM_KERNELS_DISPATCH_H_
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -32,6 +34,10 @@ absl::StatusOr<const KernelInfo*> ActiveKernel();
 // empty; nullptr when neither names one. Errors as FindKernel (prefixed
 // "FUSEDNORM_KERNEL: " for the environment's).
 absl::StatusOr<const KernelInfo*> ForcedKernel(absl::string_view id);
+
+// Returns the row's id, followed by the target it runs in parentheses where it
+// has one, e.g. "highway (AVX3)" or "scalar_eigen".
+std::string DescribeKernel(const KernelInfo& row);
 
 // Returns the variant for one op configuration. With a non-empty `id` (or, if
 // `id` is empty, FUSEDNORM_KERNEL), that variant or an error: NotFound,

@@ -20,6 +20,7 @@ TEST(KernelTable, RowsAreWellFormed) {
     EXPECT_NE(row.covers, nullptr) << row.id;
   }
   EXPECT_EQ(ids.count("scalar_eigen"), 1u);
+  EXPECT_EQ(DescribeKernel(**FindKernel("scalar_eigen")), "scalar_eigen");
 }
 
 TEST(KernelTable, ActiveKernelIsTheBestSupported) {

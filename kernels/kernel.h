@@ -131,6 +131,10 @@ struct KernelInfo {
   bool (*supported)();  // can this CPU run it?
   bool (*covers)(DType dtype, Layout layout, Mode mode, int channels);
   KernelFn fn;
+  // For rows that run a SIMD target of a library: returns the target's name
+  // (the one the row dispatches to on this CPU, e.g. "AVX3"). nullptr for
+  // rows without one.
+  const char* (*target)() = nullptr;
 };
 
 }  // namespace fusednorm

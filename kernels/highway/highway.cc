@@ -749,11 +749,16 @@ bool TargetSupported() {
   return (hwy::SupportedTargets() & (int64_t{1} << kBit)) != 0;
 }
 
+template <int kBit>
+const char* TargetName() {
+  return hwy::TargetName(int64_t{1} << kBit);
+}
+
 // "highway_avx3" and "Highway target AVX3" for target bit kBit, made once.
 template <int kBit>
 const std::string& TargetText(bool id) {
   static const std::string* texts = [] {
-    const std::string name = hwy::TargetName(int64_t{1} << kBit);
+    const std::string name = TargetName<kBit>();
     std::string lower = name;
     for (char& ch : lower) ch = static_cast<char>(std::tolower(ch));
     return new std::string[2]{"highway_" + lower, "Highway target " + name};
@@ -768,7 +773,8 @@ void AddTargetRow(std::vector<KernelInfo>* rows) {
     rows->push_back({TargetText<kBit>(true).c_str(),
                      TargetText<kBit>(false).c_str(), 10,
                      &TargetSupported<kBit>, &CoversAll,
-                     HWY_DISPATCH_TABLE(HighwayRun)[TableIndex(target)]});
+                     HWY_DISPATCH_TABLE(HighwayRun)[TableIndex(target)],
+                     &TargetName<kBit>});
   }
 }
 
@@ -786,7 +792,7 @@ void AddTargetRows(std::integer_sequence<int, kBits...>,
 std::vector<KernelInfo> HighwayKernelInfos() {
   std::vector<KernelInfo> rows = {
       {"highway", "any (best Highway target)", 30, &Always, &CoversAll,
-       &RunDynamic},
+       &RunDynamic, &HighwayActiveTarget},
   };
   AddTargetRows(std::make_integer_sequence<int, 63>(), &rows);
   return rows;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
 #include "kernels/dispatch.h"
@@ -19,7 +20,9 @@ TEST(HighwayRows, OneSupportedRowPerSupportedAndGeneratedTarget) {
     const std::string id =
         "highway_" + absl::AsciiStrToLower(hwy::TargetName(target));
     const absl::StatusOr<const KernelInfo*> row = FindKernel(id);
-    EXPECT_TRUE(row.ok()) << id << ": " << row.status();
+    ASSERT_TRUE(row.ok()) << id << ": " << row.status();
+    EXPECT_EQ(DescribeKernel(**row),
+              absl::StrCat(id, " (", hwy::TargetName(target), ")"));
     ++found;
   }
   EXPECT_GT(found, 0);
@@ -31,7 +34,10 @@ TEST(HighwayRows, OneSupportedRowPerSupportedAndGeneratedTarget) {
   EXPECT_EQ(rows, hwy::PopCount(static_cast<uint64_t>(HWY_TARGETS)));
   const absl::StatusOr<const KernelInfo*> dynamic = FindKernel("highway");
   ASSERT_TRUE(dynamic.ok());
-  EXPECT_NE(std::string(HighwayActiveTarget()), "");
+  // "highway" runs the best compiled target this CPU supports.
+  const int64_t best = hwy::SupportedTargets() & HWY_TARGETS;
+  EXPECT_EQ(DescribeKernel(**dynamic),
+            absl::StrCat("highway (", hwy::TargetName(best & -best), ")"));
 }
 
 }  // namespace
