@@ -68,18 +68,10 @@ std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   return r;
 }
 
-}  // namespace
-
-absl::StatusOr<FusedNormalization> FusedNormalization::Create(
+// The mean and std `options` ask for (a preset's, or the custom values),
+// checked: counts, finiteness, std > 0.
+absl::StatusOr<Normalization> ResolveNormalization(
     const FusedNormalizationOptions& options) {
-  if (!ValidEnums(options.dtype, options.layout.value_or(Layout::kHWC),
-                  options.mode)) {
-    return InvalidArgumentCat(
-        "dtype/layout/mode hold a value outside their enums (dtype ",
-        static_cast<int>(options.dtype), ", layout ",
-        static_cast<int>(options.layout.value_or(Layout::kHWC)), ", mode ",
-        static_cast<int>(options.mode), ")");
-  }
   Normalization norm;
   if (options.mean.empty() && options.std.empty()) {
     if (static_cast<unsigned>(options.preset) >
@@ -110,9 +102,13 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
                                 " must be finite and > 0");
     }
   }
-  FUSEDNORM_RETURN_IF_ERROR(ValidateProbability("flip_p", options.flip_p));
-  FUSEDNORM_RETURN_IF_ERROR(ValidateErase(options.erase));
+  return norm;
+}
 
+// The kernel constants for `norm`; InvalidArgument when some output value
+// would not be a finite float32 in either mode (a tiny std overflows).
+absl::StatusOr<std::shared_ptr<const KernelConstants>> MakeConstants(
+    const Normalization& norm, DType dtype, Layout layout, Mode mode) {
   // Channels past the given values repeat the last one (NO_NORM's single
   // mean/std serve every channel count; kernels ignore the others).
   float mean[kMaxChannels], std[kMaxChannels];
@@ -121,18 +117,12 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
     mean[c] = norm.mean[i];
     std[c] = norm.std[i];
   }
-  const Layout layout = options.layout.value_or(
-      options.dtype == DType::kFloat32 ? Layout::kHWC : Layout::kHWC4);
-  auto constants = std::make_shared<KernelConstants>();
-  MakeKernelConstants(options.dtype, layout, options.mode, mean, std,
-                      constants.get());
-  // Every output value must be a finite float32 in both modes (a tiny std
-  // overflows).
+  auto k = std::make_shared<KernelConstants>();
+  MakeKernelConstants(dtype, layout, mode, mean, std, k.get());
   for (int c = 0; c < kMaxChannels; ++c) {
     for (int x = 0; x < 256; ++x) {
-      const float fast =
-          static_cast<float>(x) * constants->mul[c] - constants->sub[c];
-      if (!std::isfinite(fast) || !std::isfinite(constants->table[c][x])) {
+      const float fast = static_cast<float>(x) * k->mul[c] - k->sub[c];
+      if (!std::isfinite(fast) || !std::isfinite(k->table[c][x])) {
         const size_t i = std::min<size_t>(c, norm.mean.size() - 1);
         return InvalidArgumentCat("std[", i, "] = ", norm.std[i], " with mean[",
                                   i, "] = ", norm.mean[i],
@@ -140,32 +130,67 @@ absl::StatusOr<FusedNormalization> FusedNormalization::Create(
       }
     }
   }
+  return std::shared_ptr<const KernelConstants>(std::move(k));
+}
 
-  // An unknown kernel id, or one this CPU cannot run, is wrong whatever the
-  // channel count.
-  FUSEDNORM_RETURN_IF_ERROR(ForcedKernel(options.kernel).status());
+}  // namespace
 
+absl::Status CheckEraseRect(const EraseRect& r, int64_t height, int64_t width) {
+  if (r.height == 0 && r.width == 0) return absl::OkStatus();
+  if (r.top < 0 || r.left < 0 || r.height < 0 || r.width < 0 ||
+      r.top > height || r.left > width || r.height > height - r.top ||
+      r.width > width - r.left) {
+    return InvalidArgumentCat("erase rectangle (top ", r.top, ", left ", r.left,
+                              ", height ", r.height, ", width ", r.width,
+                              ") is not inside the ", height, "x", width,
+                              " image");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FusedNormalization> FusedNormalization::Create(
+    const FusedNormalizationOptions& options) {
+  if (!ValidEnums(options.dtype, options.layout.value_or(Layout::kHWC),
+                  options.mode)) {
+    return InvalidArgumentCat(
+        "dtype/layout/mode hold a value outside their enums (dtype ",
+        static_cast<int>(options.dtype), ", layout ",
+        static_cast<int>(options.layout.value_or(Layout::kHWC)), ", mode ",
+        static_cast<int>(options.mode), ")");
+  }
   FusedNormalization op;
-  op.constants_ = std::move(constants);
-  op.channels_ = norm.channels;
+  FUSEDNORM_ASSIGN_OR_RETURN(op.norm_, ResolveNormalization(options));
+  FUSEDNORM_RETURN_IF_ERROR(ValidateProbability("flip_p", options.flip_p));
+  FUSEDNORM_RETURN_IF_ERROR(ValidateErase(options.erase));
+  const Layout layout = options.layout.value_or(
+      options.dtype == DType::kFloat32 ? Layout::kHWC : Layout::kHWC4);
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      op.constants_,
+      MakeConstants(op.norm_, options.dtype, layout, options.mode));
   op.flip_p_ = options.flip_p;
   op.erase_ = options.erase;
   op.stores_ = options.stores;
+  FUSEDNORM_RETURN_IF_ERROR(op.ChooseKernels(options.kernel));
+  return op;
+}
+
+absl::Status FusedNormalization::ChooseKernels(const std::string& id) {
+  // An unknown kernel id, or one this CPU cannot run, is wrong whatever the
+  // channel count.
+  FUSEDNORM_RETURN_IF_ERROR(ForcedKernel(id).status());
   for (int c = 1; c <= kMaxChannels; ++c) {
     absl::StatusOr<const KernelInfo*> k =
-        SelectKernel(options.kernel, options.dtype, layout, options.mode, c);
+        SelectKernel(id, dtype(), layout(), mode(), c);
     if (k.ok()) {
-      op.kernels_[c] = *k;
+      kernels_[c] = *k;
       continue;
     }
     // A kernel that does not cover some channel count fails only when that
     // count is required: now, or at Apply() for NO_NORM.
-    if (c == norm.channels) {
-      return k.status();
-    }
-    op.kernel_status_[c] = k.status();
+    if (c == channels()) return k.status();
+    kernel_status_[c] = k.status();
   }
-  return op;
+  return absl::OkStatus();
 }
 
 const char* FusedNormalization::kernel_id(int channels) const {
@@ -197,11 +222,11 @@ absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
 
 absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
                                                        int64_t width) const {
-  if (channels_ == 0) {
+  if (channels() == 0) {
     return InvalidArgumentCat(
         "channels: NO_NORM takes any channel count; pass it to OutputBytes");
   }
-  return OutputBytes(height, width, channels_);
+  return OutputBytes(height, width, channels());
 }
 
 Augmentation FusedNormalization::Sample(int64_t height, int64_t width,
@@ -234,19 +259,10 @@ Augmentation FusedNormalization::Sample(int64_t height, int64_t width,
   return aug;  // no acceptable rectangle in 10 attempts: no erase
 }
 
-absl::Status FusedNormalization::Apply(const ImageView& in,
-                                       const Augmentation& aug,
-                                       OutputView out) const {
-  if (out.row_stride != 0) {
-    return InvalidArgumentCat(
-        "output row_stride = ", out.row_stride,
-        ": FusedNormalization derives the output stride from dtype and layout; "
-        "pass 0");
-  }
+absl::StatusOr<int64_t> FusedNormalization::CheckInput(
+    const ImageView& in) const {
   if (in.pixels.data() == nullptr)
     return InvalidArgumentCat("input pixels is null");
-  if (out.bytes.data() == nullptr)
-    return InvalidArgumentCat("output bytes is null");
   if (in.height < 1)
     return InvalidArgumentCat("input height = ", in.height, " must be >= 1");
   if (in.width < 1)
@@ -255,10 +271,10 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
     return InvalidArgumentCat("input channels = ", in.channels,
                               " must be in 1..", kMaxChannels);
   }
-  if (channels_ != 0 && in.channels != channels_) {
+  if (channels() != 0 && in.channels != channels()) {
     return InvalidArgumentCat("input channels = ", in.channels,
-                              " does not match the normalization's ", channels_,
-                              " channels");
+                              " does not match the normalization's ",
+                              channels(), " channels");
   }
   const std::optional<int64_t> row_bytes = CheckedMul(in.width, in.channels);
   if (!row_bytes)
@@ -280,30 +296,41 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
                               ", row_stride = ", in.row_stride, " needs ",
                               *need);
   }
-  FUSEDNORM_ASSIGN_OR_RETURN(const size_t out_need,
+  return *need;
+}
+
+absl::StatusOr<size_t> FusedNormalization::CheckOutput(const ImageView& in,
+                                                       OutputView out) const {
+  if (out.row_stride != 0) {
+    return InvalidArgumentCat(
+        "output row_stride = ", out.row_stride,
+        ": FusedNormalization derives the output stride from dtype and layout; "
+        "pass 0");
+  }
+  if (out.bytes.data() == nullptr)
+    return InvalidArgumentCat("output bytes is null");
+  FUSEDNORM_ASSIGN_OR_RETURN(const size_t need,
                              OutputBytes(in.height, in.width, in.channels));
-  if (out.bytes.size() < out_need) {
+  if (out.bytes.size() < need) {
     return InvalidArgumentCat("output bytes has ", out.bytes.size(),
                               " bytes but ", in.height, "x", in.width, "x",
                               in.channels, " ", DTypeName(dtype()), " ",
-                              LayoutName(layout()), " needs ", out_need);
+                              LayoutName(layout()), " needs ", need);
   }
-  const EraseRect& r = aug.erase;
-  if (r.height != 0 || r.width != 0) {
-    if (r.top < 0 || r.left < 0 || r.height < 0 || r.width < 0 ||
-        r.top > in.height || r.left > in.width ||
-        r.height > in.height - r.top || r.width > in.width - r.left) {
-      return InvalidArgumentCat("erase rectangle (top ", r.top, ", left ",
-                                r.left, ", height ", r.height, ", width ",
-                                r.width, ") is not inside the ", in.height, "x",
-                                in.width, " image");
-    }
-  }
+  return need;
+}
+
+absl::Status FusedNormalization::Apply(const ImageView& in,
+                                       const Augmentation& aug,
+                                       OutputView out) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t in_need, CheckInput(in));
+  FUSEDNORM_ASSIGN_OR_RETURN(const size_t out_need, CheckOutput(in, out));
+  FUSEDNORM_RETURN_IF_ERROR(CheckEraseRect(aug.erase, in.height, in.width));
   // The kernels require disjoint buffers.
   const auto in_lo = reinterpret_cast<uintptr_t>(in.pixels.data());
   const auto out_lo = reinterpret_cast<uintptr_t>(out.bytes.data());
   if (in_lo < out_lo + out_need &&
-      out_lo < in_lo + static_cast<uint64_t>(*need)) {
+      out_lo < in_lo + static_cast<uint64_t>(in_need)) {
     return InvalidArgumentCat("input and output buffers overlap");
   }
   const KernelInfo* kernel = kernels_[in.channels];
@@ -317,7 +344,7 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
   args.channels = in.channels;
   args.output = out.bytes.data();
   args.flip = aug.flip;
-  args.erase = r;
+  args.erase = aug.erase;
   using Stores = FusedNormalizationOptions::Stores;
   args.nontemporal =
       stores_ == Stores::kNontemporal ||

@@ -10,8 +10,9 @@
 //
 // Output layouts are compact and their strides derived (DESIGN.md,
 // "Semantics"):
-//   HWC  row stride W*C*sizeof(T)   HWC4 row stride W*4*sizeof(T)   CHW plane
-//   stride H*W*sizeof(T)
+//   HWC   row stride W*C*sizeof(T)
+//   HWC4  row stride W*4*sizeof(T)
+//   CHW   plane stride H*W*sizeof(T), row stride W*sizeof(T)
 #ifndef FUSEDNORM_OPS_FUSED_NORMALIZATION_H_
 #define FUSEDNORM_OPS_FUSED_NORMALIZATION_H_
 
@@ -93,6 +94,11 @@ struct Augmentation {
   EraseRect erase;  // in output coordinates; empty: nothing erased
 };
 
+// Returns OK if `rect` is empty or lies inside a height x width image, else
+// InvalidArgument naming the rectangle and the image size.
+absl::Status CheckEraseRect(const EraseRect& rect, int64_t height,
+                            int64_t width);
+
 class FusedNormalization {
  public:
   // Validates `options` and precomputes the per-channel constants.
@@ -128,19 +134,29 @@ class FusedNormalization {
   Mode mode() const { return constants_->mode; }
   // Channel count images must have, or 0 when any of 1..4 is accepted
   // (NO_NORM).
-  int channels() const { return channels_; }
+  int channels() const { return norm_.channels; }
   double flip_p() const { return flip_p_; }
   const EraseOptions& erase() const { return erase_; }
   // Id of the kernel variant used for `channels` channels, or "" if none covers
   // it.
   const char* kernel_id(int channels) const;
-  const KernelConstants& constants() const { return *constants_; }
+  // The float32 mean and std the op normalizes with: one value per channel,
+  // or a single value for NO_NORM (which serves every channel count).
+  const Normalization& normalization() const { return norm_; }
 
  private:
+  friend struct FusedNormalizationTestPeer;  // testing/: the kernel constants
   FusedNormalization() = default;
 
+  // Picks the kernel for every channel count (Create's last step).
+  absl::Status ChooseKernels(const std::string& id);
+  // Apply's checks of its buffers; each returns the bytes the image needs.
+  absl::StatusOr<int64_t> CheckInput(const ImageView& input) const;
+  absl::StatusOr<size_t> CheckOutput(const ImageView& input,
+                                     OutputView output) const;
+
   std::shared_ptr<const KernelConstants> constants_;
-  int channels_ = 0;
+  Normalization norm_;
   double flip_p_ = 0.5;
   EraseOptions erase_;
   FusedNormalizationOptions::Stores stores_ =

@@ -639,7 +639,7 @@ int RunCommand(FILE* out, FILE* err) {
   }
   if (!preview.empty()) {
     // A 4x4 grid, each sample de-normalized: pixel = (y * std + mean) * 255.
-    const KernelConstants& k = fused.constants();
+    const Normalization& norm = fused.normalization();
     const int64_t H = sz.height, W = sz.width, cols = 4;
     const int64_t rows =
         (static_cast<int64_t>(preview_samples.size()) + cols - 1) / cols;
@@ -654,7 +654,8 @@ int RunCommand(FILE* out, FILE* err) {
             const int src = C == 1 ? 0 : c;
             const float y =
                 ValueAt(preview_samples[n].data(), fused, H, W, C, src, h, w);
-            const float v = (y * k.std[src] + k.mean[src]) * 255.0f;
+            const size_t i = std::min<size_t>(src, norm.mean.size() - 1);
+            const float v = (y * norm.std[i] + norm.mean[i]) * 255.0f;
             grid.pixels[((y0 + h) * grid.width + x0 + w) * 3 + c] =
                 static_cast<uint8_t>(
                     std::lround(std::min(255.0f, std::max(0.0f, v))));
