@@ -275,9 +275,19 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
       new InMemory(std::move(images), std::move(labels), "cifar10"));
 }
 
+absl::Status CheckDatasetKind(const std::string& kind) {
+  for (const char* known : {"synthetic", "folder", "mnist", "cifar10"}) {
+    if (kind == known) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("dataset kind \"", kind,
+                   "\" is not one of synthetic, folder, mnist, cifar10"));
+}
+
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(const std::string& kind,
                                                      const std::string& path,
                                                      bool test_split) {
+  FUSEDNORM_RETURN_IF_ERROR(CheckDatasetKind(kind));
   if (kind == "synthetic") return MakeSyntheticDataset(1024);
   if (kind == "folder") return OpenImageFolder(path);
   if (kind == "mnist") {
@@ -285,19 +295,14 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(const std::string& kind,
     return OpenMnist(absl::StrCat(path, "/", prefix, "-images-idx3-ubyte"),
                      absl::StrCat(path, "/", prefix, "-labels-idx1-ubyte"));
   }
-  if (kind == "cifar10") {
-    std::vector<std::string> files;
-    if (test_split) {
-      files.push_back(absl::StrCat(path, "/test_batch.bin"));
-    } else {
-      for (int i = 1; i <= 5; ++i)
-        files.push_back(absl::StrCat(path, "/data_batch_", i, ".bin"));
-    }
-    return OpenCifar10(files);
+  std::vector<std::string> files;  // cifar10
+  if (test_split) {
+    files.push_back(absl::StrCat(path, "/test_batch.bin"));
+  } else {
+    for (int i = 1; i <= 5; ++i)
+      files.push_back(absl::StrCat(path, "/data_batch_", i, ".bin"));
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("dataset kind \"", kind,
-                   "\" is not one of synthetic, folder, mnist, cifar10"));
+  return OpenCifar10(files);
 }
 
 }  // namespace fusednorm

@@ -53,6 +53,10 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenMnist(
 absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
     const std::vector<std::string>& paths);
 
+// Returns OK if `kind` is one OpenDataset knows, else InvalidArgument listing
+// the kinds.
+absl::Status CheckDatasetKind(const std::string& kind);
+
 // Opens `kind` ("synthetic", "folder", "mnist", "cifar10") at `path`: a folder
 // for "folder"; for "mnist", a directory holding train-images-idx3-ubyte and
 // train-labels-idx1-ubyte (or t10k-*); for "cifar10", a directory of

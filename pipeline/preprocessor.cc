@@ -311,6 +311,8 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
 Preprocessor::Preprocessor(std::unique_ptr<State> state)
     : state_(std::move(state)) {}
 Preprocessor::~Preprocessor() = default;
+Preprocessor::Preprocessor(Preprocessor&&) = default;
+Preprocessor& Preprocessor::operator=(Preprocessor&&) = default;
 
 const FusedNormalization& Preprocessor::fused(Split s) const {
   return *state_->chain(s).fused;

@@ -61,8 +61,9 @@ class EpochLoader;
 
 class Preprocessor {
  public:
-  Preprocessor(Preprocessor&&) = default;
-  Preprocessor& operator=(Preprocessor&&) = default;
+  // Defined where State is complete, so that users can move it.
+  Preprocessor(Preprocessor&&);
+  Preprocessor& operator=(Preprocessor&&);
   ~Preprocessor();
 
   // Starts an epoch's workers. The loader must not outlive the Preprocessor.

@@ -1,7 +1,5 @@
 #include "tools/npy.h"
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "absl/strings/numbers.h"
@@ -9,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "tools/atomic_file.h"
 
 namespace fusednorm {
 namespace {
@@ -37,6 +36,32 @@ bool Field(absl::string_view header, absl::string_view key,
   }
   *value = std::string(absl::StripAsciiWhitespace(header.substr(p, e - p)));
   return true;
+}
+
+// Parses a shape tuple "(a, b, ...)" into *dims; returns the element count.
+// Every dimension must be in 1..2^24 and the count at most 2^34.
+absl::StatusOr<uint64_t> ParseShape(const std::string& what,
+                                    const std::string& shape,
+                                    std::vector<int64_t>* dims) {
+  absl::string_view text = absl::StripAsciiWhitespace(shape);
+  if (!absl::ConsumePrefix(&text, "(") || !absl::ConsumeSuffix(&text, ")")) {
+    return Bad(what, absl::StrCat("shape ", shape, " is not a tuple"));
+  }
+  uint64_t elements = 1;
+  for (absl::string_view d :
+       absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    int64_t v;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v) || v < 1 ||
+        v > (int64_t{1} << 24)) {
+      return Bad(what, absl::StrCat("shape ", shape,
+                                    " has a dimension outside 1..16777216"));
+    }
+    dims->push_back(v);
+    elements *= static_cast<uint64_t>(v);
+    if (elements > (uint64_t{1} << 34))
+      return Bad(what, absl::StrCat("shape ", shape, " is too large"));
+  }
+  return elements;
 }
 
 }  // namespace
@@ -73,29 +98,13 @@ absl::StatusOr<NpyArray> ParseNpy(absl::Span<const uint8_t> bytes,
   a.descr = std::string(absl::StripSuffix(absl::StripPrefix(descr, "'"), "'"));
   if (fortran != "False")
     return Bad(what, "Fortran-order arrays are not supported");
-  absl::string_view dims = absl::StripAsciiWhitespace(shape);
-  if (!absl::ConsumePrefix(&dims, "(") || !absl::ConsumeSuffix(&dims, ")")) {
-    return Bad(what, absl::StrCat("shape ", shape, " is not a tuple"));
-  }
-  uint64_t elements = 1;
-  for (absl::string_view d :
-       absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
-    int64_t v;
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v) || v < 1 ||
-        v > (int64_t{1} << 24)) {
-      return Bad(what, absl::StrCat("shape ", shape,
-                                    " has a dimension outside 1..16777216"));
-    }
-    a.shape.push_back(v);
-    elements *= static_cast<uint64_t>(v);
-    if (elements > (uint64_t{1} << 34))
-      return Bad(what, absl::StrCat("shape ", shape, " is too large"));
-  }
+  absl::StatusOr<uint64_t> elements = ParseShape(what, shape, &a.shape);
+  if (!elements.ok()) return elements.status();
   const size_t item =
       a.descr.size() >= 2 ? static_cast<size_t>(a.descr.back() - '0') : 0;
   if (item < 1 || item > 8)
     return Bad(what, absl::StrCat("dtype ", a.descr, " is not supported"));
-  const uint64_t need = elements * item,
+  const uint64_t need = *elements * item,
                  have = bytes.size() - start - header_len;
   if (have != need) {
     return Bad(what, absl::StrCat("shape ", shape, " of ", a.descr, " needs ",
@@ -125,23 +134,11 @@ std::string NpyHeader(const std::string& descr,
 absl::Status WriteNpy(const std::string& path, const std::string& descr,
                       const std::vector<int64_t>& shape,
                       const std::vector<absl::Span<const uint8_t>>& chunks) {
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
-  }
   const std::string header = NpyHeader(descr, shape);
-  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size();
-  for (const auto& c : chunks)
-    ok = ok && std::fwrite(c.data(), 1, c.size(), f) == c.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::DataLossError(
-        absl::StrCat(path, ": write failed: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  std::vector<absl::Span<const uint8_t>> all = {absl::MakeConstSpan(
+      reinterpret_cast<const uint8_t*>(header.data()), header.size())};
+  all.insert(all.end(), chunks.begin(), chunks.end());
+  return WriteFileAtomically(path, all);
 }
 
 }  // namespace fusednorm

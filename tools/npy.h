@@ -1,6 +1,5 @@
 // Minimal .npy (NumPy format 1.0/2.0) reading of uint8 arrays and writing of
-// arrays, for the command-line program. Writes go to a temporary file renamed
-// into place, so a failed run never leaves a partial output.
+// arrays, for the command-line program.
 #ifndef FUSEDNORM_TOOLS_NPY_H_
 #define FUSEDNORM_TOOLS_NPY_H_
 
@@ -30,8 +29,8 @@ absl::StatusOr<NpyArray> ParseNpy(absl::Span<const uint8_t> bytes,
 std::string NpyHeader(const std::string& descr,
                       const std::vector<int64_t>& shape);
 
-// Writes `chunks` (concatenated) after the header to path + ".tmp", then
-// renames.
+// Writes the header, then `chunks` concatenated, to `path`
+// (WriteFileAtomically: no partial file on failure).
 absl::Status WriteNpy(const std::string& path, const std::string& descr,
                       const std::vector<int64_t>& shape,
                       const std::vector<absl::Span<const uint8_t>>& chunks);

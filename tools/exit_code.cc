@@ -1,0 +1,31 @@
+#include "tools/exit_code.h"
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+
+namespace fusednorm {
+namespace {
+
+// The payload that marks a usage error (its value is not read).
+constexpr absl::string_view kUsagePayload = "fusednorm.tools/usage";
+
+}  // namespace
+
+absl::Status UsageError(absl::string_view message) {
+  return AsUsageError(absl::InvalidArgumentError(message));
+}
+
+absl::Status AsUsageError(const absl::Status& status,
+                          absl::string_view prefix) {
+  if (status.ok()) return status;
+  absl::Status usage(status.code(), absl::StrCat(prefix, status.message()));
+  usage.SetPayload(kUsagePayload, absl::Cord());
+  return usage;
+}
+
+int ExitCode(const absl::Status& status) {
+  if (status.ok()) return 0;
+  return status.GetPayload(kUsagePayload).has_value() ? 2 : 1;
+}
+
+}  // namespace fusednorm

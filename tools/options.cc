@@ -1,0 +1,205 @@
+#include "tools/options.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "pipeline/dataset.h"
+#include "tools/exit_code.h"
+#include "tools/flags.h"
+#include "util/status_macros.h"
+
+namespace fusednorm {
+namespace {
+
+// Parses `min`..`max` comma-separated finite numbers from --flag=text.
+absl::StatusOr<std::vector<float>> ParseFloats(const char* flag,
+                                               const std::string& text,
+                                               size_t min, size_t max) {
+  std::vector<float> out;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    float v;
+    if (!absl::SimpleAtof(part, &v) || !std::isfinite(v)) {
+      return UsageError(absl::StrCat("--", flag, "=", text, ": \"", part,
+                                     "\" is not a number"));
+    }
+    out.push_back(v);
+  }
+  if (out.size() < min || out.size() > max) {
+    return UsageError(absl::StrCat("--", flag, "=", text, ": needs ", min, "..",
+                                   max, " values"));
+  }
+  return out;
+}
+
+// Looks `text` up in `names` (parallel to `values`); a usage error listing
+// the names otherwise.
+template <typename T, size_t N>
+absl::StatusOr<T> ParseName(const char* flag, const std::string& text,
+                            const char* const (&names)[N],
+                            const T (&values)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    if (text == names[i]) return values[i];
+  }
+  std::string list;
+  for (size_t i = 0; i < N; ++i) {
+    absl::StrAppend(&list, i == 0 ? "" : i + 1 == N ? " or " : ", ", names[i]);
+  }
+  return UsageError(absl::StrCat("--", flag, "=", text, ": not ", list));
+}
+
+absl::Status SetNormalization(FusedNormalizationOptions* o) {
+  const std::string mean = absl::GetFlag(FLAGS_mean);
+  const std::string std = absl::GetFlag(FLAGS_std);
+  if (mean.empty() && std.empty()) {
+    absl::StatusOr<Preset> p = ParsePreset(absl::GetFlag(FLAGS_preset));
+    if (!p.ok()) return AsUsageError(p.status(), "--");
+    o->preset = *p;
+    return absl::OkStatus();
+  }
+  if (mean.empty() || std.empty())
+    return UsageError("--mean and --std go together");
+  FUSEDNORM_ASSIGN_OR_RETURN(o->mean, ParseFloats("mean", mean, 1, 4));
+  FUSEDNORM_ASSIGN_OR_RETURN(o->std, ParseFloats("std", std, 1, 4));
+  return absl::OkStatus();
+}
+
+// --erase=I,J,H,W.
+absl::StatusOr<EraseRect> ParseRect(const std::string& text) {
+  std::vector<int64_t> r;
+  for (absl::string_view p : absl::StrSplit(text, ',')) {
+    int64_t v;
+    if (!absl::SimpleAtoi(p, &v)) break;
+    r.push_back(v);
+  }
+  if (r.size() != 4) {
+    return UsageError(
+        absl::StrCat("--erase=", text, ": not none, random or I,J,H,W"));
+  }
+  return EraseRect{r[0], r[1], r[2], r[3]};
+}
+
+// --erase and its probability and ranges.
+absl::Status SetErase(NormalizeOptions* o) {
+  const std::string erase = absl::GetFlag(FLAGS_erase);
+  if (erase == "none") return absl::OkStatus();
+  if (erase != "random") {
+    FUSEDNORM_ASSIGN_OR_RETURN(o->erase, ParseRect(erase));
+    return absl::OkStatus();
+  }
+  EraseOptions& e = o->op.erase;
+  e.enabled = true;
+  e.p = absl::GetFlag(FLAGS_erase_p);
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const std::vector<float> scale,
+      ParseFloats("erase-scale", absl::GetFlag(FLAGS_erase_scale), 2, 2));
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const std::vector<float> ratio,
+      ParseFloats("erase-ratio", absl::GetFlag(FLAGS_erase_ratio), 2, 2));
+  e.scale_min = scale[0];
+  e.scale_max = scale[1];
+  e.ratio_min = ratio[0];
+  e.ratio_max = ratio[1];
+  return absl::OkStatus();
+}
+
+// A usage error unless lo <= --flag <= hi.
+absl::Status CheckRange(const char* flag, int64_t value, int64_t lo,
+                        int64_t hi) {
+  if (value >= lo && value <= hi) return absl::OkStatus();
+  return UsageError(absl::StrCat("--", flag, "=", value, ": must be ",
+                                 hi == INT64_MAX
+                                     ? absl::StrCat(">= ", lo)
+                                     : absl::StrCat("in ", lo, "..", hi)));
+}
+
+}  // namespace
+
+std::string ResolvePath(const std::string& path) {
+  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || wd == nullptr || *wd == '\0')
+    return path;
+  return absl::StrCat(wd, "/", path);
+}
+
+absl::StatusOr<FusedNormalizationOptions> NormalizationFromFlags() {
+  FusedNormalizationOptions o;
+  FUSEDNORM_RETURN_IF_ERROR(SetNormalization(&o));
+  static constexpr const char* kDTypes[] = {"float32", "float16", "bfloat16"};
+  static constexpr DType kDTypeValues[] = {DType::kFloat32, DType::kFloat16,
+                                           DType::kBFloat16};
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      o.dtype,
+      ParseName("dtype", absl::GetFlag(FLAGS_dtype), kDTypes, kDTypeValues));
+  const std::string layout = absl::GetFlag(FLAGS_layout);
+  if (!layout.empty()) {
+    static constexpr const char* kLayouts[] = {"hwc", "hwc4", "chw"};
+    static constexpr Layout kLayoutValues[] = {Layout::kHWC, Layout::kHWC4,
+                                               Layout::kCHW};
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        o.layout, ParseName("layout", layout, kLayouts, kLayoutValues));
+  }
+  static constexpr const char* kModes[] = {"fast", "exact"};
+  static constexpr Mode kModeValues[] = {Mode::kFast, Mode::kTorchvisionExact};
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      o.mode,
+      ParseName("mode", absl::GetFlag(FLAGS_mode), kModes, kModeValues));
+  o.kernel = absl::GetFlag(FLAGS_kernel);
+  return o;
+}
+
+absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags() {
+  NormalizeOptions o;
+  o.input = ResolvePath(absl::GetFlag(FLAGS_input));
+  o.output = ResolvePath(absl::GetFlag(FLAGS_output));
+  if (o.input.empty() || o.output.empty())
+    return UsageError("--input and --output are required");
+  FUSEDNORM_ASSIGN_OR_RETURN(o.op, NormalizationFromFlags());
+  static constexpr const char* kFlips[] = {"0", "1", "random"};
+  static constexpr int kFlipValues[] = {0, 1, -1};
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const int flip,
+      ParseName("flip", absl::GetFlag(FLAGS_flip), kFlips, kFlipValues));
+  o.op.flip_p = absl::GetFlag(FLAGS_flip_p);
+  if (flip >= 0) o.flip = flip == 1;
+  FUSEDNORM_RETURN_IF_ERROR(SetErase(&o));
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.print_decisions = absl::GetFlag(FLAGS_print_decisions);
+  return o;
+}
+
+absl::StatusOr<RunOptions> RunOptionsFromFlags() {
+  RunOptions o;
+  FUSEDNORM_ASSIGN_OR_RETURN(o.normalization, NormalizationFromFlags());
+  static constexpr const char* kSplits[] = {"train", "val"};
+  static constexpr Split kSplitValues[] = {Split::kTrain, Split::kVal};
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      o.split,
+      ParseName("split", absl::GetFlag(FLAGS_split), kSplits, kSplitValues));
+  o.size = absl::GetFlag(FLAGS_size);
+  o.images = absl::GetFlag(FLAGS_images);
+  o.batch = absl::GetFlag(FLAGS_batch);
+  o.epochs = absl::GetFlag(FLAGS_epochs);
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("size", o.size, 1, 4096));
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("images", o.images, 0, INT64_MAX));
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("batch", o.batch, 1, INT64_MAX));
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("epochs", o.epochs, 1, INT64_MAX));
+  o.data = ResolvePath(absl::GetFlag(FLAGS_data));
+  o.dataset = absl::GetFlag(FLAGS_dataset);
+  o.path = ResolvePath(absl::GetFlag(FLAGS_path));
+  if (o.data.empty()) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        AsUsageError(CheckDatasetKind(o.dataset), "--dataset: "));
+  }
+  o.threads = absl::GetFlag(FLAGS_threads);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.output = ResolvePath(absl::GetFlag(FLAGS_output));
+  o.preview = ResolvePath(absl::GetFlag(FLAGS_preview));
+  return o;
+}
+
+}  // namespace fusednorm

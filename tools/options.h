@@ -1,0 +1,59 @@
+// The flags of tools/flags.h turned into what the commands pass to the
+// library. Every bad value is a usage error (tools/exit_code.h) naming the
+// flag and the value; nothing is read from disk here.
+#ifndef FUSEDNORM_TOOLS_OPTIONS_H_
+#define FUSEDNORM_TOOLS_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kernels/kernel.h"
+#include "ops/fused_normalization.h"
+#include "pipeline/preprocessor.h"
+
+namespace fusednorm {
+
+// Returns `path` relative to where the user ran `bazel run`, which sets
+// BUILD_WORKING_DIRECTORY (the program itself runs in its runfiles tree);
+// absolute and empty paths are returned as they are.
+std::string ResolvePath(const std::string& path);
+
+// --preset or --mean/--std, --dtype, --layout, --mode and --kernel. Flip and
+// erase are left off (each command sets its own).
+absl::StatusOr<FusedNormalizationOptions> NormalizationFromFlags();
+
+// `fusednorm normalize`.
+struct NormalizeOptions {
+  std::string input, output;  // resolved paths
+  // --flip and --erase=random become op.flip_p and op.erase; --flip=0|1 and
+  // --erase=I,J,H,W override the drawn decisions.
+  FusedNormalizationOptions op;
+  std::optional<bool> flip;
+  std::optional<EraseRect> erase;
+  uint64_t seed = 0;
+  bool print_decisions = false;
+};
+absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags();
+
+// `fusednorm run`.
+struct RunOptions {
+  FusedNormalizationOptions normalization;  // no flip/erase: the chain's
+  std::string data;     // an image folder, or "" for --dataset at --path
+  std::string dataset;  // a kind OpenDataset knows
+  std::string path;
+  Split split = Split::kTrain;
+  int64_t images = 0;  // 0: all
+  int64_t batch = 0;
+  int threads = 0;
+  int epochs = 0;
+  int64_t size = 0;
+  uint64_t seed = 0;
+  std::string output, preview;  // resolved paths, or ""
+};
+absl::StatusOr<RunOptions> RunOptionsFromFlags();
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_TOOLS_OPTIONS_H_
