@@ -64,6 +64,18 @@ class PreprocessOp {
 
   // The output size when it does not depend on the input (crops), else nullopt.
   virtual std::optional<Size2> FixedOutputSize() const { return std::nullopt; }
+
+  // Checks the op's parameters, before any image meets it.
+  virtual absl::Status Validate() const { return absl::OkStatus(); }
+
+  // The part of FusedNormalization's single pass a record-only op stands
+  // for; kNone for real ops.
+  enum class FusedPart { kNone, kFlip, kErase, kNormalize };
+  virtual FusedPart fused_part() const { return FusedPart::kNone; }
+
+  // Record-only ops: writes the op's parameters into `options` (flip_p, or
+  // erase). Others leave it alone.
+  virtual void FuseInto(FusedNormalizationOptions* options) const {}
 };
 
 // ---- record-only ops ----
@@ -75,6 +87,10 @@ class RandomHorizontalFlip : public PreprocessOp {
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::Status Execute(const ImageView&, SampleStream&, Image*) const override;
+  FusedPart fused_part() const override { return FusedPart::kFlip; }
+  void FuseInto(FusedNormalizationOptions* options) const override {
+    options->flip_p = p_;
+  }
 
  private:
   double p_;
@@ -89,6 +105,10 @@ class RandomErasing : public PreprocessOp {
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::Status Execute(const ImageView&, SampleStream&, Image*) const override;
+  FusedPart fused_part() const override { return FusedPart::kErase; }
+  void FuseInto(FusedNormalizationOptions* options) const override {
+    options->erase = options_;
+  }
 
  private:
   EraseOptions options_;
@@ -103,6 +123,7 @@ class Normalize : public PreprocessOp {
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::Status Execute(const ImageView&, SampleStream&, Image*) const override;
+  FusedPart fused_part() const override { return FusedPart::kNormalize; }
 
  private:
   Preset preset_;
@@ -182,9 +203,9 @@ class RandomResizedCrop : public PreprocessOp {
   CropWindow SampleWindow(int64_t height, int64_t width,
                           SampleStream& stream) const;
 
-  // Checks the parameters (size >= 1, 0 < scale_min <= scale_max, 0 < ratio_min
-  // <= ratio_max, all finite).
-  absl::Status Validate() const;
+  // Checks the parameters (size >= 1, 0 < scale_min <= scale_max,
+  // 0 < ratio_min <= ratio_max, all finite).
+  absl::Status Validate() const override;
 
  private:
   Size2 size_;

@@ -1,23 +1,31 @@
 // Preprocessor: the training-loader pipeline around FusedNormalization.
 //
-//   absl::StatusOr<Preprocessor> p = PreprocessorBuilder()
-//       .dataset(MakeSyntheticDataset(1024))
-//       .normalization(Preset::kImagenet)
-//       .train_transforms(RandomResizedCrop(224), RandomHorizontalFlip(),
-//       RandomErasing(0.5)) .val_transforms(Resize(256), CenterCrop(224))
-//       .batch_size(64).threads(8).seed(1)
-//       .Commit();
+//   absl::StatusOr<Preprocessor> p =
+//       PreprocessorBuilder()
+//           .dataset(MakeSyntheticDataset(1024))
+//           .normalization(Preset::kImagenet)
+//           .train_transforms(RandomResizedCrop(224), RandomHorizontalFlip(),
+//                             RandomErasing(0.5))
+//           .val_transforms(Resize(256), CenterCrop(224))
+//           .batch_size(64)
+//           .threads(8)
+//           .seed(1)
+//           .Commit();
 //   auto epoch = p->StartEpoch(Split::kTrain, /*epoch=*/0);
-//   while (true) { auto batch = (*epoch)->Next(); if (!batch.ok() || *batch ==
-//   nullptr) break; ... }
+//   for (;;) {
+//     absl::StatusOr<const Batch*> batch = (*epoch)->Next();
+//     if (!batch.ok() || *batch == nullptr) break;
+//     ...
+//   }
 //
 // Commit() takes the record-only transforms (flip, erasing) out of each list,
 // wherever they sit, keeps the real ops in order and appends ONE
-// FusedNormalization (erasing is refused in val). Each sample's random
-// decisions (crop, flip, erase) come from the stream (seed, epoch, sample
-// index), so batches are byte-identical for any thread count, and a sharded run
-// (rank, world size) delivers exactly the single-process batches whose global
-// batch number is rank modulo world size.
+// FusedNormalization (pipeline/chain.h; erasing is refused in val). Each
+// sample's random decisions (crop, flip, erase) come from the stream (seed,
+// epoch, sample index), so batches are byte-identical for any thread count,
+// and a sharded run (rank, world size) delivers exactly the single-process
+// batches whose global batch number is rank modulo world size. The epochs
+// themselves run in pipeline/epoch_loader.h.
 #ifndef FUSEDNORM_PIPELINE_PREPROCESSOR_H_
 #define FUSEDNORM_PIPELINE_PREPROCESSOR_H_
 
@@ -32,32 +40,11 @@
 #include "ops/fused_normalization.h"
 #include "ops/transforms.h"
 #include "pipeline/dataset.h"
+#include "pipeline/epoch_loader.h"
 
 namespace fusednorm {
 
 enum class Split { kTrain, kVal };
-
-// What happens to a sample that fails (unreadable file, wrong size):
-//   kFail: Next() returns its error, naming the sample, and the epoch ends;
-//   kSkip: its place in the batch is zero-filled and marked invalid, and
-//   counted.
-enum class ErrorPolicy { kFail, kSkip };
-
-// One batch in a TransferStation slot. Valid until the next call of Next().
-struct Batch {
-  uint64_t global_index = 0;  // batch number in the single-process epoch
-  const uint8_t* data = nullptr;
-  size_t sample_bytes =
-      0;             // bytes per sample; sample k at data + k * sample_bytes
-  size_t count = 0;  // samples in this batch (the last may be short)
-  std::vector<uint64_t> sample_indices;  // dataset indices
-  std::vector<int64_t> labels;
-  std::vector<bool> valid;  // false: skipped (kSkip), zero-filled
-  size_t skipped = 0;
-  std::vector<std::string> errors;  // why each skipped sample was skipped
-};
-
-class EpochLoader;
 
 class Preprocessor {
  public:
@@ -84,7 +71,6 @@ class Preprocessor {
 
  private:
   friend class PreprocessorBuilder;
-  friend class EpochLoader;
   struct State;
   explicit Preprocessor(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
@@ -143,56 +129,18 @@ class PreprocessorBuilder {
   absl::StatusOr<Preprocessor> Commit();
 
  private:
+  // The dataset given, or the one named, or the default synthetic one.
+  absl::StatusOr<std::shared_ptr<const Dataset>> OpenDatasetOnce() const;
+
   std::shared_ptr<const Dataset> dataset_;
   std::string dataset_kind_, dataset_path_;
-  std::optional<Preset> preset_;
-  std::vector<float> mean_, std_;
-  Mode mode_ = Mode::kFast;
-  DType dtype_ = DType::kFloat32;
-  std::optional<Layout> layout_;
+  // Normalization, dtype, layout, mode and kernel; each chain adds its flip
+  // and erase.
+  FusedNormalizationOptions fused_;
   std::vector<std::unique_ptr<PreprocessOp>> train_, val_;
-  size_t batch_size_ = 32;
-  int threads_ = 0;
-  uint64_t seed_ = 0;
-  std::string kernel_;
   std::optional<Size2> sample_size_;
-  size_t slots_ = 2;
-  bool pinned_ = false;
-  bool shuffle_ = true;
-  int rank_ = 0, world_ = 1;
-  ErrorPolicy policy_ = ErrorPolicy::kFail;
+  LoaderSettings loader_;  // threads 0 until Commit: all cores
   bool committed_ = false;
-};
-
-// One epoch of one split: worker threads fill TransferStation slots; Next()
-// hands the batches out in order. Destroying it (or Cancel()) stops the workers
-// cleanly.
-class EpochLoader {
- public:
-  ~EpochLoader();
-  // The next batch in order, nullptr after the last, or an error (kFail: the
-  // failing sample's, naming it; Cancelled after Cancel()). The previous
-  // batch's slot is reused.
-  absl::StatusOr<const Batch*> Next();
-  void Cancel();
-  size_t batches() const;
-  // Largest number of batches that were being filled or held at once (<=
-  // slots).
-  size_t max_in_flight() const;
-
-  // Worker time spent per stage so far, summed over threads, in seconds.
-  struct StageSeconds {
-    double load = 0;        // Dataset::Get: reading and decoding
-    double transforms = 0;  // the real ops (crops, resizes)
-    double fused = 0;       // FusedNormalization
-  };
-  StageSeconds stage_seconds() const;
-
- private:
-  friend class Preprocessor;
-  struct Impl;
-  explicit EpochLoader(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace fusednorm

@@ -110,6 +110,44 @@ TEST(PreprocessorCommit, Rules) {
                 "no transform fixes");
   }
   {
+    PreprocessorBuilder b;  // a record-only op twice, in either list
+    b.dataset(data).train_transforms(RandomHorizontalFlip(), CenterCrop(8),
+                                     RandomHorizontalFlip(0.1));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms position 2 (RandomHorizontalFlip(p=0.1)): "
+                "RandomHorizontalFlip appears twice");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(RandomErasing(), CenterCrop(8),
+                                     RandomErasing(0.2));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "RandomErasing appears twice");
+  }
+  {
+    PreprocessorBuilder b;  // a real op's parameters are checked at Commit
+    b.dataset(data).train_transforms(RandomResizedCrop(8, 0.5, 0.25));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms position 0 (RandomResizedCrop(8x8");
+  }
+  {
+    PreprocessorBuilder b;  // a shorter-side Resize after a crop unfixes it
+    b.dataset(data)
+        .train_transforms(CenterCrop(8), Resize(12))
+        .val_transforms(CenterCrop(8));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms: no transform fixes");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8))
+        .sample_size(8, 9);
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms end in 8x8 but sample_size is 8x9");
+  }
+  {
     PreprocessorBuilder b;
     b.dataset(data)
         .train_transforms(CenterCrop(8))

@@ -1,0 +1,283 @@
+#include "pipeline/epoch_loader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "pipeline/chain.h"
+#include "pipeline/transfer_station.h"
+#include "util/status_macros.h"
+
+namespace fusednorm {
+namespace {
+
+// The epoch's shuffle draws from this sample index's stream, which no sample
+// uses (sample indices are dataset indices, far below it).
+constexpr uint64_t kShuffleStream = (uint64_t{1} << 63) - 1;
+
+// Adds the time since the last Add (or construction) to a stage's counter.
+class Clock {
+ public:
+  void Add(std::atomic<int64_t>* ns) {
+    const auto now = std::chrono::steady_clock::now();
+    ns->fetch_add(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_)
+            .count(),
+        std::memory_order_relaxed);
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ =
+      std::chrono::steady_clock::now();
+};
+
+absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
+  return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
+}
+
+}  // namespace
+
+size_t LoaderSettings::global_batches(size_t samples) const {
+  return (samples + batch_size - 1) / batch_size;
+}
+
+size_t LoaderSettings::local_batches(size_t samples) const {
+  const size_t g = global_batches(samples);
+  return g / world + (static_cast<size_t>(rank) < g % world ? 1 : 0);
+}
+
+struct EpochLoader::Impl {
+  const Dataset* dataset = nullptr;
+  const Chain* chain = nullptr;
+  LoaderSettings s;
+  uint32_t epoch = 0;
+  std::vector<uint64_t> order;       // dataset indices in epoch order
+  std::vector<uint64_t> my_batches;  // global batch numbers of this rank
+  // Task number of each local batch's first sample.
+  std::vector<size_t> first_task;
+  size_t total_tasks = 0;
+  std::unique_ptr<TransferStation> station;
+
+  std::mutex mu;
+  std::condition_variable work_cv, done_cv;
+  size_t next_task = 0;      // next sample to hand to a worker
+  size_t released = 0;       // local batches whose slot is free again
+  size_t handed_out = 0;     // local batches returned by Next()
+  std::vector<Batch> batch;  // per slot
+  std::vector<size_t> done;  // per slot: samples finished
+  // Per slot: position and status of the first failed sample.
+  std::vector<size_t> first_error;
+  std::vector<absl::Status> first_status;
+  std::vector<size_t> opened;  // per slot: the local batch it holds
+  bool stop = false;
+  size_t max_in_flight = 0;
+  std::atomic<int64_t> ns_load{0}, ns_transforms{0}, ns_fused{0};
+  std::vector<std::thread> workers;
+
+  size_t BatchCount(size_t j) const {
+    const uint64_t g = my_batches[j];
+    return std::min<size_t>(s.batch_size, dataset->size() - g * s.batch_size);
+  }
+  size_t BatchOfTask(size_t t) const {
+    return std::upper_bound(first_task.begin(), first_task.end(), t) -
+           first_task.begin() - 1;
+  }
+
+  // The epoch's order and this rank's batches.
+  void Plan() {
+    const size_t n = dataset->size();
+    order.resize(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    if (s.shuffle) {
+      SampleStream r(s.seed, epoch, kShuffleStream);  // Fisher-Yates
+      for (size_t i = n - 1; i > 0; --i)
+        std::swap(order[i], order[r.UniformInt(0, static_cast<int64_t>(i))]);
+    }
+    for (uint64_t g = s.rank; g < s.global_batches(n); g += s.world) {
+      first_task.push_back(total_tasks);
+      my_batches.push_back(g);
+      total_tasks += std::min<size_t>(s.batch_size, n - g * s.batch_size);
+    }
+  }
+
+  // Runs the chain for one sample into `out`; returns its label.
+  absl::StatusOr<int64_t> Process(uint64_t index, uint8_t* out) {
+    SampleStream stream(s.seed, epoch, index);
+    Clock clock;
+    absl::StatusOr<Sample> sample = dataset->Get(index);
+    clock.Add(&ns_load);
+    if (!sample.ok())
+      return Prefixed(sample.status(), absl::StrCat("sample ", index, ": "));
+    Image cur = std::move(sample->image), next;
+    for (const auto& op : chain->ops) {
+      const absl::Status st = op->Execute(cur.view(), stream, &next);
+      if (!st.ok())
+        return Prefixed(st,
+                        absl::StrCat("sample ", index, ": ", op->name(), ": "));
+      std::swap(cur, next);
+    }
+    clock.Add(&ns_transforms);
+    if (cur.height != chain->size.height || cur.width != chain->size.width ||
+        cur.channels != dataset->channels()) {
+      return InvalidArgumentCat(
+          "sample ", index, ": after the transforms it is ", cur.height, "x",
+          cur.width, "x", cur.channels, " but the batch holds ",
+          chain->size.height, "x", chain->size.width, "x", dataset->channels(),
+          " samples");
+    }
+    const absl::StatusOr<Augmentation> aug = chain->fused->Execute(
+        cur.view(), stream,
+        OutputView{absl::MakeSpan(out, chain->sample_bytes)});
+    clock.Add(&ns_fused);
+    if (!aug.ok())
+      return Prefixed(aug.status(), absl::StrCat("sample ", index, ": "));
+    return sample->label;
+  }
+
+  // Opens `slot` for local batch j (under mu). Tasks start in order, so the
+  // batch's first sample does it.
+  void OpenSlot(size_t j, size_t slot) {
+    Batch& b = batch[slot];
+    b.global_index = my_batches[j];
+    b.data = station->slot(slot);
+    b.sample_bytes = chain->sample_bytes;
+    b.count = BatchCount(j);
+    b.sample_indices.assign(b.count, 0);
+    b.labels.assign(b.count, -1);
+    b.valid.assign(b.count, false);
+    b.errors.assign(b.count, "");
+    b.skipped = 0;
+    done[slot] = 0;
+    first_error[slot] = SIZE_MAX;
+    first_status[slot] = absl::OkStatus();
+    opened[slot] = j;
+    max_in_flight = std::max(max_in_flight, j + 1 - released);
+  }
+
+  // Records sample `pos` of the batch in `slot` (under mu).
+  void Record(size_t slot, size_t pos, uint64_t index,
+              const absl::StatusOr<int64_t>& label) {
+    Batch& b = batch[slot];
+    b.sample_indices[pos] = index;
+    b.valid[pos] = label.ok();
+    if (label.ok()) {
+      b.labels[pos] = *label;
+    } else {
+      ++b.skipped;
+      b.errors[pos] = std::string(label.status().message());
+      if (pos < first_error[slot]) {
+        first_error[slot] = pos;
+        first_status[slot] = label.status();
+      }
+    }
+    if (++done[slot] == b.count) done_cv.notify_all();
+  }
+
+  void Work() {
+    std::unique_lock<std::mutex> lock(mu);
+    for (;;) {
+      // Backpressure: a sample is started only when its batch has a free slot.
+      work_cv.wait(lock, [&] {
+        return stop || next_task >= total_tasks ||
+               BatchOfTask(next_task) < released + s.slots;
+      });
+      if (stop || next_task >= total_tasks) return;
+      const size_t t = next_task++;
+      const size_t j = BatchOfTask(t), pos = t - first_task[j],
+                   slot = j % s.slots;
+      if (pos == 0) OpenSlot(j, slot);
+      const uint64_t index = order[my_batches[j] * s.batch_size + pos];
+      uint8_t* out = station->slot(slot) + pos * chain->sample_bytes;
+      lock.unlock();
+      const absl::StatusOr<int64_t> label = Process(index, out);
+      if (!label.ok()) std::memset(out, 0, chain->sample_bytes);
+      lock.lock();
+      Record(slot, pos, index, label);
+    }
+  }
+};
+
+absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
+    const Dataset& dataset, const Chain& chain, const LoaderSettings& settings,
+    uint32_t epoch) {
+  auto m = std::make_unique<Impl>();
+  m->dataset = &dataset;
+  m->chain = &chain;
+  m->s = settings;
+  m->epoch = epoch;
+  m->Plan();
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      m->station, TransferStation::Create(
+                      settings.slots, settings.batch_size * chain.sample_bytes,
+                      settings.pinned));
+  m->batch.resize(settings.slots);
+  m->done.assign(settings.slots, 0);
+  m->first_error.assign(settings.slots, SIZE_MAX);
+  m->first_status.assign(settings.slots, absl::OkStatus());
+  m->opened.assign(settings.slots, SIZE_MAX);
+  Impl* raw = m.get();
+  for (int i = 0; i < settings.threads; ++i)
+    raw->workers.emplace_back([raw] { raw->Work(); });
+  return std::unique_ptr<EpochLoader>(new EpochLoader(std::move(m)));
+}
+
+EpochLoader::EpochLoader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+EpochLoader::~EpochLoader() {
+  Cancel();
+  for (std::thread& t : impl_->workers) t.join();
+}
+
+void EpochLoader::Cancel() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->stop = true;
+  impl_->work_cv.notify_all();
+  impl_->done_cv.notify_all();
+}
+
+size_t EpochLoader::batches() const { return impl_->my_batches.size(); }
+
+size_t EpochLoader::max_in_flight() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->max_in_flight;
+}
+
+EpochLoader::StageSeconds EpochLoader::stage_seconds() const {
+  return {impl_->ns_load.load() * 1e-9, impl_->ns_transforms.load() * 1e-9,
+          impl_->ns_fused.load() * 1e-9};
+}
+
+absl::StatusOr<const Batch*> EpochLoader::Next() {
+  Impl& m = *impl_;
+  std::unique_lock<std::mutex> lock(m.mu);
+  if (m.handed_out > m.released) {  // the caller is done with the last batch
+    m.released = m.handed_out;
+    m.work_cv.notify_all();
+  }
+  if (m.stop) return absl::CancelledError("the epoch was cancelled");
+  const size_t j = m.handed_out;
+  if (j >= m.my_batches.size()) return nullptr;
+  const size_t slot = j % m.s.slots;
+  const size_t count = m.BatchCount(j);
+  m.done_cv.wait(lock, [&] {
+    return m.stop || (m.opened[slot] == j && m.done[slot] == count);
+  });
+  if (m.stop) return absl::CancelledError("the epoch was cancelled");
+  ++m.handed_out;
+  if (m.s.policy == ErrorPolicy::kFail && m.first_error[slot] != SIZE_MAX) {
+    const absl::Status s = m.first_status[slot];
+    m.stop = true;
+    m.work_cv.notify_all();
+    return s;
+  }
+  return &m.batch[slot];
+}
+
+}  // namespace fusednorm

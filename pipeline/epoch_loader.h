@@ -1,0 +1,98 @@
+// EpochLoader: one epoch of a Preprocessor's split. Worker threads run the
+// transform chain per sample and write the fused op's output straight into
+// a TransferStation slot, at the sample's place in its batch; Next() hands
+// the batches out in order. Every sample submitted yields its output or an
+// error: nothing is dropped silently.
+//
+// Made by Preprocessor::StartEpoch (pipeline/preprocessor.h).
+#ifndef FUSEDNORM_PIPELINE_EPOCH_LOADER_H_
+#define FUSEDNORM_PIPELINE_EPOCH_LOADER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "pipeline/dataset.h"
+
+namespace fusednorm {
+
+// What happens to a sample that fails (unreadable file, wrong size):
+//   kFail: Next() returns its error, naming the sample, and the epoch ends;
+//   kSkip: its place in the batch is zero-filled, marked invalid and
+//          counted.
+enum class ErrorPolicy { kFail, kSkip };
+
+// One batch in a TransferStation slot. Valid until the next call of Next().
+struct Batch {
+  uint64_t global_index = 0;  // batch number in the single-process epoch
+  const uint8_t* data = nullptr;
+  // Bytes per sample; sample k is at data + k * sample_bytes.
+  size_t sample_bytes = 0;
+  size_t count = 0;  // samples in this batch (the last may be short)
+  std::vector<uint64_t> sample_indices;  // dataset indices
+  std::vector<int64_t> labels;
+  std::vector<bool> valid;  // false: skipped (kSkip), zero-filled
+  size_t skipped = 0;
+  std::vector<std::string> errors;  // why each skipped sample was skipped
+};
+
+// How a Preprocessor's epochs run (its builder's settings).
+struct LoaderSettings {
+  size_t batch_size = 32;
+  int threads = 1;
+  uint64_t seed = 0;
+  size_t slots = 2;  // TransferStation slots in flight
+  bool pinned = false;
+  bool shuffle = true;  // the epoch's order (training only)
+  int rank = 0, world = 1;
+  ErrorPolicy policy = ErrorPolicy::kFail;
+
+  // Batches of one epoch of `samples` samples: in the single-process run,
+  // and for this rank (global batches rank, rank + world, ...).
+  size_t global_batches(size_t samples) const;
+  size_t local_batches(size_t samples) const;
+};
+
+struct Chain;  // pipeline/chain.h
+
+class EpochLoader {
+ public:
+  // Starts the workers of epoch `epoch`: `chain` over `dataset`, shuffled
+  // when `settings.shuffle`. The dataset and chain must outlive the loader.
+  static absl::StatusOr<std::unique_ptr<EpochLoader>> Start(
+      const Dataset& dataset, const Chain& chain,
+      const LoaderSettings& settings, uint32_t epoch);
+
+  // Stops the workers cleanly (Cancel(), then joins them).
+  ~EpochLoader();
+
+  // The next batch in order, nullptr after the last, or an error (kFail: the
+  // failing sample's, naming it; Cancelled after Cancel()). The previous
+  // batch's slot is reused.
+  absl::StatusOr<const Batch*> Next();
+  void Cancel();
+  size_t batches() const;
+  // Largest number of batches that were being filled or held at once
+  // (<= slots).
+  size_t max_in_flight() const;
+
+  // Worker time spent per stage so far, summed over threads, in seconds.
+  struct StageSeconds {
+    double load = 0;        // Dataset::Get: reading and decoding
+    double transforms = 0;  // the real ops (crops, resizes)
+    double fused = 0;       // FusedNormalization
+  };
+  StageSeconds stage_seconds() const;
+
+ private:
+  struct Impl;
+  explicit EpochLoader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_PIPELINE_EPOCH_LOADER_H_
