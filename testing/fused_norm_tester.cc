@@ -90,6 +90,25 @@ void CheckRefused(const FusedNormalizationOptions& options, int channels) {
             absl::StatusCode::kUnimplemented);
 }
 
+// Fills the whole buffer with random bytes from `seed`, then makes it
+// read-only.
+void FillRandom(uint32_t seed, GuardedBuffer* buffer) {
+  std::mt19937 gen(seed);
+  for (size_t i = 0; i < buffer->size(); ++i)
+    buffer->data()[i] = static_cast<uint8_t>(gen());
+  buffer->MakeReadOnly();
+}
+
+// No byte before the output (the canary) or between its end and the guard
+// page (poisoned with 0xff) may have changed.
+void CheckAroundOutput(const GuardedBuffer& output, size_t size) {
+  EXPECT_TRUE(output.CanaryIntact()) << "bytes before the output were written";
+  for (size_t i = size; i < output.size(); ++i) {
+    EXPECT_EQ(output.data()[i], 0xff)
+        << "byte " << i - size << " past the output was written";
+  }
+}
+
 }  // namespace
 
 std::string FusedNormTester::Describe() const {
@@ -140,11 +159,9 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   const int64_t stride = width_ * channels_ + input_padding_;
   const size_t in_size = (height_ - 1) * stride + width_ * channels_;
   GuardedBuffer input(in_size + TailFor(in_size, input_alignment_));
-  std::mt19937 gen(seed_ * 2654435761u +
-                   static_cast<uint32_t>(width_ * 131 + height_));
-  for (size_t i = 0; i < input.size(); ++i)
-    input.data()[i] = static_cast<uint8_t>(gen());
-  input.MakeReadOnly();
+  FillRandom(
+      seed_ * 2654435761u + static_cast<uint32_t>(width_ * 131 + height_),
+      &input);
   const uint8_t* pixels = input.data();
 
   absl::StatusOr<size_t> out_size = op->OutputBytes(height_, width_, channels_);
@@ -160,11 +177,7 @@ std::vector<uint8_t> FusedNormTester::Test() const {
   const absl::Status status = op->Apply(
       view, aug, OutputView{absl::MakeSpan(output.data(), *out_size)});
   EXPECT_TRUE(status.ok()) << status;
-  EXPECT_TRUE(output.CanaryIntact()) << "bytes before the output were written";
-  for (size_t i = *out_size; i < output.size(); ++i) {
-    EXPECT_EQ(output.data()[i], 0xff)
-        << "byte " << i - *out_size << " past the output was written";
-  }
+  CheckAroundOutput(output, *out_size);
 
   ref.pixels = pixels;
   ref.height = height_;

@@ -23,6 +23,7 @@ class GuardedBuffer {
   GuardedBuffer& operator=(const GuardedBuffer&) = delete;
 
   uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   absl::Span<uint8_t> span() { return absl::MakeSpan(data_, size_); }
   absl::Span<const uint8_t> cspan() const {
