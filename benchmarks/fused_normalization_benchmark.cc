@@ -1,27 +1,27 @@
-// BM_FusedNorm/<kernel>/<dtype>_<layout>_<mode>/<aug>/<regime>: the fused op on
-// 224x224x3 images, for every kernel variant this CPU supports (registered from
-// the dispatch table at run time), next to baselines measured in the same
-// binary on the same bytes:
+// BM_FusedNorm/<kernel>/<dtype>_<layout>_<mode>/<aug>/<regime>: the fused op
+// on 224x224x3 images, for every kernel variant this CPU supports (registered
+// from the dispatch table at run time), next to baselines measured in the
+// same binary on the same bytes:
+//
 //   unfused    torchvision's four passes with float intermediates (ToTensor,
-//   flip,
-//              Normalize, erase) plus the conversion into the output
+//              flip, Normalize, erase) plus the conversion into the output
 //              dtype/layout
-//   stream     read the u8 input, write the output's bytes with no arithmetic:
-//   the memory
-//              roofline for this work
+//   stream     read the u8 input, write the output's bytes with no
+//              arithmetic: the memory roofline for this work
 //   stream_nt  the same with non-temporal stores
 //   memcpy     copy the output's bytes
-// Regimes: hot (one input and one output, reused: in cache) and batch (kBatch
-// distinct inputs written to kBatch distinct outputs, far larger than the
-// caches; the fused op uses non-temporal stores there, as when filling transfer
-// buffers). Augmentations: none, or flip p=0.5 + erase p=0.5 (decisions drawn
-// per image from its sample stream). Counters: images/s, bytes/s (input +
-// output bytes) and vs_stream, the ratio of images/s to the stream (hot) or
-// stream_nt (batch) row of the same dtype/layout/regime, measured by this
-// binary before the table is printed.
+//
+// Regimes: hot (one input and one output, reused: in cache) and batch
+// (kBatch distinct inputs written to kBatch distinct outputs, far larger than
+// the caches; the fused op uses non-temporal stores there, as when filling
+// transfer buffers). Augmentations: none, or flip p=0.5 + erase p=0.5
+// (decisions drawn per image from its sample stream).
+//
+// Counters: images/s, bytes/s (input + output bytes) and vs_stream, the ratio
+// of images/s to the stream (hot) or stream_nt (batch) row of the same
+// dtype/layout/regime, measured by this binary before the table is printed.
 #include <sys/mman.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/baselines.h"
+#include "benchmarks/measure.h"
 #include "kernels/dispatch.h"
 #include "ops/fused_normalization.h"
 
@@ -120,19 +121,14 @@ void StreamImage(OutputKind o, int i, bool nontemporal) {
 
 // Measures images/s of the stream baseline directly (for the vs_stream ratios).
 double MeasureStream(OutputKind o, bool batch, bool nontemporal) {
-  int i = 0, n = 0;
-  const auto start = std::chrono::steady_clock::now();
-  double seconds = 0;
-  while (seconds < 0.3) {
-    for (int k = 0; k < 16; ++k, ++n) {
+  int i = 0;
+  return ImagesPerSecond(0.3, [&] {
+    for (int k = 0; k < 16; ++k) {
       StreamImage(o, batch ? i : 0, nontemporal);
       i = (i + 1) % kBatch;
     }
-    seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-  }
-  return n / seconds;
+    return 16;
+  });
 }
 
 // The roofline images/s for (kind, regime), measured once.

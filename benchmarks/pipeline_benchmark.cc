@@ -1,16 +1,17 @@
 // The pipeline end to end, per thread count (1, 2, 4, ... up to the
 // hardware's):
-//   BM_Train/fused/<decoded|jpeg>    RandomResizedCrop(224) + flip + erase +
-//   the fused op,
-//                                    through Preprocessor epochs into
-//                                    TransferStation slots
-//   BM_Train/unfused/decoded         the same crop, then torchvision's four
-//   passes BM_FusedStep                     the fused op alone: pre-cropped
-//   224x224x3 inputs into
-//                                    a batch of kSlotImages float32 outputs
-//                                    (non-temporal)
-//   BM_StreamNT                      the memory roofline for the same bytes and
-//   threads
+//
+//   BM_Train/fused/<decoded|jpeg>  RandomResizedCrop(224) + flip + erase +
+//                                  the fused op, through Preprocessor epochs
+//                                  into TransferStation slots
+//   BM_Train/unfused/decoded       the same crop, then torchvision's four
+//                                  passes
+//   BM_FusedStep                   the fused op alone: pre-cropped 224x224x3
+//                                  inputs into a batch of kSlotImages float32
+//                                  outputs (non-temporal)
+//   BM_StreamNT                    the memory roofline for the same bytes and
+//                                  threads
+//
 // Counters: images/s; the fused step also has vs_stream, its ratio to
 // BM_StreamNT at the same thread count, measured by this binary before the
 // table.
@@ -18,7 +19,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -32,6 +32,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "benchmarks/baselines.h"
+#include "benchmarks/measure.h"
 #include "pipeline/codecs.h"
 #include "pipeline/preprocessor.h"
 #include "pipeline/transfer_station.h"
@@ -201,18 +202,11 @@ double StreamRate(int threads) {
   static std::map<int, double>* rates = new std::map<int, double>;
   auto it = rates->find(threads);
   if (it != rates->end()) return it->second;
-  StreamOnce(threads);
-  int n = 0;
-  const auto start = std::chrono::steady_clock::now();
-  double seconds = 0;
-  while (seconds < 0.5) {
-    StreamOnce(threads);
-    n += kSlotImages;
-    seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-  }
-  return (*rates)[threads] = n / seconds;
+  StreamOnce(threads);  // warm up
+  return (*rates)[threads] = ImagesPerSecond(0.5, [threads] {
+           StreamOnce(threads);
+           return kSlotImages;
+         });
 }
 
 void BM_StreamNT(benchmark::State& state) {
