@@ -1,3 +1,5 @@
+// The benchmarks' baselines (baselines.h): the stream roofline, compiled once
+// per Highway target like the kernel, and torchvision's unfused passes.
 #include <cstddef>
 #include <cstdint>
 

@@ -1,3 +1,5 @@
+// The dispatch table (dispatch.h): its rows, the once-per-process default
+// choice, lookup by id and FUSEDNORM_KERNEL.
 #include "kernels/dispatch.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// The dispatch table's shape, the default choice and lookup errors.
 #include "kernels/dispatch.h"
 
 #include <cstdlib>

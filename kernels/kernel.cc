@@ -1,3 +1,6 @@
+// The kernel contract's names and the per-op constants (kernel.h), including
+// the check that exact mode may use corrected reciprocals instead of
+// divisions.
 #include "kernels/kernel.h"
 
 #include <atomic>

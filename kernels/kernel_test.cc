@@ -1,3 +1,5 @@
+// KernelConstants: fast mode's once-rounded constants and the exact-by-FMA
+// check.
 #include "kernels/kernel.h"
 
 #include <cmath>

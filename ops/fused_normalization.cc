@@ -1,3 +1,5 @@
+// FusedNormalization (fused_normalization.h): option and buffer checks, the
+// kernel choice per channel count, torchvision's erase sampling, the call.
 #include "ops/fused_normalization.h"
 
 #include <cmath>

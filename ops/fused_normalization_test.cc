@@ -1,3 +1,6 @@
+// FusedNormalization's contract: every bad option and argument is an error
+// naming it, kernels can be forced, decisions follow torchvision's
+// distributions and depend only on (seed, epoch, index).
 #include "ops/fused_normalization.h"
 
 #include <cmath>

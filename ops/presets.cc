@@ -1,3 +1,4 @@
+// The normalization presets' constants and names (presets.h).
 #include "ops/presets.h"
 
 #include "absl/status/status.h"

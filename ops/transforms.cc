@@ -1,3 +1,5 @@
+// The transforms (transforms.h): bilinear and antialiased resizing, crops,
+// torchvision's RandomResizedCrop window, and the record-only ops.
 #include "ops/transforms.h"
 
 #include <algorithm>

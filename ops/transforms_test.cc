@@ -1,3 +1,5 @@
+// The transforms against torchvision goldens (testdata/), their random
+// windows, and their errors.
 #include "ops/transforms.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// BuildChain (chain.h): DESIGN.md's chain rules, one check per function.
 #include "pipeline/chain.h"
 
 #include <utility>

@@ -1,3 +1,5 @@
+// JPEG (libjpeg-turbo) and PNG (libpng) decoding and encoding (codecs.h);
+// each library's error handling ends here as an absl::Status naming the file.
 #include "pipeline/codecs.h"
 
 #include <png.h>

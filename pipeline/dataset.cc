@@ -1,3 +1,5 @@
+// The datasets (dataset.h): synthetic, in memory, image folders, MNIST idx
+// files and CIFAR-10 batches.
 #include "pipeline/dataset.h"
 
 #include <dirent.h>

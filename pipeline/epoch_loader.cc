@@ -1,3 +1,5 @@
+// EpochLoader (epoch_loader.h): the epoch's order, the worker loop with
+// backpressure on the slots, and batches handed out in order.
 #include "pipeline/epoch_loader.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// PreprocessorBuilder and Preprocessor (preprocessor.h): settings, Commit's
+// checks, and the per-split chains an epoch runs.
 #include "pipeline/preprocessor.h"
 
 #include <algorithm>

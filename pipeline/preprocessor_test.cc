@@ -1,3 +1,5 @@
+// The pipeline: Commit's rules, byte-identical epochs for any thread count,
+// shards, backpressure, errors reaching the consumer, shutdown, datasets.
 #include "pipeline/preprocessor.h"
 
 #include <unistd.h>

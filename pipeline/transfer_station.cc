@@ -1,3 +1,5 @@
+// TransferStation (transfer_station.h): page-aligned, optionally page-locked
+// output slots.
 #include "pipeline/transfer_station.h"
 
 #include <sys/mman.h>

@@ -1,8 +1,7 @@
 // TransferStation: a ring of page-aligned output slots, one batch each, that
 // the fused op writes into directly: the buffers a host-to-device copy reads.
-// Optionally page-locked
-// ("pinned") with mlock; a request that the OS refuses is an error, never
-// ignored.
+// Optionally page-locked ("pinned") with mlock; a request that the OS refuses
+// is an error, never ignored.
 #ifndef FUSEDNORM_PIPELINE_TRANSFER_STATION_H_
 #define FUSEDNORM_PIPELINE_TRANSFER_STATION_H_
 

@@ -1,3 +1,4 @@
+// Philox4x32-10 and the per-sample streams built on it (philox.h).
 #include "rng/philox.h"
 
 namespace fusednorm {

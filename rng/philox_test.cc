@@ -1,3 +1,5 @@
+// Philox against published known answers, the uniform mappings' ranges and
+// statistics, and the streams' independence.
 #include "rng/philox.h"
 
 #include <cmath>

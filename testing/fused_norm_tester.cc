@@ -1,3 +1,5 @@
+// FusedNormTester::Test (fused_norm_tester.h): guarded buffers in, the op
+// run, every output byte compared with the reference.
 #include "testing/fused_norm_tester.h"
 
 #include <cmath>

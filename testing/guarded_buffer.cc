@@ -1,3 +1,5 @@
+// GuardedBuffer (guarded_buffer.h): mmap'd pages with a PROT_NONE page
+// after the data and a canary before it.
 #include "testing/guarded_buffer.h"
 
 #include <sys/mman.h>

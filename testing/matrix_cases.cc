@@ -1,3 +1,5 @@
+// The correctness matrix's cases (matrix_cases.h), generated as every
+// combination of the options that interact.
 #include "testing/matrix_cases.h"
 
 #include <vector>

@@ -1,3 +1,5 @@
+// The independent reference (reference.h): torchvision's steps one full pass
+// at a time, and its own float16/bfloat16 rounding and layout encoding.
 #include "testing/reference.h"
 
 #include <cmath>

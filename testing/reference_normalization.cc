@@ -1,3 +1,4 @@
+// SetReferenceNormalization (reference_normalization.h).
 #include "testing/reference_normalization.h"
 
 #include "ops/presets.h"

@@ -1,3 +1,4 @@
+// WriteFileAtomically (atomic_file.h).
 #include "tools/atomic_file.h"
 
 #include <cerrno>

@@ -1,3 +1,5 @@
+// The fusednorm program in-process: outputs against the reference, exit
+// statuses and messages for bad flags and bad files, no partial outputs.
 #include "tools/cli.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// Usage errors as a Status payload, and the exit status (exit_code.h).
 #include "tools/exit_code.h"
 
 #include "absl/strings/cord.h"

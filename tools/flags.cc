@@ -1,3 +1,4 @@
+// The flag definitions and the command-line parser (flags.h).
 #include "tools/flags.h"
 
 #include <set>

@@ -1,3 +1,4 @@
+// The fusednorm program's entry point (the commands are in cli.cc).
 #include <string>
 #include <vector>
 

@@ -1,3 +1,4 @@
+// .npy parsing and writing (npy.h).
 #include "tools/npy.h"
 
 #include <cstring>

@@ -1,3 +1,5 @@
+// Flags to library options (options.h): every value checked, every bad one a
+// usage error naming the flag.
 #include "tools/options.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// WriteOutputNpy (output_npy.h): the dtype and shape of the op's outputs.
 #include "tools/output_npy.h"
 
 #include "tools/npy.h"

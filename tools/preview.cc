@@ -1,3 +1,4 @@
+// WritePreview (preview.h): outputs decoded back to pixels in a PNG grid.
 #include "tools/preview.h"
 
 #include <algorithm>

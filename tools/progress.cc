@@ -1,3 +1,4 @@
+// Progress (progress.h).
 #include "tools/progress.h"
 
 #include <unistd.h>

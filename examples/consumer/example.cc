@@ -1,3 +1,5 @@
+// The smallest program a consumer workspace builds against @fusednorm: one
+// fused op on a 1x2 image, flipped. CI builds and runs it.
 #include <cstdio>
 #include <vector>
 

@@ -1,3 +1,6 @@
+// The portable kernel: one pixel at a time with Eigen's fixed-size arrays,
+// float16/bfloat16 narrowing by Eigen. The slowest row and the one every
+// CPU runs.
 #include "kernels/scalar_eigen/scalar_eigen.h"
 
 #include <cstdint>
