@@ -6,9 +6,13 @@
 //
 // Kernels, ops, tools and benchmarks share these. The independent reference
 // in testing/ keeps its own versions on purpose, and its tests check these
-// against it. Everything here is inline and branch-light, so a kernel built
-// with ISA flags inlines it (x86_f16c_isolation_test checks that no copy of
-// it is left behind there).
+// against it.
+//
+// Every function here is `static inline`: each translation unit that does not
+// inline one keeps a private copy. A kernel body built with ISA flags
+// (x86_f16c_body.cc) must not leave a shared (weak) copy of a header function,
+// which the linker could hand to baseline callers on CPUs without those
+// instructions; x86_f16c_isolation_test checks its archive for such symbols.
 #ifndef FUSEDNORM_KERNELS_FORMATS_H_
 #define FUSEDNORM_KERNELS_FORMATS_H_
 
@@ -21,7 +25,7 @@ namespace fusednorm {
 
 // Returns the float16 bits of `f`, rounded to nearest even (what torch's
 // .half() and F16C's vcvtps2ph give). Finite inputs; overflow gives infinity.
-inline uint16_t FloatToHalfBits(float f) {
+static inline uint16_t FloatToHalfBits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   const uint32_t sign = u & 0x80000000u;
@@ -47,14 +51,14 @@ inline uint16_t FloatToHalfBits(float f) {
 
 // Returns the bfloat16 bits of `f`, rounded to nearest even (torch's
 // .bfloat16()). Finite inputs.
-inline uint16_t FloatToBFloat16Bits(float f) {
+static inline uint16_t FloatToBFloat16Bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
 // Returns the float value of float16 bits `h` (exact: every half is a float).
-inline float HalfBitsToFloat(uint16_t h) {
+static inline float HalfBitsToFloat(uint16_t h) {
   const uint32_t sign = uint32_t{h & 0x8000u} << 16;
   const uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
   uint32_t u;
@@ -74,7 +78,7 @@ inline float HalfBitsToFloat(uint16_t h) {
 }
 
 // Returns the float value of bfloat16 bits `b`.
-inline float BFloat16BitsToFloat(uint16_t b) {
+static inline float BFloat16BitsToFloat(uint16_t b) {
   const uint32_t u = uint32_t{b} << 16;
   float f;
   std::memcpy(&f, &u, 4);
@@ -83,19 +87,19 @@ inline float BFloat16BitsToFloat(uint16_t b) {
 
 // Returns the element index (not bytes) of value (c, h, w) in a compact
 // `layout` output of height x width with `channels` image channels.
-inline int64_t OutputIndex(Layout layout, int64_t height, int64_t width,
-                           int channels, int c, int64_t h, int64_t w) {
+static inline int64_t OutputIndex(Layout layout, int64_t height, int64_t width,
+                                  int channels, int c, int64_t h, int64_t w) {
   if (layout == Layout::kCHW) return (c * height + h) * width + w;
   return (h * width + w) * StoredChannels(layout, channels) + c;
 }
 
 // Returns whether the erase rectangle covers any pixel of output row `h`.
-inline bool ErasesRow(const EraseRect& r, int64_t h) {
+static inline bool ErasesRow(const EraseRect& r, int64_t h) {
   return !r.empty() && h >= r.top && h < r.top + r.height;
 }
 
 // Returns whether the erase rectangle covers output pixel (h, w).
-inline bool ErasesPixel(const EraseRect& r, int64_t h, int64_t w) {
+static inline bool ErasesPixel(const EraseRect& r, int64_t h, int64_t w) {
   return ErasesRow(r, h) && w >= r.left && w < r.left + r.width;
 }
 

@@ -11,11 +11,6 @@ namespace {
 
 using FusedPart = PreprocessOp::FusedPart;
 
-absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
-  if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
-}
-
 const char* PartName(FusedPart part) {
   switch (part) {
     case FusedPart::kFlip:
@@ -76,7 +71,7 @@ absl::Status AddFused(const char* list_name,
   absl::StatusOr<FusedNormalization> fused =
       FusedNormalization::Create(options);
   if (!fused.ok())
-    return Prefixed(fused.status(), absl::StrCat(list_name, ": "));
+    return PrefixStatus(fused.status(), absl::StrCat(list_name, ": "));
   if (fused->channels() != 0 && fused->channels() != channels) {
     return InvalidArgumentCat("the normalization is for ", fused->channels(),
                               " channels but the dataset's images have ",
@@ -113,7 +108,7 @@ absl::StatusOr<Chain> BuildChain(
       op.FuseInto(&options);
       continue;
     }
-    FUSEDNORM_RETURN_IF_ERROR(Prefixed(op.Validate(), where + ": "));
+    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(op.Validate(), where + ": "));
     // A real op without a fixed size (a shorter-side Resize) makes the size
     // depend on the image again.
     fixed = op.FixedOutputSize();

@@ -40,10 +40,6 @@ class Clock {
       std::chrono::steady_clock::now();
 };
 
-absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
-  return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
-}
-
 }  // namespace
 
 size_t LoaderSettings::global_batches(size_t samples) const {
@@ -116,13 +112,14 @@ struct EpochLoader::Impl {
     absl::StatusOr<Sample> sample = dataset->Get(index);
     clock.Add(&ns_load);
     if (!sample.ok())
-      return Prefixed(sample.status(), absl::StrCat("sample ", index, ": "));
+      return PrefixStatus(sample.status(),
+                          absl::StrCat("sample ", index, ": "));
     Image cur = std::move(sample->image), next;
     for (const auto& op : chain->ops) {
       const absl::Status st = op->Execute(cur.view(), stream, &next);
       if (!st.ok())
-        return Prefixed(st,
-                        absl::StrCat("sample ", index, ": ", op->name(), ": "));
+        return PrefixStatus(
+            st, absl::StrCat("sample ", index, ": ", op->name(), ": "));
       std::swap(cur, next);
     }
     clock.Add(&ns_transforms);
@@ -139,7 +136,7 @@ struct EpochLoader::Impl {
         OutputView{absl::MakeSpan(out, chain->sample_bytes)});
     clock.Add(&ns_fused);
     if (!aug.ok())
-      return Prefixed(aug.status(), absl::StrCat("sample ", index, ": "));
+      return PrefixStatus(aug.status(), absl::StrCat("sample ", index, ": "));
     return sample->label;
   }
 

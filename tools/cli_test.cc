@@ -148,7 +148,7 @@ TEST(Cli, NormalizeRandomDecisionsAndImageInput) {
             std::string::npos);
 }
 
-TEST(Cli, NormalizeErrorsNameTheProblemAndLeaveNoFile) {
+TEST(Cli, NormalizeFlagErrorsNameTheFlagAndLeaveNoFile) {
   const std::string in = Dir() + "/in3.npy", out = Dir() + "/never.npy";
   WriteInput(in, 1, 4, 4, 3);
   struct Case {
@@ -181,6 +181,10 @@ TEST(Cli, NormalizeErrorsNameTheProblemAndLeaveNoFile) {
     EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
     EXPECT_FALSE(Exists(out)) << c.needle;
   }
+}
+
+TEST(Cli, NormalizeFileErrorsNameTheFileAndLeaveNoFile) {
+  const std::string out = Dir() + "/never.npy";
   // Bad files: data errors (exit 1) naming the file.
   const std::string bad = Dir() + "/bad.npy";
   const std::vector<std::pair<std::string, const char*>> files = {

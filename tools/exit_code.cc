@@ -2,7 +2,7 @@
 #include "tools/exit_code.h"
 
 #include "absl/strings/cord.h"
-#include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -19,7 +19,7 @@ absl::Status UsageError(absl::string_view message) {
 absl::Status AsUsageError(const absl::Status& status,
                           absl::string_view prefix) {
   if (status.ok()) return status;
-  absl::Status usage(status.code(), absl::StrCat(prefix, status.message()));
+  absl::Status usage = PrefixStatus(status, prefix);
   usage.SetPayload(kUsagePayload, absl::Cord());
   return usage;
 }

@@ -1,4 +1,5 @@
 // Small status helpers: Debian's Abseil 20220623 has no ABSL_RETURN_IF_ERROR.
+// Used by every layer above kernels (which never return a Status).
 #ifndef FUSEDNORM_UTIL_STATUS_MACROS_H_
 #define FUSEDNORM_UTIL_STATUS_MACROS_H_
 
@@ -14,6 +15,14 @@
   } while (0)
 
 namespace fusednorm {
+
+// Returns `status` with `prefix` put before its message (same code); OK stays
+// OK.
+inline absl::Status PrefixStatus(const absl::Status& status,
+                                 absl::string_view prefix) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
+}
 
 // InvalidArgument with a message made of `parts` (anything absl::StrCat takes).
 template <typename... Parts>
