@@ -31,7 +31,9 @@ TEST(KernelTable, ActiveKernelIsTheBestSupported) {
   ASSERT_TRUE(active.ok()) << active.status();
   EXPECT_TRUE((*active)->supported());
   for (const KernelInfo& row : KernelTable()) {
-    if (row.supported()) EXPECT_LE(row.priority, (*active)->priority) << row.id;
+    if (row.supported()) {
+      EXPECT_LE(row.priority, (*active)->priority) << row.id;
+    }
   }
   EXPECT_EQ(*ActiveKernel(), *active);  // chosen once
 }
