@@ -176,29 +176,30 @@ absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags() {
 
 absl::StatusOr<RunOptions> RunOptionsFromFlags() {
   RunOptions o;
-  FUSEDNORM_ASSIGN_OR_RETURN(o.normalization, NormalizationFromFlags());
+  RecipeOptions& r = o.recipe;
+  FUSEDNORM_ASSIGN_OR_RETURN(r.normalization, NormalizationFromFlags());
   static constexpr const char* kSplits[] = {"train", "val"};
   static constexpr Split kSplitValues[] = {Split::kTrain, Split::kVal};
   FUSEDNORM_ASSIGN_OR_RETURN(
-      o.split,
+      r.split,
       ParseName("split", absl::GetFlag(FLAGS_split), kSplits, kSplitValues));
-  o.size = absl::GetFlag(FLAGS_size);
-  o.images = absl::GetFlag(FLAGS_images);
-  o.batch = absl::GetFlag(FLAGS_batch);
+  r.size = absl::GetFlag(FLAGS_size);
+  r.images = absl::GetFlag(FLAGS_images);
+  r.batch = absl::GetFlag(FLAGS_batch);
   o.epochs = absl::GetFlag(FLAGS_epochs);
-  FUSEDNORM_RETURN_IF_ERROR(CheckRange("size", o.size, 1, 4096));
-  FUSEDNORM_RETURN_IF_ERROR(CheckRange("images", o.images, 0, INT64_MAX));
-  FUSEDNORM_RETURN_IF_ERROR(CheckRange("batch", o.batch, 1, INT64_MAX));
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("size", r.size, 1, 4096));
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("images", r.images, 0, INT64_MAX));
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("batch", r.batch, 1, INT64_MAX));
   FUSEDNORM_RETURN_IF_ERROR(CheckRange("epochs", o.epochs, 1, INT64_MAX));
-  o.data = ResolvePath(absl::GetFlag(FLAGS_data));
-  o.dataset = absl::GetFlag(FLAGS_dataset);
-  o.path = ResolvePath(absl::GetFlag(FLAGS_path));
-  if (o.data.empty()) {
+  r.data = ResolvePath(absl::GetFlag(FLAGS_data));
+  r.dataset = absl::GetFlag(FLAGS_dataset);
+  r.path = ResolvePath(absl::GetFlag(FLAGS_path));
+  if (r.data.empty()) {
     FUSEDNORM_RETURN_IF_ERROR(
-        AsUsageError(CheckDatasetKind(o.dataset), "--dataset: "));
+        AsUsageError(CheckDatasetKind(r.dataset), "--dataset: "));
   }
-  o.threads = absl::GetFlag(FLAGS_threads);
-  o.seed = absl::GetFlag(FLAGS_seed);
+  r.threads = absl::GetFlag(FLAGS_threads);
+  r.seed = absl::GetFlag(FLAGS_seed);
   o.output = ResolvePath(absl::GetFlag(FLAGS_output));
   o.preview = ResolvePath(absl::GetFlag(FLAGS_preview));
   return o;

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "kernels/kernel.h"
 #include "ops/fused_normalization.h"
-#include "pipeline/preprocessor.h"
+#include "pipeline/recipe.h"
 
 namespace fusednorm {
 
@@ -39,17 +39,8 @@ absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags();
 
 // `fusednorm run`.
 struct RunOptions {
-  FusedNormalizationOptions normalization;  // no flip/erase: the chain's
-  std::string data;     // an image folder, or "" for --dataset at --path
-  std::string dataset;  // a kind OpenDataset knows
-  std::string path;
-  Split split = Split::kTrain;
-  int64_t images = 0;  // 0: all
-  int64_t batch = 0;
-  int threads = 0;
+  RecipeOptions recipe;  // every pipeline setting
   int epochs = 0;
-  int64_t size = 0;
-  uint64_t seed = 0;
   std::string output, preview;  // resolved paths, or ""
 };
 absl::StatusOr<RunOptions> RunOptionsFromFlags();

@@ -1,5 +1,5 @@
-// `fusednorm run`: builds the Preprocessor the flags describe (training:
-// RandomResizedCrop, flip, erase; val: Resize, CenterCrop), runs its epochs,
+// `fusednorm run`: builds the Preprocessor the flags describe (the standard
+// recipe of pipeline/recipe.h), runs its epochs,
 // and reports throughput and where the workers spent their time; optionally
 // keeps every batch for --output and the first samples for --preview.
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/dispatch.h"
-#include "pipeline/preprocessor.h"
+#include "pipeline/recipe.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "tools/options.h"
@@ -22,59 +22,6 @@ namespace fusednorm {
 namespace {
 
 constexpr size_t kPreviewSamples = 16;
-
-// The first `n` samples of a dataset.
-class Prefix : public Dataset {
- public:
-  Prefix(std::shared_ptr<const Dataset> d, size_t n)
-      : d_(std::move(d)), n_(n) {}
-  std::string name() const override {
-    return absl::StrCat(d_->name(), "[:", n_, "]");
-  }
-  size_t size() const override { return n_; }
-  int channels() const override { return d_->channels(); }
-  absl::StatusOr<Sample> Get(size_t i) const override { return d_->Get(i); }
-
- private:
-  std::shared_ptr<const Dataset> d_;
-  size_t n_;
-};
-
-absl::StatusOr<std::shared_ptr<const Dataset>> OpenData(const RunOptions& o) {
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      std::shared_ptr<const Dataset> data,
-      !o.data.empty() ? OpenImageFolder(o.data)
-                      : OpenDataset(o.dataset, o.path, o.split == Split::kVal));
-  if (o.images > 0 && static_cast<size_t>(o.images) < data->size())
-    data = std::make_shared<Prefix>(data, static_cast<size_t>(o.images));
-  return data;
-}
-
-absl::StatusOr<Preprocessor> Build(const RunOptions& o,
-                                   std::shared_ptr<const Dataset> data) {
-  const FusedNormalizationOptions& n = o.normalization;
-  PreprocessorBuilder b;
-  b.dataset(std::move(data))
-      .dtype(n.dtype)
-      .mode(n.mode)
-      .kernel(n.kernel)
-      .batch_size(o.batch)
-      .threads(o.threads)
-      .seed(o.seed);
-  if (n.layout) b.layout(*n.layout);
-  if (n.mean.empty()) {
-    b.normalization(n.preset);
-  } else {
-    b.normalization(n.mean, n.std);
-  }
-  b.train_transforms(RandomResizedCrop(o.size), RandomHorizontalFlip(),
-                     RandomErasing(0.5))
-      .val_transforms(Resize(o.size * 256 / 224), CenterCrop(o.size));
-  // Everything the builder checks came from a flag.
-  absl::StatusOr<Preprocessor> p = b.Commit();
-  if (!p.ok()) return AsUsageError(p.status());
-  return p;
-}
 
 // What the epochs produced: totals, and the bytes kept for --output and
 // --preview.
@@ -100,7 +47,7 @@ absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
                        Progress* progress, Results* r) {
   for (int e = 0; e < o.epochs; ++e) {
     FUSEDNORM_ASSIGN_OR_RETURN(std::unique_ptr<EpochLoader> loader,
-                               p.StartEpoch(o.split, e));
+                               p.StartEpoch(o.recipe.split, e));
     for (;;) {
       FUSEDNORM_ASSIGN_OR_RETURN(const Batch* batch, loader->Next());
       if (batch == nullptr) break;
@@ -119,7 +66,7 @@ absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
 
 void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
             const Progress& progress, const Results& r) {
-  const FusedNormalization& fused = p.fused(o.split);
+  const FusedNormalization& fused = p.fused(o.recipe.split);
   const absl::StatusOr<const KernelInfo*> kernel =
       FindKernel(fused.kernel_id(p.dataset().channels()));
   const EpochLoader::StageSeconds& s = r.stages;
@@ -140,7 +87,7 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
 
 absl::Status WriteFiles(FILE* out, const Preprocessor& p, const RunOptions& o,
                         const Results& r, size_t images) {
-  const FusedNormalization& fused = p.fused(o.split);
+  const FusedNormalization& fused = p.fused(o.recipe.split);
   const int channels = p.dataset().channels();
   if (!o.output.empty()) {
     FUSEDNORM_RETURN_IF_ERROR(
@@ -162,10 +109,14 @@ absl::Status WriteFiles(FILE* out, const Preprocessor& p, const RunOptions& o,
 
 absl::Status RunCommand(FILE* out, FILE* err) {
   FUSEDNORM_ASSIGN_OR_RETURN(const RunOptions o, RunOptionsFromFlags());
-  FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data, OpenData(o));
-  FUSEDNORM_ASSIGN_OR_RETURN(const Preprocessor p, Build(o, data));
+  FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data,
+                             OpenRecipeDataset(o.recipe));
+  // Everything the builder checks came from a flag.
+  absl::StatusOr<Preprocessor> built = BuildRecipe(o.recipe, data);
+  if (!built.ok()) return AsUsageError(built.status());
+  const Preprocessor& p = *built;
   std::fprintf(out, "dataset %s, %zu images; %s\n", data->name().c_str(),
-               data->size(), p.Describe(o.split).c_str());
+               data->size(), p.Describe(o.recipe.split).c_str());
   Progress progress(err, p.batches_per_epoch() * o.epochs);
   Results r;
   FUSEDNORM_RETURN_IF_ERROR(RunEpochs(p, o, &progress, &r));

@@ -1,0 +1,73 @@
+// The standard recipe (recipe.h).
+#include "pipeline/recipe.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
+
+namespace fusednorm {
+namespace {
+
+// The first `n` samples of a dataset.
+class Prefix : public Dataset {
+ public:
+  Prefix(std::shared_ptr<const Dataset> d, size_t n)
+      : d_(std::move(d)), n_(n) {}
+  std::string name() const override {
+    return absl::StrCat(d_->name(), "[:", n_, "]");
+  }
+  size_t size() const override { return n_; }
+  int channels() const override { return d_->channels(); }
+  absl::StatusOr<Sample> Get(size_t i) const override { return d_->Get(i); }
+
+ private:
+  std::shared_ptr<const Dataset> d_;
+  size_t n_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
+    const RecipeOptions& o) {
+  if (o.images < 0)
+    return InvalidArgumentCat("images = ", o.images, " must be >= 0");
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Dataset> data,
+      !o.data.empty() ? OpenImageFolder(o.data)
+                      : OpenDataset(o.dataset, o.path, o.split == Split::kVal));
+  if (o.images > 0 && static_cast<size_t>(o.images) < data->size())
+    data = std::make_shared<Prefix>(data, static_cast<size_t>(o.images));
+  return data;
+}
+
+absl::StatusOr<Preprocessor> BuildRecipe(
+    const RecipeOptions& o, std::shared_ptr<const Dataset> dataset) {
+  if (o.size < 1 || o.size > 4096)
+    return InvalidArgumentCat("size = ", o.size, " must be in 1..4096");
+  if (o.batch < 1)
+    return InvalidArgumentCat("batch = ", o.batch, " must be >= 1");
+  const FusedNormalizationOptions& n = o.normalization;
+  PreprocessorBuilder b;
+  b.dataset(std::move(dataset))
+      .dtype(n.dtype)
+      .mode(n.mode)
+      .kernel(n.kernel)
+      .batch_size(o.batch)
+      .threads(o.threads)
+      .seed(o.seed)
+      .shard(o.rank, o.world_size)
+      .pinned(o.pinned);
+  if (n.layout) b.layout(*n.layout);
+  if (n.mean.empty()) {
+    b.normalization(n.preset);
+  } else {
+    b.normalization(n.mean, n.std);
+  }
+  b.train_transforms(RandomResizedCrop(o.size), RandomHorizontalFlip(),
+                     RandomErasing(0.5))
+      .val_transforms(Resize(o.size * 256 / 224), CenterCrop(o.size));
+  return b.Commit();
+}
+
+}  // namespace fusednorm
