@@ -32,6 +32,7 @@ def fusednorm_repositories(fusednorm_path = "."):
         ("gtest", "gtest.BUILD"),
         ("benchmark", "benchmark.BUILD"),
         ("imagecodecs", "imagecodecs.BUILD"),
+        ("python", "python.BUILD"),
     ]:
         _maybe(
             native.new_local_repository,

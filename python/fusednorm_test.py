@@ -1,0 +1,202 @@
+"""The fusednorm Python module against torchvision 0.14 (Debian's), its zero
+copies, its Loader and its errors. Run by //python:fusednorm_test with
+/usr/bin/python3."""
+
+import itertools
+import pickle
+import threading
+import time
+import unittest
+
+import numpy as np
+import torch
+import torchvision.transforms as T
+import torchvision.transforms.functional as F
+from PIL import Image
+
+import fusednorm
+from fusednorm.torch import FusedTail
+
+PRESETS = {
+    "mnist": ([0.1307], [0.3081]),
+    "cifar": ([0.4914, 0.4822, 0.4465], [0.2470, 0.2435, 0.2616]),
+    "imagenet": ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]),
+    "mlperf": ([123.68 / 255, 116.78 / 255, 103.94 / 255], [1 / 255] * 3),
+}
+
+
+def torchvision_tail(hwc, mean, std, flip, erase, dtype, layout):
+    """torchvision's steps for explicit decisions, then the output's dtype
+    and layout."""
+    t = F.to_tensor(hwc)  # float32 CHW, x / 255
+    if flip:
+        t = F.hflip(t)
+    t = F.normalize(t, mean, std)
+    if erase is not None:
+        t = F.erase(t, *erase, v=torch.tensor([0.0])[:, None, None])
+    t = {"float32": t.float(), "float16": t.half(), "bfloat16": t.bfloat16()}[dtype]
+    if layout == "chw":
+        return t
+    t = t.permute(1, 2, 0)
+    if layout == "hwc4":
+        t = torch.nn.functional.pad(t, (0, 4 - t.shape[2]))
+    return t.contiguous()
+
+
+def bits(x):
+    if isinstance(x, torch.Tensor):
+        x = x.view(torch.int16 if x.element_size() == 2 else torch.int32).numpy()
+    return np.ascontiguousarray(x).view(np.uint16 if x.itemsize == 2 else np.uint32)
+
+
+class ExactMode(unittest.TestCase):
+    def test_bit_identical_to_torchvision(self):
+        rng = np.random.default_rng(1)
+        cases = itertools.product(PRESETS, ["float32", "float16", "bfloat16"],
+                                  ["hwc", "hwc4", "chw"], [False, True],
+                                  [None, (2, 3, 5, 4)])
+        for preset, dtype, layout, flip, erase in cases:
+            with self.subTest(preset=preset, dtype=dtype, layout=layout,
+                              flip=flip, erase=erase):
+                mean, std = PRESETS[preset]
+                hwc = rng.integers(0, 256, (9, 13, len(mean)), dtype=np.uint8)
+                op = fusednorm.FusedNormalization(preset=preset, dtype=dtype,
+                                                  layout=layout, mode="exact")
+                got = op(hwc, flip=flip, erase=erase)
+                want = torchvision_tail(hwc, mean, std, flip, erase, dtype, layout)
+                self.assertTrue(np.array_equal(bits(got), bits(want)))
+
+    def test_fast_mode_within_bound(self):
+        rng = np.random.default_rng(2)
+        hwc = rng.integers(0, 256, (16, 16, 3), dtype=np.uint8)
+        mean, std = PRESETS["imagenet"]
+        got = fusednorm.FusedNormalization(layout="chw")(hwc, flip=False)
+        want = torchvision_tail(hwc, mean, std, False, None, "float32", "chw")
+        # 4 * 2^-24 * (|x / (255 std)| + |mean / std|), the documented bound.
+        scale = (1 / (255 * np.array(std)) * 255 + np.abs(np.array(mean) / std))
+        bound = 4 / 2 ** 24 * scale[:, None, None]
+        self.assertTrue((np.abs(got - want.numpy()) <= bound).all())
+
+    def test_fused_tail_equals_torchvision_compose(self):
+        rng = np.random.default_rng(3)
+        mean, std = PRESETS["imagenet"]
+        compose = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),
+                             T.Normalize(mean, std), T.RandomErasing(p=0.7)])
+        tail = pickle.loads(pickle.dumps(FusedTail(erase_p=0.7)))
+        for seed in range(40):
+            hwc = rng.integers(0, 256, (24, 31, 3), dtype=np.uint8)
+            image = Image.fromarray(hwc)
+            for source in (image, hwc, torch.from_numpy(hwc).permute(2, 0, 1)):
+                torch.manual_seed(seed)
+                want = compose(image)
+                torch.manual_seed(seed)
+                got = tail(source)
+                self.assertEqual(got.dtype, torch.float32)
+                self.assertTrue(torch.equal(got, want), f"seed {seed}")
+
+
+class ZeroCopy(unittest.TestCase):
+    def test_out_is_written_in_place(self):
+        hwc = np.random.default_rng(4).integers(0, 256, (2, 8, 9, 3), dtype=np.uint8)
+        op = fusednorm.FusedNormalization(dtype="float16", layout="chw")
+        out = np.full((2, 3, 8, 9), np.nan, dtype=np.float16)
+        address = out.ctypes.data
+        self.assertIs(op(hwc, out=out), out)
+        self.assertEqual(out.ctypes.data, address)
+        self.assertTrue(np.array_equal(out, op(hwc)))
+        pinned = torch.empty((2, 8, 9, 4), dtype=torch.bfloat16)
+        bf = fusednorm.FusedNormalization(dtype="bfloat16")
+        self.assertIs(bf(hwc, out=pinned), pinned)
+        self.assertTrue(torch.equal(pinned, bf(hwc)))
+
+    def test_loader_batches_are_slot_views(self):
+        loader = fusednorm.Loader(images=64, batch_size=8, size=16, threads=2)
+        addresses = [images.ctypes.data for images, _ in loader]
+        self.assertEqual(len(addresses), 8)
+        self.assertEqual(len(set(addresses)), 2)  # two slots, reused in turn
+        self.assertTrue(all(a % 4096 == 0 for a in addresses))
+        first, _ = next(iter(fusednorm.Loader(images=8, batch_size=8, size=16, copy=True)))
+        self.assertTrue(first.flags.owndata)
+        self.assertIsInstance(torch.from_numpy(first), torch.Tensor)
+
+
+def epoch_bytes(**kwargs):
+    return [(images.tobytes(), labels.tolist())
+            for images, labels in fusednorm.Loader(copy=True, **kwargs)]
+
+
+class LoaderBehaviour(unittest.TestCase):
+    KW = dict(images=40, batch_size=6, size=24, seed=9)
+
+    def test_identical_for_any_thread_count_and_shards(self):
+        one = epoch_bytes(threads=1, **self.KW)
+        self.assertEqual(one, epoch_bytes(threads=2, **self.KW))
+        rank0 = epoch_bytes(threads=2, rank=0, world_size=2, **self.KW)
+        rank1 = epoch_bytes(threads=2, rank=1, world_size=2, **self.KW)
+        self.assertEqual(one[0::2], rank0)
+        self.assertEqual(one[1::2], rank1)
+
+    def test_other_threads_run_while_next_waits(self):
+        ticks = [0]
+        stop = threading.Event()
+
+        def count():
+            while not stop.is_set():
+                ticks[0] += 1
+                time.sleep(0.0005)
+
+        counter = threading.Thread(target=count)
+        counter.start()
+        during = 0
+        loader = iter(fusednorm.Loader(images=64, batch_size=16, size=224, threads=1))
+        for _ in range(4):
+            before = ticks[0]
+            next(loader)
+            during += ticks[0] - before
+        stop.set()
+        counter.join()
+        # Each next() waits ~10 ms for a batch. Holding the GIL there would let
+        # the counter in at most once per call, after the call returns.
+        self.assertGreater(during, 8)
+
+    def test_break_and_restart_stop_cleanly(self):
+        loader = fusednorm.Loader(images=64, batch_size=4, size=16, threads=2)
+        for _ in zip(range(2), loader):
+            pass
+        self.assertEqual(sum(1 for _ in loader), 16)  # the next epoch, whole
+        loader.close()
+
+
+class Errors(unittest.TestCase):
+    def test_bad_inputs_raise_the_stated_exceptions(self):
+        op = fusednorm.FusedNormalization()
+        img = np.zeros((4, 4, 3), np.uint8)
+        with self.assertRaises(TypeError):
+            op(img.astype(np.float32))
+        with self.assertRaises(ValueError):
+            op(np.zeros((4, 4), np.uint8))
+        with self.assertRaises(ValueError):
+            op(np.zeros((4, 8, 3), np.uint8)[:, ::2])  # pixels not contiguous
+        with self.assertRaises(ValueError):
+            op(np.zeros((4, 4, 1), np.uint8))  # imagenet needs 3 channels
+        with self.assertRaises(ValueError):
+            op(img, erase=(3, 3, 5, 5))
+        with self.assertRaises(ValueError):
+            op(img, out=np.zeros((4, 4, 2), np.float32))
+        with self.assertRaises(TypeError):
+            op(img, out=np.zeros((4, 4, 3), np.float64))
+        for kwargs in ({"preset": "coco"}, {"dtype": "float64"},
+                       {"mean": [0.5]}, {"mean": [0.5], "std": [0.0]},
+                       {"flip_p": 2.0}, {"kernel": "nope"}):
+            with self.subTest(kwargs=kwargs), self.assertRaises(ValueError):
+                fusednorm.FusedNormalization(**kwargs)
+        with self.assertRaises(FileNotFoundError):
+            fusednorm.Loader(data="/nonexistent/folder")
+        with self.assertRaises(ValueError):
+            fusednorm.Loader(batch_size=0)
+        with self.assertRaises(ValueError):
+            fusednorm.Loader(split="test")
+
+
+if __name__ == "__main__":
+    unittest.main()
