@@ -18,6 +18,7 @@ import fusednorm
 from fusednorm.torch import FusedTail
 
 PRESETS = {
+    "none": ([0.0, 0.0], [1.0, 1.0]),  # any channel count: here 2
     "mnist": ([0.1307], [0.3081]),
     "cifar": ([0.4914, 0.4822, 0.4465], [0.2470, 0.2435, 0.2616]),
     "imagenet": ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]),
