@@ -28,6 +28,12 @@ class Prefix : public Dataset {
 
 }  // namespace
 
+absl::StatusOr<Split> ParseSplit(absl::string_view name) {
+  if (name == "train") return Split::kTrain;
+  if (name == "val") return Split::kVal;
+  return InvalidArgumentCat("split \"", name, "\" is not one of train, val");
+}
+
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
     const RecipeOptions& o) {
   if (o.images < 0)

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ops/fused_normalization.h"
 #include "pipeline/dataset.h"
 #include "pipeline/preprocessor.h"
@@ -36,6 +37,9 @@ struct RecipeOptions {
   int rank = 0, world_size = 1;
   bool pinned = false;
 };
+
+// "train" or "val"; else InvalidArgument naming the value.
+absl::StatusOr<Split> ParseSplit(absl::string_view name);
 
 // Opens the dataset the options name, cut to its first `images` samples.
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "ops/fused_normalization.h"
+#include "ops/option_names.h"
 #include "ops/presets.h"
 #include "pipeline/recipe.h"
 
@@ -56,19 +57,6 @@ T Value(absl::StatusOr<T> v) {
   return *std::move(v);
 }
 
-template <typename T, size_t N>
-T ParseName(const char* what, const std::string& text,
-            const char* const (&names)[N], const T (&values)[N]) {
-  for (size_t i = 0; i < N; ++i) {
-    if (text == names[i]) return values[i];
-  }
-  std::string list;
-  for (size_t i = 0; i < N; ++i)
-    list += (i ? ", " : "") + std::string(names[i]);
-  throw py::value_error(std::string(what) + "=\"" + text + "\" is not one of " +
-                        list);
-}
-
 // The normalization, dtype, layout, mode and kernel keywords shared by the
 // op and the Loader.
 FusedNormalizationOptions Normalization(
@@ -85,19 +73,9 @@ FusedNormalizationOptions Normalization(
   } else {
     o.preset = Value(ParsePreset(preset));
   }
-  static const char* const kDTypes[] = {"float32", "float16", "bfloat16"};
-  static const DType kDTypeValues[] = {DType::kFloat32, DType::kFloat16,
-                                       DType::kBFloat16};
-  o.dtype = ParseName("dtype", dtype, kDTypes, kDTypeValues);
-  if (layout) {
-    static const char* const kLayouts[] = {"hwc", "hwc4", "chw"};
-    static const Layout kLayoutValues[] = {Layout::kHWC, Layout::kHWC4,
-                                           Layout::kCHW};
-    o.layout = ParseName("layout", *layout, kLayouts, kLayoutValues);
-  }
-  static const char* const kModes[] = {"fast", "exact"};
-  static const Mode kModeValues[] = {Mode::kFast, Mode::kTorchvisionExact};
-  o.mode = ParseName("mode", mode, kModes, kModeValues);
+  o.dtype = Value(ParseDType(dtype));
+  if (layout) o.layout = Value(ParseLayout(*layout));
+  o.mode = Value(ParseMode(mode));
   o.kernel = kernel;
   return o;
 }
@@ -379,9 +357,7 @@ RecipeOptions LoaderOptions(const std::string& data, const std::string& dataset,
     o.dataset = dataset;
     o.path = path;
   }
-  static const char* const kSplits[] = {"train", "val"};
-  static const Split kSplitValues[] = {Split::kTrain, Split::kVal};
-  o.split = ParseName("split", split, kSplits, kSplitValues);
+  o.split = Value(ParseSplit(split));
   o.images = images;
   o.batch = batch_size;
   o.threads = threads;
@@ -400,8 +376,9 @@ namespace py = pybind11;
 using fusednorm::PyFusedNormalization;
 using fusednorm::PyLoader;
 
-PYBIND11_MODULE(_fusednorm, m) {
-  m.doc() = "fusednorm's C++ core; use the fusednorm package.";
+namespace {
+
+void BindFusedNormalization(py::module_& m) {
   py::class_<PyFusedNormalization>(m, "FusedNormalization")
       .def(py::init(&fusednorm::MakeOp), py::kw_only(),
            py::arg("preset") = "imagenet", py::arg("mean") = py::none(),
@@ -450,7 +427,9 @@ PYBIND11_MODULE(_fusednorm, m) {
                 kw["erase_ratio"].cast<std::pair<double, double>>(),
                 kw["seed"].cast<uint64_t>(), kw["kernel"].cast<std::string>());
           }));
+}
 
+void BindLoader(py::module_& m) {
   py::class_<PyLoader>(m, "Loader")
       .def(py::init([](const std::string& data, const std::string& dataset,
                        const std::string& path, const std::string& split,
@@ -491,4 +470,12 @@ PYBIND11_MODULE(_fusednorm, m) {
       .def("__len__", &PyLoader::batches)
       .def("close", &PyLoader::Close)
       .def("describe", &PyLoader::Describe);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_fusednorm, m) {
+  m.doc() = "fusednorm's C++ core; use the fusednorm package.";
+  BindFusedNormalization(m);
+  BindLoader(m);
 }

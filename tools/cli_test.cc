@@ -157,8 +157,9 @@ TEST(Cli, NormalizeFlagErrorsNameTheFlagAndLeaveNoFile) {
     const char* needle;
   };
   const Case cases[] = {
-      {{"--dtype=float64"}, 2, "--dtype=float64"},
-      {{"--layout=nhwc"}, 2, "--layout=nhwc"},
+      {{"--dtype=float64"}, 2, "--dtype \"float64\" is not one of float32"},
+      {{"--layout=nhwc"}, 2, "--layout \"nhwc\" is not one of hwc, hwc4"},
+      {{"--mode=slow"}, 2, "--mode \"slow\" is not one of fast, exact"},
       {{"--flip=maybe"}, 2, "--flip=maybe"},
       {{"--erase=1,2,3"}, 2, "--erase=1,2,3"},
       {{"--erase=3,3,5,5"}, 2, "erase rectangle"},

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "ops/option_names.h"
 #include "pipeline/dataset.h"
 #include "tools/exit_code.h"
 #include "tools/flags.h"
@@ -54,13 +55,20 @@ absl::StatusOr<T> ParseName(const char* flag, const std::string& text,
   return UsageError(absl::StrCat("--", flag, "=", text, ": not ", list));
 }
 
+// A library parse of a flag's text; its error, prefixed "--" (so that it
+// reads `--dtype "x" is not one of ...`), is a usage error.
+template <typename T>
+absl::StatusOr<T> AsFlag(absl::StatusOr<T> parsed) {
+  if (!parsed.ok()) return AsUsageError(parsed.status(), "--");
+  return parsed;
+}
+
 absl::Status SetNormalization(FusedNormalizationOptions* o) {
   const std::string mean = absl::GetFlag(FLAGS_mean);
   const std::string std = absl::GetFlag(FLAGS_std);
   if (mean.empty() && std.empty()) {
-    absl::StatusOr<Preset> p = ParsePreset(absl::GetFlag(FLAGS_preset));
-    if (!p.ok()) return AsUsageError(p.status(), "--");
-    o->preset = *p;
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        o->preset, AsFlag(ParsePreset(absl::GetFlag(FLAGS_preset))));
     return absl::OkStatus();
   }
   if (mean.empty() || std.empty())
@@ -131,25 +139,14 @@ std::string ResolvePath(const std::string& path) {
 absl::StatusOr<FusedNormalizationOptions> NormalizationFromFlags() {
   FusedNormalizationOptions o;
   FUSEDNORM_RETURN_IF_ERROR(SetNormalization(&o));
-  static constexpr const char* kDTypes[] = {"float32", "float16", "bfloat16"};
-  static constexpr DType kDTypeValues[] = {DType::kFloat32, DType::kFloat16,
-                                           DType::kBFloat16};
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      o.dtype,
-      ParseName("dtype", absl::GetFlag(FLAGS_dtype), kDTypes, kDTypeValues));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.dtype,
+                             AsFlag(ParseDType(absl::GetFlag(FLAGS_dtype))));
   const std::string layout = absl::GetFlag(FLAGS_layout);
   if (!layout.empty()) {
-    static constexpr const char* kLayouts[] = {"hwc", "hwc4", "chw"};
-    static constexpr Layout kLayoutValues[] = {Layout::kHWC, Layout::kHWC4,
-                                               Layout::kCHW};
-    FUSEDNORM_ASSIGN_OR_RETURN(
-        o.layout, ParseName("layout", layout, kLayouts, kLayoutValues));
+    FUSEDNORM_ASSIGN_OR_RETURN(o.layout, AsFlag(ParseLayout(layout)));
   }
-  static constexpr const char* kModes[] = {"fast", "exact"};
-  static constexpr Mode kModeValues[] = {Mode::kFast, Mode::kTorchvisionExact};
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      o.mode,
-      ParseName("mode", absl::GetFlag(FLAGS_mode), kModes, kModeValues));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.mode,
+                             AsFlag(ParseMode(absl::GetFlag(FLAGS_mode))));
   o.kernel = absl::GetFlag(FLAGS_kernel);
   return o;
 }
@@ -178,11 +175,8 @@ absl::StatusOr<RunOptions> RunOptionsFromFlags() {
   RunOptions o;
   RecipeOptions& r = o.recipe;
   FUSEDNORM_ASSIGN_OR_RETURN(r.normalization, NormalizationFromFlags());
-  static constexpr const char* kSplits[] = {"train", "val"};
-  static constexpr Split kSplitValues[] = {Split::kTrain, Split::kVal};
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      r.split,
-      ParseName("split", absl::GetFlag(FLAGS_split), kSplits, kSplitValues));
+  FUSEDNORM_ASSIGN_OR_RETURN(r.split,
+                             AsFlag(ParseSplit(absl::GetFlag(FLAGS_split))));
   r.size = absl::GetFlag(FLAGS_size);
   r.images = absl::GetFlag(FLAGS_images);
   r.batch = absl::GetFlag(FLAGS_batch);
