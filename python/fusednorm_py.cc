@@ -134,8 +134,10 @@ Images ReadImages(const py::buffer& image) {
   im.h = b.shape[o];
   im.w = b.shape[o + 1];
   im.c = static_cast<int>(b.shape[o + 2]);
-  if (b.strides[o + 2] != 1 || b.strides[o + 1] != im.c || b.strides[o] < 0 ||
-      (im.batched && b.strides[0] < 0)) {
+  // A dimension of size 1 may have any stride (NumPy gives new axes 0).
+  const bool packed = (im.c == 1 || b.strides[o + 2] == 1) &&
+                      (im.w == 1 || b.strides[o + 1] == im.c);
+  if (!packed || b.strides[o] < 0 || (im.batched && b.strides[0] < 0)) {
     throw py::value_error(
         "image pixels must be contiguous within each row (strides (..., C, 1))"
         "; use numpy.ascontiguousarray");

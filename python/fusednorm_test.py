@@ -96,6 +96,20 @@ class ExactMode(unittest.TestCase):
                 self.assertTrue(torch.equal(got, want), f"seed {seed}")
 
 
+    def test_fused_tail_on_grayscale_images(self):
+        mean, std = PRESETS["mnist"]
+        compose = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),
+                             T.Normalize(mean, std), T.RandomErasing()])
+        tail = FusedTail(preset="mnist")
+        gray = Image.fromarray(
+            np.random.default_rng(5).integers(0, 256, (28, 28), dtype=np.uint8))
+        for seed in range(10):
+            torch.manual_seed(seed)
+            want = compose(gray)
+            torch.manual_seed(seed)
+            self.assertTrue(torch.equal(tail(gray), want), f"seed {seed}")
+
+
 class ZeroCopy(unittest.TestCase):
     def test_out_is_written_in_place(self):
         hwc = np.random.default_rng(4).integers(0, 256, (2, 8, 9, 3), dtype=np.uint8)
