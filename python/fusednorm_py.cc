@@ -408,6 +408,14 @@ void BindFusedNormalization(py::module_& m) {
                              [](const PyFusedNormalization& p) {
                                return fusednorm::ModeName(p.op().mode());
                              })
+      .def_property_readonly("mean",
+                             [](const PyFusedNormalization& p) {
+                               return p.op().normalization().mean;
+                             })
+      .def_property_readonly("std",
+                             [](const PyFusedNormalization& p) {
+                               return p.op().normalization().std;
+                             })
       .def(
           "kernel",
           [](const PyFusedNormalization& p, int channels) {

@@ -87,7 +87,8 @@ class ExactMode(unittest.TestCase):
         for seed in range(40):
             hwc = rng.integers(0, 256, (24, 31, 3), dtype=np.uint8)
             image = Image.fromarray(hwc)
-            for source in (image, hwc, torch.from_numpy(hwc).permute(2, 0, 1)):
+            chw_view = torch.from_numpy(hwc).permute(2, 0, 1)  # HWC memory
+            for source in (image, hwc, chw_view, chw_view.contiguous()):
                 torch.manual_seed(seed)
                 want = compose(image)
                 torch.manual_seed(seed)
@@ -95,6 +96,23 @@ class ExactMode(unittest.TestCase):
                 self.assertEqual(got.dtype, torch.float32)
                 self.assertTrue(torch.equal(got, want), f"seed {seed}")
 
+
+    def test_fused_tail_chw_planes_in_every_dtype(self):
+        mean, std = PRESETS["cifar"]
+        chw = torch.from_numpy(np.random.default_rng(6).integers(
+            0, 256, (3, 17, 23), dtype=np.uint8))
+        for dtype in ("float32", "float16", "bfloat16"):
+            tail = FusedTail(preset="cifar", dtype=dtype, erase_p=1.0)
+            torch.manual_seed(1)
+            got = tail(chw)  # a contiguous CHW tensor: one op per plane
+            torch.manual_seed(1)
+            flip = bool(torch.rand(1) < 0.5)
+            torch.rand(1)
+            i, j, h, w, _ = T.RandomErasing.get_params(
+                chw.float(), scale=(0.02, 0.33), ratio=(0.3, 3.3), value=[0])
+            want = torchvision_tail(chw.permute(1, 2, 0).numpy(), mean, std, flip,
+                                    (i, j, h, w), dtype, "chw")
+            self.assertTrue(np.array_equal(bits(got), bits(want)), dtype)
 
     def test_fused_tail_on_grayscale_images(self):
         mean, std = PRESETS["mnist"]

@@ -87,6 +87,9 @@ class FusedNormalization:
         return self._op.kernel(channels)
 
     dtype = property(lambda self: self._op.dtype)
+    # The float32 mean and std per channel (one value for preset "none").
+    mean = property(lambda self: self._op.mean)
+    std = property(lambda self: self._op.std)
     layout = property(lambda self: self._op.layout)
     mode = property(lambda self: self._op.mode)
 
