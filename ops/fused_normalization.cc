@@ -222,6 +222,20 @@ absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
   return static_cast<size_t>(*n);
 }
 
+std::vector<int64_t> FusedNormalization::OutputShape(int64_t height,
+                                                     int64_t width,
+                                                     int channels) const {
+  switch (layout()) {
+    case Layout::kHWC:
+      return {height, width, channels};
+    case Layout::kHWC4:
+      return {height, width, 4};
+    case Layout::kCHW:
+      break;
+  }
+  return {channels, height, width};
+}
+
 absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
                                                        int64_t width) const {
   if (channels() == 0) {

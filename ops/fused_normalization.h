@@ -125,7 +125,11 @@ class FusedNormalization {
   // Returns the output size in bytes for an image of height x width x channels.
   absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width,
                                      int channels) const;
-  // Same, with the channel count the normalization fixes (InvalidArgument for
+  // Returns the output's dimensions for an image of height x width x
+  // channels: (H, W, C) for HWC, (H, W, 4) for HWC4, (C, H, W) for CHW.
+  std::vector<int64_t> OutputShape(int64_t height, int64_t width,
+                                   int channels) const;
+  // Same as OutputBytes above, with the channel count the normalization fixes (InvalidArgument for
   // NO_NORM, which takes any: use the overload above).
   absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width) const;
 

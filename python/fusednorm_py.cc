@@ -92,17 +92,11 @@ py::dtype NumpyDType(DType dtype) {
   }
 }
 
-// The shape of one output of `op` for an h x w x c image.
+// The shape of one output of `op` for an h x w x c image, as NumPy's type.
 std::vector<py::ssize_t> OutputShape(const FusedNormalization& op, int64_t h,
                                      int64_t w, int c) {
-  switch (op.layout()) {
-    case Layout::kHWC:
-      return {h, w, c};
-    case Layout::kHWC4:
-      return {h, w, 4};
-    default:
-      return {c, h, w};
-  }
+  const std::vector<int64_t> shape = op.OutputShape(h, w, c);
+  return std::vector<py::ssize_t>(shape.begin(), shape.end());
 }
 
 // A uint8 image or batch as the C++ op sees it: pixels contiguous within a

@@ -39,22 +39,6 @@ absl::StatusOr<std::vector<float>> ParseFloats(const char* flag,
   return out;
 }
 
-// Looks `text` up in `names` (parallel to `values`); a usage error listing
-// the names otherwise.
-template <typename T, size_t N>
-absl::StatusOr<T> ParseName(const char* flag, const std::string& text,
-                            const char* const (&names)[N],
-                            const T (&values)[N]) {
-  for (size_t i = 0; i < N; ++i) {
-    if (text == names[i]) return values[i];
-  }
-  std::string list;
-  for (size_t i = 0; i < N; ++i) {
-    absl::StrAppend(&list, i == 0 ? "" : i + 1 == N ? " or " : ", ", names[i]);
-  }
-  return UsageError(absl::StrCat("--", flag, "=", text, ": not ", list));
-}
-
 // A library parse of a flag's text; its error, prefixed "--" (so that it
 // reads `--dtype "x" is not one of ...`), is a usage error.
 template <typename T>
@@ -158,13 +142,11 @@ absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags() {
   if (o.input.empty() || o.output.empty())
     return UsageError("--input and --output are required");
   FUSEDNORM_ASSIGN_OR_RETURN(o.op, NormalizationFromFlags());
-  static constexpr const char* kFlips[] = {"0", "1", "random"};
-  static constexpr int kFlipValues[] = {0, 1, -1};
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      const int flip,
-      ParseName("flip", absl::GetFlag(FLAGS_flip), kFlips, kFlipValues));
+  const std::string flip = absl::GetFlag(FLAGS_flip);
+  if (flip != "0" && flip != "1" && flip != "random")
+    return UsageError(absl::StrCat("--flip=", flip, ": not 0, 1 or random"));
+  if (flip != "random") o.flip = flip == "1";
   o.op.flip_p = absl::GetFlag(FLAGS_flip_p);
-  if (flip >= 0) o.flip = flip == 1;
   FUSEDNORM_RETURN_IF_ERROR(SetErase(&o));
   o.seed = absl::GetFlag(FLAGS_seed);
   o.print_decisions = absl::GetFlag(FLAGS_print_decisions);

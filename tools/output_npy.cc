@@ -9,19 +9,8 @@ absl::Status WriteOutputNpy(
     const std::string& path, const FusedNormalization& op, Size2 size,
     int channels, std::optional<int64_t> count,
     const std::vector<absl::Span<const uint8_t>>& chunks) {
-  const int64_t h = size.height, w = size.width;
-  std::vector<int64_t> shape;
-  switch (op.layout()) {
-    case Layout::kHWC:
-      shape = {h, w, channels};
-      break;
-    case Layout::kHWC4:
-      shape = {h, w, 4};
-      break;
-    case Layout::kCHW:
-      shape = {channels, h, w};
-      break;
-  }
+  std::vector<int64_t> shape =
+      op.OutputShape(size.height, size.width, channels);
   if (count) shape.insert(shape.begin(), *count);
   const char* descr = op.dtype() == DType::kFloat32   ? "<f4"
                       : op.dtype() == DType::kFloat16 ? "<f2"
