@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/dispatch.h"
@@ -336,9 +337,9 @@ absl::StatusOr<size_t> FusedNormalization::CheckOutput(const ImageView& in,
   return need;
 }
 
-absl::Status FusedNormalization::Apply(const ImageView& in,
-                                       const Augmentation& aug,
-                                       OutputView out) const {
+absl::StatusOr<KernelArgs> FusedNormalization::Prepare(const ImageView& in,
+                                                       const Augmentation& aug,
+                                                       OutputView out) const {
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t in_need, CheckInput(in));
   FUSEDNORM_ASSIGN_OR_RETURN(const size_t out_need, CheckOutput(in, out));
   FUSEDNORM_RETURN_IF_ERROR(CheckEraseRect(aug.erase, in.height, in.width));
@@ -349,9 +350,7 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
       out_lo < in_lo + static_cast<uint64_t>(in_need)) {
     return InvalidArgumentCat("input and output buffers overlap");
   }
-  const KernelInfo* kernel = kernels_[in.channels];
-  if (kernel == nullptr) return kernel_status_[in.channels];
-
+  if (kernels_[in.channels] == nullptr) return kernel_status_[in.channels];
   KernelArgs args;
   args.input = in.pixels.data();
   args.input_row_stride = in.row_stride;
@@ -361,11 +360,66 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
   args.output = out.bytes.data();
   args.flip = aug.flip;
   args.erase = aug.erase;
+  return args;
+}
+
+bool FusedNormalization::Streams(size_t bytes) const {
   using Stores = FusedNormalizationOptions::Stores;
+  return stores_ == Stores::kNontemporal ||
+         (stores_ == Stores::kAuto && bytes >= kNontemporalAutoBytes);
+}
+
+absl::Status FusedNormalization::Apply(const ImageView& in,
+                                       const Augmentation& aug,
+                                       OutputView out) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(KernelArgs args, Prepare(in, aug, out));
   args.nontemporal =
-      stores_ == Stores::kNontemporal ||
-      (stores_ == Stores::kAuto && out_need >= kNontemporalAutoBytes);
-  kernel->fn(*constants_, args);
+      Streams(*OutputBytes(in.height, in.width, in.channels));  // checked
+  kernels_[in.channels]->fn(*constants_, args);
+  return absl::OkStatus();
+}
+
+absl::Status FusedNormalization::ApplyBatch(absl::Span<const ImageView> inputs,
+                                            absl::Span<const Augmentation> augs,
+                                            OutputView batch,
+                                            size_t first) const {
+  if (augs.size() != inputs.size()) {
+    return InvalidArgumentCat("augmentations has ", augs.size(),
+                              " entries but inputs has ", inputs.size());
+  }
+  if (inputs.empty()) return absl::OkStatus();
+  if (batch.row_stride != 0) return CheckOutput(inputs[0], batch).status();
+  const ImageView& in0 = inputs[0];
+  FUSEDNORM_ASSIGN_OR_RETURN(const size_t image_bytes,
+                             OutputBytes(in0.height, in0.width, in0.channels));
+  const size_t images = batch.bytes.size() / image_bytes;
+  if (first > images || inputs.size() > images - first) {
+    return InvalidArgumentCat("batch has ", batch.bytes.size(), " bytes, ",
+                              images, " images of ", image_bytes,
+                              " bytes, but images ", first, "..",
+                              first + inputs.size() - 1, " were asked for");
+  }
+  std::vector<KernelArgs> args(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ImageView& in = inputs[k];
+    if (in.height != in0.height || in.width != in0.width ||
+        in.channels != in0.channels) {
+      return InvalidArgumentCat("inputs[", k, "] is ", in.height, "x", in.width,
+                                "x", in.channels, " but inputs[0] is ",
+                                in0.height, "x", in0.width, "x", in0.channels);
+    }
+    const OutputView out{
+        batch.bytes.subspan((first + k) * image_bytes, image_bytes)};
+    absl::StatusOr<KernelArgs> a = Prepare(in, augs[k], out);
+    if (!a.ok())
+      return PrefixStatus(a.status(), absl::StrCat("inputs[", k, "]: "));
+    args[k] = *a;
+  }
+  const bool stream = Streams(batch.bytes.size());
+  for (KernelArgs& a : args) {
+    a.nontemporal = stream;
+    kernels_[in0.channels]->fn(*constants_, a);
+  }
   return absl::OkStatus();
 }
 

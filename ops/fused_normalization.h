@@ -60,10 +60,15 @@ struct FusedNormalizationOptions {
   // Kernel variant id; empty: FUSEDNORM_KERNEL if set, else the best supported
   // variant.
   std::string kernel;
-  // Non-temporal (streaming) stores bypass the caches: right for outputs
-  // written once and not read again by this core (a batch in transfer buffers),
-  // wrong for outputs read back soon. kAuto streams when one image's output is
-  // at least kNontemporalAutoBytes.
+  // Non-temporal (streaming) stores bypass the caches. They win when the
+  // buffer a call writes is larger than the caches and not read back soon by
+  // this core (a batch tensor, a transfer slot): regular stores would first
+  // read every output line into the cache and then evict it again, about twice
+  // the memory traffic. Regular stores win when the output is small enough to
+  // stay in cache and is read back soon (the next transform on this core).
+  // kAuto streams when the buffer the call writes is at least
+  // kNontemporalAutoBytes: one image's output for Apply(), the whole batch
+  // buffer for ApplyBatch().
   enum class Stores { kAuto, kNontemporal, kRegular };
   Stores stores = Stores::kAuto;
 };
@@ -117,6 +122,17 @@ class FusedNormalization {
   absl::Status Apply(const ImageView& input, const Augmentation& augmentation,
                      OutputView output) const;
 
+  // Writes images inputs[k] with augmentations[k] as images first + k of
+  // `batch`, a buffer of images of one size back to back (a batch tensor,
+  // N x image): image i starts at byte i * OutputBytes(image). All inputs must
+  // have the same height, width and channels. kAuto chooses streaming stores
+  // by batch.bytes.size(), the whole buffer, so workers that each write a few
+  // images of a large batch stream as one writer of the batch would. Every
+  // argument is checked before any byte is written.
+  absl::Status ApplyBatch(absl::Span<const ImageView> inputs,
+                          absl::Span<const Augmentation> augmentations,
+                          OutputView batch, size_t first = 0) const;
+
   // Sample() then Apply(); returns the decisions made.
   absl::StatusOr<Augmentation> Execute(const ImageView& input,
                                        SampleStream& stream,
@@ -158,6 +174,13 @@ class FusedNormalization {
   absl::StatusOr<int64_t> CheckInput(const ImageView& input) const;
   absl::StatusOr<size_t> CheckOutput(const ImageView& input,
                                      OutputView output) const;
+  // Checks one image's input, augmentation and output, and returns the
+  // kernel's arguments for it (streaming stores off).
+  absl::StatusOr<KernelArgs> Prepare(const ImageView& input,
+                                     const Augmentation& augmentation,
+                                     OutputView output) const;
+  // The store policy for a call that writes a buffer of `bytes`.
+  bool Streams(size_t bytes) const;
 
   std::shared_ptr<const KernelConstants> constants_;
   Normalization norm_;

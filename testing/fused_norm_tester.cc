@@ -10,19 +10,12 @@
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "ops/fused_normalization.h"
+#include "testing/fused_normalization_test_peer.h"
 #include "testing/guarded_buffer.h"
 #include "testing/reference.h"
 #include "testing/reference_normalization.h"
 
 namespace fusednorm {
-
-// The one reader of an op's kernel constants outside ops/ (FusedNormalization
-// befriends it): tests check which exact-mode path the op chose.
-struct FusedNormalizationTestPeer {
-  static bool ExactByFma(const FusedNormalization& op) {
-    return op.constants_->exact_by_fma;
-  }
-};
 
 namespace testing_ref {
 namespace {
