@@ -105,8 +105,9 @@ struct EpochLoader::Impl {
     }
   }
 
-  // Runs the chain for one sample into `out`; returns its label.
-  absl::StatusOr<int64_t> Process(uint64_t index, uint8_t* out) {
+  // Runs the chain for one sample into position `pos` of `slot`; returns its
+  // label.
+  absl::StatusOr<int64_t> Process(uint64_t index, size_t slot, size_t pos) {
     SampleStream stream(s.seed, epoch, index);
     Clock clock;
     absl::StatusOr<Sample> sample = dataset->Get(index);
@@ -131,12 +132,15 @@ struct EpochLoader::Impl {
           chain->size.height, "x", chain->size.width, "x", dataset->channels(),
           " samples");
     }
-    const absl::StatusOr<Augmentation> aug = chain->fused->Execute(
-        cur.view(), stream,
-        OutputView{absl::MakeSpan(out, chain->sample_bytes)});
+    // The slot is the batch: the op's store policy sees its whole size.
+    const Augmentation aug =
+        chain->fused->Sample(cur.height, cur.width, stream);
+    const absl::Status st = chain->fused->ApplyBatch(
+        {cur.view()}, {aug},
+        OutputView{absl::MakeSpan(station->slot(slot), station->slot_bytes())},
+        pos);
     clock.Add(&ns_fused);
-    if (!aug.ok())
-      return PrefixStatus(aug.status(), absl::StrCat("sample ", index, ": "));
+    if (!st.ok()) return PrefixStatus(st, absl::StrCat("sample ", index, ": "));
     return sample->label;
   }
 
@@ -195,7 +199,7 @@ struct EpochLoader::Impl {
       const uint64_t index = order[my_batches[j] * s.batch_size + pos];
       uint8_t* out = station->slot(slot) + pos * chain->sample_bytes;
       lock.unlock();
-      const absl::StatusOr<int64_t> label = Process(index, out);
+      const absl::StatusOr<int64_t> label = Process(index, slot, pos);
       if (!label.ok()) std::memset(out, 0, chain->sample_bytes);
       lock.lock();
       Record(slot, pos, index, label);

@@ -23,12 +23,7 @@ struct Preprocessor::State {
 
 // ---- builder ----
 
-PreprocessorBuilder::PreprocessorBuilder() {
-  // Transfer slots are written once and read by the device copy: stream past
-  // the caches.
-  fused_.stores = FusedNormalizationOptions::Stores::kNontemporal;
-  loader_.threads = 0;
-}
+PreprocessorBuilder::PreprocessorBuilder() { loader_.threads = 0; }
 PreprocessorBuilder::~PreprocessorBuilder() = default;
 PreprocessorBuilder::PreprocessorBuilder(PreprocessorBuilder&&) = default;
 PreprocessorBuilder& PreprocessorBuilder::operator=(PreprocessorBuilder&&) =
