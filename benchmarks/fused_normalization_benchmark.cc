@@ -96,13 +96,14 @@ std::string Name(OutputKind o, Mode m) {
                       ModeName(m));
 }
 
-void SetCounters(benchmark::State& state, size_t out_bytes, double roofline) {
+// `moved`: the bytes one image's work must move at least (the input read and
+// the output written; memcpy: its source read and its destination written).
+void SetCounters(benchmark::State& state, size_t moved, double roofline) {
   const double n = static_cast<double>(state.iterations());
   state.counters["images/s"] =
       benchmark::Counter(n, benchmark::Counter::kIsRate);
-  state.counters["bytes/s"] = benchmark::Counter(n * (kInBytes + out_bytes),
-                                                 benchmark::Counter::kIsRate,
-                                                 benchmark::Counter::kIs1024);
+  state.counters["bytes/s"] = benchmark::Counter(
+      n * moved, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
   if (roofline > 0) {
     // Resolved when the counters are reported: images/s / roofline images/s.
     state.counters["vs_stream"] =
@@ -150,7 +151,7 @@ void BM_Stream(benchmark::State& state, OutputKind o, bool batch, bool nt) {
     StreamImage(o, batch ? i : 0, nt);
     i = (i + 1) % kBatch;
   }
-  SetCounters(state, OutBytes(o), Roofline(o, batch));
+  SetCounters(state, kInBytes + OutBytes(o), Roofline(o, batch));
 }
 
 void BM_Memcpy(benchmark::State& state, OutputKind o, bool batch) {
@@ -162,7 +163,7 @@ void BM_Memcpy(benchmark::State& state, OutputKind o, bool batch) {
     benchmark::ClobberMemory();
     i = (i + 1) % kBatch;
   }
-  SetCounters(state, bytes, Roofline(o, batch));
+  SetCounters(state, 2 * bytes, Roofline(o, batch));
 }
 
 std::vector<Augmentation> Augmentations(const FusedNormalization& op,
@@ -176,8 +177,10 @@ std::vector<Augmentation> Augmentations(const FusedNormalization& op,
   return augs;
 }
 
+// Stores stay at the default, kAuto: the batch regime writes through
+// ApplyBatch into one buffer of kBatch images, where kAuto streams.
 FusedNormalizationOptions Options(const std::string& kernel, OutputKind o,
-                                  Mode m, bool augment, bool batch) {
+                                  Mode m, bool augment) {
   FusedNormalizationOptions opt;
   opt.preset = Preset::kImagenet;
   opt.dtype = o.dtype;
@@ -186,54 +189,72 @@ FusedNormalizationOptions Options(const std::string& kernel, OutputKind o,
   opt.kernel = kernel;
   opt.flip_p = augment ? 0.5 : 0.0;
   opt.erase.enabled = augment;
-  opt.stores = batch ? FusedNormalizationOptions::Stores::kNontemporal
-                     : FusedNormalizationOptions::Stores::kRegular;
   return opt;
 }
 
 void BM_Unfused(benchmark::State& state, OutputKind o, bool augment,
                 bool batch) {
   const FusedNormalization op = *FusedNormalization::Create(
-      Options("", o, Mode::kTorchvisionExact, augment, batch));
+      Options("", o, Mode::kTorchvisionExact, augment));
   const std::vector<Augmentation> augs = Augmentations(op, augment);
   const Normalization n = PresetNormalization(Preset::kImagenet);
   std::vector<float> a(kC * kH * kW), b(kC * kH * kW);
+  UnfusedArgs u;
+  u.height = kH;
+  u.width = kW;
+  u.row_stride = kW * kC;
+  u.channels = kC;
+  u.mean = n.mean.data();
+  u.std = n.std.data();
+  u.dtype = o.dtype;
+  u.layout = o.layout;
+  u.a = a.data();
+  u.b = b.data();
   int i = 0;
   for (auto _ : state) {
     const int k = batch ? i : 0;
-    UnfusedTorchvision(Inputs() + kInBytes * k, kH, kW, kC, n.mean.data(),
-                       n.std.data(), augs[i], o.dtype, o.layout,
-                       Outputs(0) + OutBytes(o) * k, a, b);
+    u.input = Inputs() + kInBytes * k;
+    u.aug = augs[i];
+    u.output = Outputs(0) + OutBytes(o) * k;
+    UnfusedTorchvision(u);
     i = (i + 1) % kBatch;
   }
-  SetCounters(state, OutBytes(o), Roofline(o, batch));
+  SetCounters(state, kInBytes + OutBytes(o), Roofline(o, batch));
 }
 
-void BM_FusedNorm(benchmark::State& state, std::string kernel, OutputKind o,
-                  Mode m, bool augment, bool batch) {
+void BM_FusedNorm(benchmark::State& state, const KernelInfo* kernel,
+                  OutputKind o, Mode m, bool augment, bool batch) {
+  if (!kernel->supported()) {
+    state.SkipWithError(
+        absl::StrCat("not supported by this CPU (needs ", kernel->needs, ")")
+            .c_str());
+    return;
+  }
   absl::StatusOr<FusedNormalization> op =
-      FusedNormalization::Create(Options(kernel, o, m, augment, batch));
+      FusedNormalization::Create(Options(kernel->id, o, m, augment));
   if (!op.ok()) {
     state.SkipWithError(op.status().ToString().c_str());
     return;
   }
   const std::vector<Augmentation> augs = Augmentations(*op, augment);
   const size_t out_bytes = OutBytes(o);
+  // Hot: one image's buffer (Apply); batch: kBatch images' (ApplyBatch).
+  const OutputView out{
+      absl::MakeSpan(Outputs(0), out_bytes * (batch ? kBatch : 1))};
   int i = 0;
   for (auto _ : state) {
     const int k = batch ? i : 0;
     const ImageView in{absl::MakeConstSpan(Inputs() + kInBytes * k, kInBytes),
                        kH, kW, kC, kW * kC};
-    const absl::Status s = op->Apply(
-        in, augs[i],
-        OutputView{absl::MakeSpan(Outputs(0) + out_bytes * k, out_bytes)});
+    const absl::Status s = batch ? op->ApplyBatch({in}, {augs[i]}, out, k)
+                                 : op->Apply(in, augs[i], out);
     if (!s.ok()) {
       state.SkipWithError(s.ToString().c_str());
       break;
     }
     i = (i + 1) % kBatch;
   }
-  SetCounters(state, out_bytes, Roofline(o, batch));
+  SetCounters(state, kInBytes + out_bytes, Roofline(o, batch));
 }
 
 void RegisterAll() {
@@ -259,13 +280,12 @@ void RegisterAll() {
                 .c_str(),
             BM_Unfused, o, augment, batch);
         for (const KernelInfo& k : KernelTable()) {
-          if (!k.supported()) continue;
           for (Mode m : {Mode::kFast, Mode::kTorchvisionExact}) {
             benchmark::RegisterBenchmark(
                 absl::StrCat("BM_FusedNorm/", k.id, "/", Name(o, m), "/", aug,
                              "/", regimes[r])
                     .c_str(),
-                BM_FusedNorm, std::string(k.id), o, m, augment, batch);
+                BM_FusedNorm, &k, o, m, augment, batch);
           }
         }
       }
