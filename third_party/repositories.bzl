@@ -33,6 +33,9 @@ def fusednorm_repositories(fusednorm_path = "."):
         ("benchmark", "benchmark.BUILD"),
         ("imagecodecs", "imagecodecs.BUILD"),
         ("python", "python.BUILD"),
+        # Peers for //benchmarks:peers (manual): fetched only when it is built.
+        ("opencv", "opencv.BUILD"),
+        ("libtorch", "libtorch.BUILD"),
     ]:
         _maybe(
             native.new_local_repository,
