@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/formats.h"
+
 namespace fusednorm {
 namespace {
 
@@ -51,6 +53,24 @@ const char* ModeName(Mode mode) {
   return mode == Mode::kFast ? "fast" : "exact";
 }
 
+// KernelConstants::bits_lo/bits_hi for 16-bit dtypes. Fast mode's value is
+// float(x) * mul - sub with two roundings (-ffp-contract=off), as the kernels
+// compute it; exact mode's is table[c][x].
+static void MakeLookupBits(KernelConstants* k) {
+  if (k->dtype == DType::kFloat32) return;
+  for (int c = 0; c < kMaxChannels; ++c) {
+    for (int x = 0; x < 256; ++x) {
+      const float fast = static_cast<float>(x) * k->mul[c] - k->sub[c];
+      const float v = k->mode == Mode::kFast ? fast : k->table[c][x];
+      const uint16_t bits = k->dtype == DType::kFloat16
+                                ? FloatToHalfBits(v)
+                                : FloatToBFloat16Bits(v);
+      k->bits_lo[c][x] = static_cast<uint8_t>(bits & 0xff);
+      k->bits_hi[c][x] = static_cast<uint8_t>(bits >> 8);
+    }
+  }
+}
+
 void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
                          const float* mean, const float* std,
                          KernelConstants* k) {
@@ -83,6 +103,7 @@ void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
     }
   }
   k->exact_by_fma = ok && g_exact_by_fma_allowed.load();
+  MakeLookupBits(k);
 }
 
 void AllowExactByFmaForTesting(bool allow) {

@@ -69,6 +69,12 @@ struct KernelConstants {
   float recip255 = 0.0f;
   float recip_std[kMaxChannels] = {};
   bool exact_by_fma = false;
+  // float16/bfloat16 output: the bits of the value `mode` computes for input
+  // byte x of channel c, rounded as kernels/formats.h rounds, split into low
+  // (bits_lo[c][x]) and high bytes. Kernels that look values up (the AVX3_DL
+  // CHW path of kernels/highway) use them instead of computing.
+  alignas(64) uint8_t bits_lo[kMaxChannels][256] = {};
+  alignas(64) uint8_t bits_hi[kMaxChannels][256] = {};
 };
 
 // Fills every field of *constants for per-channel `mean` and `std`
