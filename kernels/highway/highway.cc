@@ -61,6 +61,38 @@ HWY_INLINE void EraseColumns(const KernelArgs& a, int64_t h, int64_t* e0,
   }
 }
 
+// Output pixels [w0, w0 + count) of row h through Lookup16's blocks (AVX3_DL,
+// 16-bit CHW or HWC4 outputs, spans of at least one block); returns how many
+// pixels that was: count, or 0 where it does not apply.
+template <int kC, DType kDType, class Lookup>
+HWY_INLINE int64_t LookedUp(const Lookup* lookup, const KernelArgs& a,
+                            int64_t h, int64_t w0, int64_t count) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kDType != DType::kFloat32) {
+    const int64_t H = a.height, W = a.width, B = Lookup::kBlock;
+    const uint8_t* in_row = a.input + h * a.input_row_stride;
+    uint16_t* const out = static_cast<uint16_t*>(a.output);
+    if (count < B) return 0;
+    // Whole blocks from w0; a last block ending at the span's end overlaps
+    // the one before and rewrites its values (the same bits) instead of
+    // leaving a remainder to the slower path.
+    for (int64_t done = 0; done < count;) {
+      const int64_t q = w0 + std::min(done, count - B);  // first output pixel
+      const int64_t first = a.flip ? W - (q + B) : q;
+      const auto dst = [&](int c) {
+        return Lookup::kInterleaved ? out + (h * W + q) * 4
+                                    : out + (c * H + h) * W + q;
+      };
+      lookup->Block(in_row + first * kC, dst, a.nontemporal);
+      done = q + B - w0;
+    }
+    return count;
+  }
+#endif
+  (void)lookup, (void)a, (void)h, (void)w0, (void)count;
+  return 0;
+}
+
 // One partly erased HWC/HWC4 row written with streaming stores (see RowBuffer).
 // `rearrange` is null when the input row is read as it is.
 template <int kC, int kStored, class Conv, typename T>
@@ -133,6 +165,10 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
     return RunCompactBands<kC>(convert, a);
   }
   const Rearranger<kC, kStored, false> rearrange(a.flip);
+#if HWY_TARGET == HWY_AVX3_DL
+  const Lookup16<kC, true> lookup_table(k, a.flip);
+  const auto* lookup = kStored == 4 ? &lookup_table : nullptr;
+#endif
   Scratch scratch;
   for (int64_t h = 0; h < H; ++h) {
     const uint8_t* in_row = a.input + h * a.input_row_stride;
@@ -145,7 +181,13 @@ void RunInterleaved(const KernelConstants& k, const KernelArgs& a) {
     }
     const int64_t spans[2][2] = {{0, e0}, {e1, W}};
     for (const auto& span : spans) {
-      for (int64_t w0 = span[0]; w0 < span[1]; w0 += kChunkPixels) {
+      int64_t begin = span[0];
+#if HWY_TARGET == HWY_AVX3_DL
+      if (lookup != nullptr) {
+        begin += LookedUp<kC, kDType>(lookup, a, h, span[0], span[1] - span[0]);
+      }
+#endif
+      for (int64_t w0 = begin; w0 < span[1]; w0 += kChunkPixels) {
         const int64_t count = std::min<int64_t>(kChunkPixels, span[1] - w0);
         const uint8_t* src = in_row + w0 * kC;
         if (!direct) {
@@ -200,36 +242,6 @@ void ErasedPlanarRowStreamed(const Conv* convert,
   }
 }
 
-// Output pixels [w0, w0 + count) of row h through PlaneLookup's blocks
-// (AVX3_DL, 16-bit outputs, spans of at least one block); returns how many
-// pixels that was: count, or 0 where it does not apply.
-template <int kC, DType kDType, class Lookup>
-HWY_INLINE int64_t LookedUp(const Lookup* lookup, const KernelArgs& a,
-                            int64_t h, int64_t w0, int64_t count) {
-#if HWY_TARGET == HWY_AVX3_DL
-  if constexpr (kDType != DType::kFloat32) {
-    const int64_t H = a.height, W = a.width, B = Lookup::kBlock;
-    const uint8_t* in_row = a.input + h * a.input_row_stride;
-    uint16_t* const out = static_cast<uint16_t*>(a.output);
-    if (count < B) return 0;
-    // Whole blocks from w0; a last block ending at the span's end overlaps
-    // the one before and rewrites its values (the same bits) instead of
-    // leaving a remainder to the slower path.
-    for (int64_t done = 0; done < count;) {
-      const int64_t q = w0 + std::min(done, count - B);  // first output pixel
-      const int64_t first = a.flip ? W - (q + B) : q;
-      lookup->Block(
-          in_row + first * kC, [&](int c) { return out + (c * H + h) * W + q; },
-          a.nontemporal);
-      done = q + B - w0;
-    }
-    return count;
-  }
-#endif
-  (void)lookup, (void)a, (void)h, (void)w0, (void)count;
-  return 0;
-}
-
 // CHW output: the chunk's bytes split into planes, one converter per channel.
 template <int kC, Math kMath, DType kDType>
 void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
@@ -244,8 +256,8 @@ void RunPlanar(const KernelConstants& k, const KernelArgs& a) {
                                       Conv(pat[kC > 3 ? 3 : 0])};
   const Rearranger<kC, kC, true> rearrange(a.flip);
 #if HWY_TARGET == HWY_AVX3_DL
-  const PlaneLookup<kC> lookup_table(k, a.flip);
-  const PlaneLookup<kC>* lookup = &lookup_table;
+  const Lookup16<kC, false> lookup_table(k, a.flip);
+  const auto* lookup = &lookup_table;
 #else
   const void* lookup = nullptr;
 #endif
