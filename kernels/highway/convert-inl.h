@@ -222,31 +222,32 @@ class Converter {
     const size_t N = hn::Lanes(df);
     // Streaming stores need aligned, whole 128-bit (or wider) vectors: x86's
     // streaming store of a partial vector (float16 from 4 floats on SSE4)
-    // writes 16 bytes.
+    // writes 16 bytes. Regular stores want aligned vectors too: a store that
+    // straddles two cache lines costs two (a malloc'ed buffer is usually 16
+    // bytes past a 64-byte boundary).
     const size_t store_bytes = N * sizeof(T);
-    if (!nontemporal || store_bytes % 16 != 0) {
+    if (store_bytes % 16 != 0 || n < 2 * kPeriod * N) {
       const size_t i = Blocks<false>(src, n, dst);
       Partial(src + i, n - i, dst + i);
       return;
     }
     // Peel a whole number of pixels (periods) until dst is aligned, so that a
-    // span starting mid-row (after an erased span) still streams.
+    // span starting mid-row (after an erased span) is aligned too.
     size_t peel = 0;
-    while (peel < n &&
-           reinterpret_cast<uintptr_t>(dst + peel) % store_bytes != 0) {
+    while (reinterpret_cast<uintptr_t>(dst + peel) % store_bytes != 0) {
       peel += kPeriod;
       if (peel >= kPeriod * N) {  // no pixel boundary is aligned
         peel = 0;
         break;
       }
     }
-    peel = std::min(peel, n);
     const bool aligned =
         reinterpret_cast<uintptr_t>(dst + peel) % store_bytes == 0;
     if (peel > 0) Partial(src, peel, dst);
     const size_t i =
-        peel + (aligned ? Blocks<true>(src + peel, n - peel, dst + peel)
-                        : Blocks<false>(src + peel, n - peel, dst + peel));
+        peel + (aligned && nontemporal
+                    ? Blocks<true>(src + peel, n - peel, dst + peel)
+                    : Blocks<false>(src + peel, n - peel, dst + peel));
     Partial(src + i, n - i, dst + i);
   }
 
@@ -272,6 +273,33 @@ class Converter {
     if (n == 0) return;
     const DF df;
     const size_t N = hn::Lanes(df);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // AVX-512 loads and stores exactly the lanes a mask selects (masked-off
+    // lanes never fault), so the tail needs no copies: those cost more than
+    // the conversion for the short spans either side of an erased span.
+    const hn::Rebind<uint8_t, DF> d8;
+    const hn::Rebind<int32_t, DF> di;
+    const hn::Rebind<T, DF> dt;
+    for (int j = 0; j < kPeriod && j * N < n; ++j) {
+      const size_t lanes = std::min(N, n - j * N);
+      const VF x = hn::ConvertTo(
+          df, hn::PromoteTo(
+                  di, hn::MaskedLoad(hn::FirstN(d8, lanes), d8, src + j * N)));
+      const VF y =
+          Normalize<kMath>(df, x, Pattern(df, pat_->a, j),
+                           Pattern(df, pat_->b, j), Pattern(df, pat_->r, j));
+      if constexpr (kDType == DType::kFloat32) {
+        hn::BlendedStore(y, hn::FirstN(df, lanes), df, dst + j * N);
+      } else {
+        const hn::Rebind<uint16_t, DF> d16;
+        const auto bits = kDType == DType::kFloat16
+                              ? HalfBitsOf<decltype(d16)>(df, y)
+                              : BFloat16BitsOf<decltype(d16)>(df, y);
+        hn::BlendedStore(bits, hn::FirstN(dt, lanes), dt, dst + j * N);
+      }
+    }
+    return;
+#endif
     HWY_ALIGN uint8_t in_tail[4 * kMaxLanes] = {};
     HWY_ALIGN T out_tail[4 * kMaxLanes];
     std::memcpy(in_tail, src, n);
