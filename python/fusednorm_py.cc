@@ -172,21 +172,24 @@ class PyFusedNormalization {
     absl::Status status;
     {
       py::gil_scoped_release release;
-      for (int64_t k = 0; k < im.n && status.ok(); ++k) {
+      std::vector<ImageView> views(im.n);
+      std::vector<Augmentation> augs(im.n);
+      for (int64_t k = 0; k < im.n; ++k) {
         SampleStream stream(seed_, epoch, index + k);
-        Augmentation aug = op_.Sample(im.h, im.w, stream);
-        if (flip) aug.flip = *flip;
+        augs[k] = op_.Sample(im.h, im.w, stream);
+        if (flip) augs[k].flip = *flip;
         if (erase) {
           const auto& [i, j, h, w] = *erase;
-          aug.erase = EraseRect{i, j, h, w};
+          augs[k].erase = EraseRect{i, j, h, w};
         }
-        const ImageView view{
-            absl::MakeConstSpan(im.data + k * im.image_stride,
-                                im.bytes - k * im.image_stride),
-            im.h, im.w, im.c, im.row_stride};
-        status = op_.Apply(view, aug,
-                           OutputView{absl::MakeSpan(dst + k * each, each)});
+        views[k] = ImageView{absl::MakeConstSpan(im.data + k * im.image_stride,
+                                                 im.bytes - k * im.image_stride),
+                             im.h, im.w, im.c, im.row_stride};
       }
+      // One call for the batch: every image is checked before a byte is
+      // written, and kAuto streams when the whole output is large.
+      status = op_.ApplyBatch(
+          views, augs, OutputView{absl::MakeSpan(dst, each * im.n)});
     }
     Raise(status);
     return result;
