@@ -182,14 +182,15 @@ class PyFusedNormalization {
           const auto& [i, j, h, w] = *erase;
           augs[k].erase = EraseRect{i, j, h, w};
         }
-        views[k] = ImageView{absl::MakeConstSpan(im.data + k * im.image_stride,
-                                                 im.bytes - k * im.image_stride),
-                             im.h, im.w, im.c, im.row_stride};
+        views[k] =
+            ImageView{absl::MakeConstSpan(im.data + k * im.image_stride,
+                                          im.bytes - k * im.image_stride),
+                      im.h, im.w, im.c, im.row_stride};
       }
       // One call for the batch: every image is checked before a byte is
       // written, and kAuto streams when the whole output is large.
-      status = op_.ApplyBatch(
-          views, augs, OutputView{absl::MakeSpan(dst, each * im.n)});
+      status = op_.ApplyBatch(views, augs,
+                              OutputView{absl::MakeSpan(dst, each * im.n)});
     }
     Raise(status);
     return result;
