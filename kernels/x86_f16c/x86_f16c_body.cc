@@ -67,9 +67,17 @@ inline __m128i Shift4(__m128i v, int q) {
   }
 }
 
-// Byte shuffle for a block of 4 output pixels read from 4 * C input bytes:
-// reversed when flipped, expanded to 4 bytes per pixel for HWC4.
-__m128i BlockShuffle(int C, int stored, bool flip) {
+// Byte shuffles for a block of 4 output pixels read from 4 * C input bytes,
+// reversed when flipped. `block` expands them to `stored` bytes per pixel
+// (float32 HWC). pixel[q] puts output pixel q's channels into the low bytes of
+// four 32-bit lanes, zero-extended (float16 HWC4: the widening is the shuffle).
+struct Shuffles {
+  __m128i block;
+  __m128i pixel[4];
+};
+
+Shuffles MakeShuffles(int C, int stored, bool flip) {
+  Shuffles s;
   alignas(16) int8_t idx[16];
   for (int i = 0; i < 16; ++i) idx[i] = -128;  // zero byte
   for (int q = 0; q < 4; ++q) {
@@ -77,7 +85,36 @@ __m128i BlockShuffle(int C, int stored, bool flip) {
     for (int c = 0; c < C; ++c)
       idx[q * stored + c] = static_cast<int8_t>(p * C + c);
   }
-  return _mm_load_si128(reinterpret_cast<const __m128i*>(idx));
+  s.block = _mm_load_si128(reinterpret_cast<const __m128i*>(idx));
+  for (int q = 0; q < 4; ++q) {
+    const int p = flip ? 3 - q : q;
+    for (int i = 0; i < 16; ++i) idx[i] = -128;
+    for (int c = 0; c < C; ++c) idx[4 * c] = static_cast<int8_t>(p * C + c);
+    s.pixel[q] = _mm_load_si128(reinterpret_cast<const __m128i*>(idx));
+  }
+  return s;
+}
+
+// float16 HWC4: two pixels (8 values) as one 256-bit vector, normalized with
+// the per-lane constants of a pixel (the same for both), narrowed with one
+// VCVTPS2PH.
+template <Mode kMode>
+inline __m128i TwoPixelsToHalf(__m128i bytes_in, __m128i px0, __m128i px1,
+                               const Lanes& l) {
+  const __m256i lanes = _mm256_insertf128_si256(
+      _mm256_castsi128_si256(_mm_shuffle_epi8(bytes_in, px0)),
+      _mm_shuffle_epi8(bytes_in, px1), 1);
+  const __m256 x = _mm256_cvtepi32_ps(lanes);
+  const __m256 a = _mm256_set_m128(l.a[0], l.a[0]);
+  const __m256 b = _mm256_set_m128(l.b[0], l.b[0]);
+  __m256 y;
+  if (kMode == Mode::kFast) {
+    y = _mm256_sub_ps(_mm256_mul_ps(x, a), b);
+  } else {
+    const __m256 t = _mm256_div_ps(x, _mm256_set1_ps(255.0f));
+    y = _mm256_div_ps(_mm256_sub_ps(t, a), b);
+  }
+  return _mm256_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT);
 }
 
 // Loads exactly 4 * C bytes into the low bytes of a register (the rest zero),
@@ -94,23 +131,19 @@ inline __m128i LoadExact(const uint8_t* p) {
                           last, 2);
 }
 
-// Normalizes one block of 4 output pixels (their input bytes in `buf`, in input
-// order) and stores its 4 * stored values at `dst` (unaligned).
+// Normalizes one block of 4 output pixels (their input bytes in `bytes_in`, in
+// input order) and stores its 4 * stored values at `dst` (unaligned).
 template <int C, bool kHalf, Mode kMode>
-inline void Block(__m128i bytes_in, __m128i shuffle, const Lanes& l,
+inline void Block(__m128i bytes_in, const Shuffles& s, const Lanes& l,
                   uint8_t* dst) {
-  const __m128i bytes = _mm_shuffle_epi8(bytes_in, shuffle);
   if (kHalf) {
-    __m128i h[4];
-    for (int q = 0; q < 4; ++q) {  // one pixel = 4 lanes = 4 halfs
-      h[q] = _mm_cvtps_ph(Normalize<kMode>(Shift4(bytes, q), l.a[0], l.b[0]),
-                          _MM_FROUND_TO_NEAREST_INT);
+    for (int q = 0; q < 4; q += 2) {  // one pixel = 4 lanes = 4 halfs
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(dst + 8 * q),
+          TwoPixelsToHalf<kMode>(bytes_in, s.pixel[q], s.pixel[q + 1], l));
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
-                     _mm_unpacklo_epi64(h[0], h[1]));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16),
-                     _mm_unpacklo_epi64(h[2], h[3]));
   } else {
+    const __m128i bytes = _mm_shuffle_epi8(bytes_in, s.block);
     for (int p = 0; p < C; ++p) {  // vector p: values 4p..4p+3 of the block
       _mm_storeu_ps(reinterpret_cast<float*>(dst) + 4 * p,
                     Normalize<kMode>(Shift4(bytes, p), l.a[p], l.b[p]));
@@ -123,7 +156,7 @@ inline void Block(__m128i bytes_in, __m128i shuffle, const Lanes& l,
 // the row's last, partial block goes through a zero-padded copy in and a
 // partial copy out.
 template <int C, bool kHalf, Mode kMode>
-void Row(const uint8_t* in_row, int64_t W, bool flip, __m128i shuffle,
+void Row(const uint8_t* in_row, int64_t W, bool flip, const Shuffles& shuffle,
          const Lanes& l, uint8_t* out_row) {
   constexpr int stored = kHalf ? 4 : C;
   constexpr int block_bytes = 4 * stored * (kHalf ? 2 : 4);
@@ -154,7 +187,7 @@ void Image(const KernelConstants& k, const KernelArgs& a) {
   constexpr int stored = kHalf ? 4 : C;
   const size_t esize = kHalf ? 2 : 4;
   const Lanes l = MakeLanes(k, C, stored);
-  const __m128i shuffle = BlockShuffle(C, stored, a.flip);
+  const Shuffles shuffle = MakeShuffles(C, stored, a.flip);
   const size_t row_bytes = a.width * stored * esize;
   for (int64_t h = 0; h < a.height; ++h) {
     uint8_t* out_row = static_cast<uint8_t*>(a.output) + h * row_bytes;
