@@ -39,6 +39,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "kernels/highway/gather-inl.h"
 #include "kernels/kernel.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -55,21 +56,8 @@ class Lookup16 {
   static constexpr int64_t kBlock = 64;
   static constexpr bool kInterleaved = kHwc4;
 
-  Lookup16(const KernelConstants& k, bool flip) : k_(&k) {
-    for (int c = 0; c < kC; ++c) {
-      HWY_ALIGN uint8_t idx[64];
-      uint64_t upper = 0;
-      for (int i = 0; i < 64; ++i) {
-        const int v = PixelAt(i);
-        const int p = flip ? 63 - v : v;  // its input pixel
-        const int src = p * kC + c;       // its byte in the block
-        idx[i] = static_cast<uint8_t>(src & 127);
-        if (src >= 128) upper |= uint64_t{1} << i;
-      }
-      gather_[c] = _mm512_load_si512(idx);
-      upper_[c] = upper;
-    }
-  }
+  Lookup16(const KernelConstants& k, bool flip)
+      : k_(&k), gather_(flip, &PixelAt) {}
 
   // Looks up the block whose input bytes start at `in` (64 * kC bytes). CHW:
   // writes plane c's 64 values to dst(c). HWC4: writes the 64 pixels (4
@@ -77,10 +65,7 @@ class Lookup16 {
   template <class Dst>
   HWY_INLINE void Block(const uint8_t* in, const Dst& dst,
                         bool nontemporal) const {
-    const __m512i in0 = _mm512_loadu_si512(in);
-    const __m512i in1 = kC > 1 ? _mm512_loadu_si512(in + 64) : in0;
-    const __m512i in2 = kC > 2 ? _mm512_loadu_si512(in + 128) : in0;
-    const __m512i in3 = kC > 3 ? _mm512_loadu_si512(in + 192) : in0;
+    const auto block = Gather::Load(in);
     // Per channel, the 16-bit values of the block's two halves.
     __m512i half[2][4];
     for (int c = 0; c < 4; ++c) {
@@ -88,11 +73,7 @@ class Lookup16 {
         half[0][c] = half[1][c] = _mm512_setzero_si512();
         continue;
       }
-      __m512i x = _mm512_permutex2var_epi8(in0, gather_[c], in1);
-      if (kC > 2) {
-        const __m512i upper = _mm512_permutex2var_epi8(in2, gather_[c], in3);
-        x = _mm512_mask_blend_epi8(upper_[c], x, upper);
-      }
+      const __m512i x = gather_.Out(block, c);
       const __mmask64 top = _mm512_movepi8_mask(x);
       const __m512i lo = Lookup(k_->bits_lo[c], x, top);
       const __m512i hi = Lookup(k_->bits_hi[c], x, top);
@@ -124,7 +105,7 @@ class Lookup16 {
   // in output order. unpacklo_epi8 pairs the low and high bytes 0-7 of each
   // 16-byte lane L into 16-bit values 8 L .. 8 L + 7 of the block's first
   // half, unpackhi_epi8 bytes 8-15 into the second half's.
-  static constexpr int PixelAt(int i) {
+  static int PixelAt(int i) {
     const int h = i % 16 < 8 ? 0 : 1, j = 8 * (i / 16) + i % 8;
     if (!kHwc4) return 32 * h + j;
     // HWC4: output vector o of half h holds u64 pixels n = 0..7; pixel n
@@ -160,9 +141,10 @@ class Lookup16 {
     }
   }
 
+  using Gather = Gather64<kC, kC, true>;
+
   const KernelConstants* k_;
-  __m512i gather_[kC];
-  __mmask64 upper_[kC];
+  Gather gather_;  // the block's planes, in PixelAt's order
 };
 
 #endif  // HWY_TARGET == HWY_AVX3_DL

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "kernels/highway/gather-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace fusednorm {
@@ -38,7 +39,13 @@ class Rearranger {
  public:
   static constexpr int kOut = kPlanar ? kC : kStored;  // output vectors/block
 
-  explicit Rearranger(bool flip) : flip_(flip) {
+  explicit Rearranger(bool flip)
+      : flip_(flip)
+#if HWY_TARGET == HWY_AVX3_DL
+        ,
+        gather_(flip)
+#endif
+  {
     for (int o = 0; o < kOut; ++o) {
       for (int l = 0; l < kC; ++l) {
         for (int k = 0; k < 16; ++k) index_[o][l][k] = 0x80;  // a zero byte
@@ -61,15 +68,18 @@ class Rearranger {
   HWY_INLINE void Run(const uint8_t* in_row, int64_t W, int64_t w0,
                       int64_t count, uint8_t* dst, int64_t plane_stride) const {
     int64_t i = 0;
+#if HWY_TARGET == HWY_AVX3_DL
+    i = Run64(in_row, W, w0, count, dst, plane_stride);
+#endif
 #if HWY_TARGET != HWY_SCALAR
     const hn::Full128<uint8_t> d8;
     using V8 = hn::Vec<decltype(d8)>;
-    const int64_t blocks = count / 16;
+    const int64_t blocks = (count - i) / 16;
     for (int64_t b = 0; b < blocks; ++b) {
       // Flipped, the blocks go from the last to the first so that the input
       // is still read in ascending order: the prefetchers follow ascending
       // streams far better, which matters once the input is not in cache.
-      const int64_t j = (flip_ ? blocks - 1 - b : b) * 16;
+      const int64_t j = i + (flip_ ? blocks - 1 - b : b) * 16;
       // The block's first pixel in input order.
       const int64_t first = flip_ ? W - (w0 + j + 16) : w0 + j;
       // One variable per 16 input bytes (vectors are sizeless on SVE, so
@@ -99,7 +109,7 @@ class Rearranger {
         hn::StoreU(v, d8, to);
       }
     }
-    i = blocks * 16;
+    i += blocks * 16;
 #endif
     for (; i < count; ++i) {  // the leftover pixels
       const int64_t w = w0 + i;
@@ -118,8 +128,33 @@ class Rearranger {
   }
 
  private:
+#if HWY_TARGET == HWY_AVX3_DL
+  // The whole 64-pixel blocks of Run's pixels through Gather64, last to
+  // first when flipped (see Run); returns how many pixels that was.
+  HWY_INLINE int64_t Run64(const uint8_t* in_row, int64_t W, int64_t w0,
+                           int64_t count, uint8_t* dst,
+                           int64_t plane_stride) const {
+    const int64_t blocks = count / 64;
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t j = (flip_ ? blocks - 1 - b : b) * 64;
+      const int64_t first = flip_ ? W - (w0 + j + 64) : w0 + j;
+      const auto block =
+          Gather64<kC, kStored, kPlanar>::Load(in_row + first * kC);
+      for (int o = 0; o < kOut; ++o) {
+        uint8_t* to =
+            kPlanar ? dst + o * plane_stride + j : dst + j * kStored + 64 * o;
+        _mm512_storeu_si512(to, gather_.Out(block, o));
+      }
+    }
+    return blocks * 64;
+  }
+#endif
+
   bool flip_;
   HWY_ALIGN uint8_t index_[kOut][kC][16];
+#if HWY_TARGET == HWY_AVX3_DL
+  Gather64<kC, kStored, kPlanar> gather_;
+#endif
 };
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
