@@ -72,7 +72,7 @@ struct KernelConstants {
   // float16/bfloat16 output: the bits of the value `mode` computes for input
   // byte x of channel c, rounded as kernels/formats.h rounds, split into low
   // (bits_lo[c][x]) and high bytes. Kernels that look values up (the AVX3_DL
-  // CHW path of kernels/highway) use them instead of computing.
+  // CHW and HWC4 paths of kernels/highway) use them instead of computing.
   alignas(64) uint8_t bits_lo[kMaxChannels][256] = {};
   alignas(64) uint8_t bits_hi[kMaxChannels][256] = {};
 };

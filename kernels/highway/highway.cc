@@ -20,9 +20,12 @@
 //    leaves the caller's buffers.
 //
 // The per-target parts live in -inl.h files included below: convert-inl.h
-// (steps 3 and 4), rearrange-inl.h (the reordering in step 2) and
-// stores-inl.h (erased spans and streaming stores). This file is the driver:
-// the row loops, the dispatch on dtype/layout/channels, and the table rows.
+// (steps 3 and 4), rearrange-inl.h (the reordering in step 2; on AVX3_DL its
+// 64-pixel blocks go through gather-inl.h's byte permutes), stores-inl.h
+// (erased spans and streaming stores) and lookup-inl.h (AVX3_DL: 16-bit CHW
+// and HWC4 outputs looked up instead of steps 2 to 4). This file is the
+// driver: the row loops, the dispatch on dtype/layout/channels, and the table
+// rows.
 
 #include <algorithm>
 #include <cctype>

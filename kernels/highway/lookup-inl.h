@@ -8,7 +8,7 @@
 //
 // 1. gather: the plane's 64 input bytes out of the block's 64 * kC
 //    interleaved bytes (kC loads), in flipped order when flipping, with one or
-//    two two-source permutes (VPERMI2B) and a blend;
+//    two two-source permutes (VPERMI2B) and a blend (Gather64, gather-inl.h);
 // 2. look up: each 256-entry byte table is four registers; two VPERMI2B on
 //    the low 7 bits of x plus a blend on its top bit give the low bytes, and
 //    the same again the high bytes;
