@@ -47,6 +47,7 @@
 #include "kernels/highway/lookup-inl.h"
 #include "kernels/highway/rearrange-inl.h"
 #include "kernels/highway/stores-inl.h"
+#include "kernels/highway/target_rows.h"
 #include "kernels/kernel.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -372,66 +373,6 @@ bool CoversAll(DType, Layout, Mode, int channels) {
   return channels >= 1 && channels <= kMaxChannels;
 }
 
-// The per-target rows are generated from HWY_TARGETS, the targets this file
-// was compiled for: one row per set bit, best (lowest bit) first. Each row
-// runs that target's HighwayRun, taken from the table HWY_EXPORT built. All
-// of this is baseline code; a target's code runs only through its row, after
-// the row's supported() check.
-
-// Highway puts its fallback target (EMU128, or SCALAR where EMU128 is not
-// compiled) last in an HWY_EXPORT table; no build compiles both.
-static_assert((HWY_TARGETS & HWY_EMU128) == 0 ||
-                  (HWY_TARGETS & HWY_SCALAR) == 0,
-              "EMU128 and SCALAR both compiled: one would have no table entry");
-
-// The HWY_EXPORT table entry of `target`, found as Highway's own
-// ChosenTarget::GetIndex finds the entry of the chosen target.
-size_t TableIndex(int64_t target) {
-  if (target & (HWY_EMU128 | HWY_SCALAR)) return HWY_MAX_DYNAMIC_TARGETS + 1;
-  return hwy::Num0BitsBelowLS1Bit_Nonzero64(
-      static_cast<uint64_t>(HWY_CHOSEN_TARGET_SHIFT(target)));
-}
-
-template <int kBit>
-bool TargetSupported() {
-  return (hwy::SupportedTargets() & (int64_t{1} << kBit)) != 0;
-}
-
-template <int kBit>
-const char* TargetName() {
-  return hwy::TargetName(int64_t{1} << kBit);
-}
-
-// "highway_avx3" and "Highway target AVX3" for target bit kBit, made once.
-template <int kBit>
-const std::string& TargetText(bool id) {
-  static const std::string* texts = [] {
-    const std::string name = TargetName<kBit>();
-    std::string lower = name;
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(ch));
-    return new std::string[2]{"highway_" + lower, "Highway target " + name};
-  }();
-  return texts[id ? 0 : 1];
-}
-
-template <int kBit>
-void AddTargetRow(std::vector<KernelInfo>* rows) {
-  constexpr int64_t target = int64_t{1} << kBit;
-  if constexpr ((HWY_TARGETS & target) != 0) {
-    rows->push_back({TargetText<kBit>(true).c_str(),
-                     TargetText<kBit>(false).c_str(), 10,
-                     &TargetSupported<kBit>, &CoversAll,
-                     HWY_DISPATCH_TABLE(HighwayRun)[TableIndex(target)],
-                     &TargetName<kBit>});
-  }
-}
-
-template <int... kBits>
-void AddTargetRows(std::integer_sequence<int, kBits...>,
-                   std::vector<KernelInfo>* rows) {
-  (AddTargetRow<kBits>(rows), ...);
-}
-
 }  // namespace
 
 // Priorities: the per-target rows rank just above scalar_eigen; "highway"
@@ -442,15 +383,21 @@ std::vector<KernelInfo> HighwayKernelInfos() {
       {"highway", "any (best Highway target)", 30, &Always, &CoversAll,
        &RunDynamic, &HighwayActiveTarget},
   };
-  AddTargetRows(std::make_integer_sequence<int, 63>(), &rows);
+  // One row per compiled target, best first, running that target's
+  // HighwayRun from the table HWY_EXPORT built.
+  hwy_rows::ForEachCompiledTarget([&rows](auto bit) {
+    constexpr int kBit = decltype(bit)::value;
+    rows.push_back({hwy_rows::TargetText<kBit>(true),
+                    hwy_rows::TargetText<kBit>(false), 10,
+                    &hwy_rows::TargetSupported<kBit>, &CoversAll,
+                    HWY_DISPATCH_TABLE(
+                        HighwayRun)[hwy_rows::TableIndex(int64_t{1} << kBit)],
+                    &hwy_rows::TargetName<kBit>});
+  });
   return rows;
 }
 
-const char* HighwayActiveTarget() {
-  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
-  // Targets are bits; a lower bit is a better target.
-  return hwy::TargetName(supported & -supported);
-}
+const char* HighwayActiveTarget() { return hwy_rows::ActiveTarget(); }
 
 }  // namespace fusednorm
 #endif  // HWY_ONCE
