@@ -7,8 +7,9 @@
 //     RandomHorizontalFlip, RandomErasing, Normalize. They carry parameters for
 //     the Preprocessor to extract; their Execute returns Unimplemented.
 // Random ops draw from the sample's SampleStream, so results depend only on
-// (seed, epoch, sample index). All geometry follows torchvision 0.14's tensor
-// transforms.
+// (seed, epoch, sample index). All geometry follows torchvision 0.14; resizing
+// defaults to Pillow's arithmetic, as torchvision applies it to PIL images
+// (ops/resize.h).
 #ifndef FUSEDNORM_OPS_TRANSFORMS_H_
 #define FUSEDNORM_OPS_TRANSFORMS_H_
 
@@ -21,30 +22,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ops/fused_normalization.h"
+#include "ops/image.h"
 #include "ops/presets.h"
+#include "ops/resize.h"
 #include "rng/philox.h"
 
 namespace fusednorm {
-
-// An owned, compact uint8 HWC image.
-struct Image {
-  int64_t height = 0;
-  int64_t width = 0;
-  int channels = 0;
-  std::vector<uint8_t> pixels;  // height * width * channels bytes
-
-  // Returns a view of the whole image (row stride width * channels).
-  ImageView view() const {
-    return {absl::MakeConstSpan(pixels), height, width, channels,
-            width * channels};
-  }
-};
-
-// Output height and width.
-struct Size2 {
-  int64_t height = 0;
-  int64_t width = 0;
-};
 
 class PreprocessOp {
  public:
@@ -131,14 +114,6 @@ class Normalize : public PreprocessOp {
 
 // ---- real ops ----
 
-// Bilinear resampling of `input` to `out_h` x `out_w`: torchvision's tensor
-// resize with antialias=False (align_corners=False, half-pixel centres,
-// rounding to nearest), or with `antialias` a triangle filter widened by the
-// downscale factor (PIL's / torchvision's antialias=True) when shrinking.
-// Validates sizes; writes a compact image.
-absl::Status ResizeBilinear(const ImageView& input, int64_t out_h,
-                            int64_t out_w, bool antialias, Image* output);
-
 // Copies the window (top, left, h, w) of `input`; parts outside the image are 0
 // (as torchvision's center_crop pads).
 absl::Status Crop(const ImageView& input, int64_t top, int64_t left, int64_t h,
@@ -148,9 +123,9 @@ class Resize : public PreprocessOp {
  public:
   // Shorter side to `size`, aspect kept (the longer side truncated as
   // torchvision does).
-  explicit Resize(int64_t size, bool antialias = false);
+  explicit Resize(int64_t size, ResizeFilter filter = ResizeFilter::kPil);
   // Exactly size.height x size.width.
-  explicit Resize(Size2 size, bool antialias = false);
+  explicit Resize(Size2 size, ResizeFilter filter = ResizeFilter::kPil);
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::Status Execute(const ImageView& input, SampleStream&,
@@ -163,7 +138,7 @@ class Resize : public PreprocessOp {
  private:
   int64_t shorter_ = 0;  // > 0: shorter-side mode
   Size2 exact_;
-  bool antialias_;
+  ResizeFilter filter_;
 };
 
 class CenterCrop : public PreprocessOp {
@@ -180,18 +155,13 @@ class CenterCrop : public PreprocessOp {
   Size2 size_;
 };
 
-// A crop window: top, left, height, width.
-struct CropWindow {
-  int64_t top = 0, left = 0, height = 0, width = 0;
-};
-
 class RandomResizedCrop : public PreprocessOp {
  public:
   explicit RandomResizedCrop(int64_t size, double scale_min = 0.08,
                              double scale_max = 1.0,
                              double ratio_min = 3.0 / 4.0,
                              double ratio_max = 4.0 / 3.0,
-                             bool antialias = false);
+                             ResizeFilter filter = ResizeFilter::kPil);
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::Status Execute(const ImageView& input, SampleStream& stream,
@@ -210,7 +180,7 @@ class RandomResizedCrop : public PreprocessOp {
  private:
   Size2 size_;
   double scale_min_, scale_max_, ratio_min_, ratio_max_;
-  bool antialias_;
+  ResizeFilter filter_;
 };
 
 }  // namespace fusednorm

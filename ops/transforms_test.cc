@@ -85,41 +85,43 @@ void ExpectMatches(const Golden& g, const PreprocessOp& op,
 // directly.
 class FixedResizedCrop : public PreprocessOp {
  public:
-  FixedResizedCrop(CropWindow w, int64_t h, int64_t wd, bool aa)
-      : win_(w), h_(h), w_(wd), aa_(aa) {}
+  FixedResizedCrop(CropWindow w, int64_t h, int64_t wd, ResizeFilter filter)
+      : win_(w), h_(h), w_(wd), filter_(filter) {}
   std::string name() const override { return "FixedResizedCrop"; }
   std::unique_ptr<PreprocessOp> Clone() const override {
     return std::make_unique<FixedResizedCrop>(*this);
   }
   absl::Status Execute(const ImageView& in, SampleStream&,
                        Image* out) const override {
-    Image cropped;
-    absl::Status s =
-        Crop(in, win_.top, win_.left, win_.height, win_.width, &cropped);
-    if (!s.ok()) return s;
-    return ResizeBilinear(cropped.view(), h_, w_, aa_, out);
+    return ResizeBox(in, win_, {h_, w_}, filter_, out);
   }
 
  private:
   CropWindow win_;
   int64_t h_, w_;
-  bool aa_;
+  ResizeFilter filter_;
 };
+
+// The goldens are torchvision's tensor route (ops/testdata/).
+constexpr ResizeFilter kBilinear = ResizeFilter::kBilinear;
+constexpr ResizeFilter kTensor = ResizeFilter::kTensor;
 
 TEST(Transforms, MatchTorchvisionGoldens) {
   const std::map<std::string, Golden> g = LoadGoldens();
   ASSERT_EQ(g.size(), 9u);
   ExpectMatches(g.at("resized_crop_up"),
-                FixedResizedCrop({2, 3, 9, 11}, 17, 21, false), "up");
+                FixedResizedCrop({2, 3, 9, 11}, 17, 21, kBilinear), "up");
   ExpectMatches(g.at("resized_crop_down"),
-                FixedResizedCrop({1, 4, 33, 30}, 11, 9, false), "down");
+                FixedResizedCrop({1, 4, 33, 30}, 11, 9, kBilinear), "down");
   ExpectMatches(g.at("resized_crop_down_aa"),
-                FixedResizedCrop({1, 4, 33, 30}, 11, 9, true), "down aa");
-  ExpectMatches(g.at("resize_gray_down"), Resize(Size2{12, 14}), "gray");
-  ExpectMatches(g.at("resize_gray_down_aa"), Resize(Size2{12, 14}, true),
+                FixedResizedCrop({1, 4, 33, 30}, 11, 9, kTensor), "down aa");
+  ExpectMatches(g.at("resize_gray_down"), Resize(Size2{12, 14}, kBilinear),
+                "gray");
+  ExpectMatches(g.at("resize_gray_down_aa"), Resize(Size2{12, 14}, kTensor),
                 "gray aa");
-  ExpectMatches(g.at("resize_rgba_up"), Resize(Size2{13, 10}), "rgba up");
-  ExpectMatches(g.at("resize_shorter"), Resize(8), "shorter");
+  ExpectMatches(g.at("resize_rgba_up"), Resize(Size2{13, 10}, kBilinear),
+                "rgba up");
+  ExpectMatches(g.at("resize_shorter"), Resize(8, kBilinear), "shorter");
   ExpectMatches(g.at("center_crop_inside"), CenterCrop(9, 13), "center inside");
   ExpectMatches(g.at("center_crop_pad"), CenterCrop(10, 13), "center pad");
 }

@@ -22,40 +22,13 @@
 #include "ops/option_names.h"
 #include "ops/presets.h"
 #include "pipeline/recipe.h"
+#include "python/convert.h"
+#include "python/resize_py.h"
 
 namespace fusednorm {
 namespace {
 
 namespace py = pybind11;
-
-// What a NotFound status means where it comes from: a missing file (opening
-// a dataset) or an unknown name (a kernel id).
-enum class NotFound { kFile, kName };
-
-// Raises the Python exception that fits `status`: ValueError for a bad
-// argument or name, FileNotFoundError for a missing file, RuntimeError
-// otherwise. Needs the GIL.
-void Raise(const absl::Status& status, NotFound not_found = NotFound::kName) {
-  if (status.ok()) return;
-  const std::string message(status.message());
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kOutOfRange:
-      throw py::value_error(message);
-    case absl::StatusCode::kNotFound:
-      if (not_found == NotFound::kName) throw py::value_error(message);
-      PyErr_SetString(PyExc_FileNotFoundError, message.c_str());
-      throw py::error_already_set();
-    default:
-      throw std::runtime_error(message);
-  }
-}
-
-template <typename T>
-T Value(absl::StatusOr<T> v) {
-  Raise(v.status());
-  return *std::move(v);
-}
 
 // The normalization, dtype, layout, mode and kernel keywords shared by the
 // op and the Loader.
@@ -97,53 +70,6 @@ std::vector<py::ssize_t> OutputShape(const FusedNormalization& op, int64_t h,
                                      int64_t w, int c) {
   const std::vector<int64_t> shape = op.OutputShape(h, w, c);
   return std::vector<py::ssize_t>(shape.begin(), shape.end());
-}
-
-// A uint8 image or batch as the C++ op sees it: pixels contiguous within a
-// row, rows and images at any stride.
-struct Images {
-  const uint8_t* data;
-  int64_t n, h, w;
-  int c;
-  int64_t row_stride, image_stride;
-  size_t bytes;  // from data to the last pixel's end
-  bool batched;
-};
-
-Images ReadImages(const py::buffer& image) {
-  const py::buffer_info b = image.request();
-  if (b.format != py::format_descriptor<uint8_t>::format() || b.itemsize != 1)
-    throw py::type_error("image must hold uint8 values, not format \"" +
-                         b.format + "\"");
-  if (b.ndim != 3 && b.ndim != 4)
-    throw py::value_error(
-        "image must have shape (H, W, C) or (N, H, W, C), "
-        "not " +
-        std::to_string(b.ndim) + " dimensions");
-  Images im;
-  im.batched = b.ndim == 4;
-  const size_t o = im.batched ? 1 : 0;
-  im.data = static_cast<const uint8_t*>(b.ptr);
-  im.n = im.batched ? b.shape[0] : 1;
-  im.h = b.shape[o];
-  im.w = b.shape[o + 1];
-  im.c = static_cast<int>(b.shape[o + 2]);
-  // A dimension of size 1 may have any stride (NumPy gives new axes 0).
-  const bool packed = (im.c == 1 || b.strides[o + 2] == 1) &&
-                      (im.w == 1 || b.strides[o + 1] == im.c);
-  if (!packed || b.strides[o] < 0 || (im.batched && b.strides[0] < 0)) {
-    throw py::value_error(
-        "image pixels must be contiguous within each row (strides (..., C, 1))"
-        "; use numpy.ascontiguousarray");
-  }
-  im.row_stride = b.strides[o];
-  im.image_stride = im.batched ? b.strides[0] : 0;
-  im.bytes =
-      im.n == 0 || im.h == 0
-          ? 0
-          : static_cast<size_t>((im.n - 1) * im.image_stride +
-                                (im.h - 1) * im.row_stride + im.w * im.c);
-  return im;
 }
 
 class PyFusedNormalization {
@@ -486,4 +412,5 @@ PYBIND11_MODULE(_fusednorm, m) {
   m.doc() = "fusednorm's C++ core; use the fusednorm package.";
   BindFusedNormalization(m);
   BindLoader(m);
+  fusednorm::BindResize(m);
 }

@@ -21,7 +21,7 @@ import numpy as _np
 
 from fusednorm import _fusednorm
 
-__all__ = ["FusedNormalization", "Loader"]
+__all__ = ["FusedNormalization", "Loader", "resized_crop", "resize_kernels"]
 
 
 def _torch():
@@ -98,6 +98,26 @@ class FusedNormalization:
 
     def __setstate__(self, state):
         self._op = state["op"]
+
+
+def resized_crop(image, top, left, height, width, size, filter="pil", kernel=""):
+    """The box (top, left, height, width) of a uint8 (H, W, C) image resized
+    to size ((H, W) or an int for a square), as RandomResizedCrop does it.
+
+    filter "pil" (default) gives Pillow's bits: the same as
+    PIL.Image.fromarray(image).crop((left, top, left + width, top + height))
+    .resize((W, H), Image.BILINEAR). "tensor" is torchvision's tensor route
+    with antialias=True (within 1), "bilinear" without antialiasing. kernel
+    forces a resize row (see resize_kernels()). Returns a new array."""
+    if isinstance(size, int):
+        size = (size, size)
+    return _fusednorm.resized_crop(_as_buffer(image), top, left, height, width,
+                                   tuple(size), filter=filter, kernel=kernel)
+
+
+def resize_kernels():
+    """The ids of the resize rows this CPU can run ("scalar", "highway", ...)."""
+    return _fusednorm.resize_kernels()
 
 
 _live_loaders = _weakref.WeakSet()

@@ -1,0 +1,39 @@
+// The resize dispatch table: one explicit row per resize variant ("scalar",
+// "highway" and one per compiled Highway target), the choice of the best
+// supported row, and lookup by id.
+//
+// The FUSEDNORM_RESIZE_KERNEL environment variable, when set and non-empty,
+// forces a row by id for every resize that does not name one. An unknown id
+// is NotFound and one this CPU cannot run is Unimplemented: never a silent
+// fallback.
+#ifndef FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
+#define FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "kernels/resize/resize_kernel.h"
+
+namespace fusednorm {
+
+// Every compiled row, in table order (supported or not).
+absl::Span<const ResizeKernelInfo> ResizeKernelTable();
+
+// The row with this id: NotFound if none has it, Unimplemented if this CPU
+// cannot run it.
+absl::StatusOr<const ResizeKernelInfo*> FindResizeKernel(absl::string_view id);
+
+// The row named by `id`, or when `id` is empty by FUSEDNORM_RESIZE_KERNEL
+// (errors prefixed with the variable's name), or else the highest-priority
+// supported row.
+absl::StatusOr<const ResizeKernelInfo*> SelectResizeKernel(
+    absl::string_view id);
+
+// The row's id, with the target it runs in parentheses where it has one.
+std::string DescribeResizeKernel(const ResizeKernelInfo& row);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_

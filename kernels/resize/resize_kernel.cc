@@ -1,0 +1,89 @@
+// Pillow's bilinear weights (resize_kernel.h): the double-precision filter,
+// its normalization and the fixed-point rounding, in the order Pillow 9.4's
+// Resample.c performs them, then packed into equal-width windows.
+#include "kernels/resize/resize_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fusednorm {
+namespace {
+
+double Triangle(double x) {
+  if (x < 0.0) x = -x;
+  return x < 1.0 ? 1.0 - x : 0.0;
+}
+
+// Pillow's normalize_coeffs_8bpc: rounds half away from zero by truncation.
+int32_t ToFixed(double w) {
+  const double one = static_cast<double>(1 << kResizePrecisionBits);
+  return w < 0 ? static_cast<int32_t>(-0.5 + w * one)
+               : static_cast<int32_t>(0.5 + w * one);
+}
+
+// One output of Pillow's precompute_coeffs for a box starting at 0 (the crop
+// has been made: in0 = 0, in1 = in_size).
+struct PillowWindow {
+  PillowWindow(int64_t in_size, double scale, double filterscale, int64_t i)
+      : center(0.0 + (i + 0.5) * scale), ss(1.0 / filterscale) {
+    const double support = 1.0 * filterscale;  // BILINEAR's support is 1
+    first = static_cast<int>(center - support + 0.5);
+    if (first < 0) first = 0;
+    int64_t last = static_cast<int>(center + support + 0.5);
+    if (last > in_size) last = in_size;
+    count = last - first;
+    for (int64_t x = 0; x < count; ++x) sum += Raw(x);
+  }
+
+  // The filter at input first + x, before normalization.
+  double Raw(int64_t x) const {
+    return Triangle((x + first - center + 0.5) * ss);
+  }
+  // The normalized weight, divided as Pillow divides.
+  double Weight(int64_t x) const { return sum != 0.0 ? Raw(x) / sum : Raw(x); }
+
+  double center, ss;
+  int64_t first = 0, count = 0;
+  double sum = 0.0;
+};
+
+}  // namespace
+
+void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
+  // Pillow's box is float; in_size <= 2^20 is exact in it.
+  const double scale =
+      static_cast<double>(static_cast<float>(in_size)) / out_size;
+  const double filterscale = std::max(scale, 1.0);
+  int64_t taps = 1;
+  for (int64_t i = 0; i < out_size; ++i) {
+    taps = std::max(taps, PillowWindow(in_size, scale, filterscale, i).count);
+  }
+  axis->in_size = in_size;
+  axis->out_size = out_size;
+  axis->taps = static_cast<int>(taps);
+  axis->start.assign(out_size, 0);
+  axis->weights.assign(out_size * taps, 0);
+  for (int64_t i = 0; i < out_size; ++i) {
+    const PillowWindow window(in_size, scale, filterscale, i);
+    // Shift the window left where it would run past the last input; the
+    // weights keep their inputs.
+    const int64_t start = std::min(window.first, in_size - taps);
+    axis->start[i] = static_cast<int32_t>(start);
+    int32_t* w = &axis->weights[i * taps + (window.first - start)];
+    for (int64_t x = 0; x < window.count; ++x) w[x] = ToFixed(window.Weight(x));
+  }
+}
+
+bool IsIdentity(const ResizeAxis& axis) {
+  if (axis.in_size != axis.out_size) return false;
+  const int32_t one = int32_t{1} << kResizePrecisionBits;
+  for (int64_t i = 0; i < axis.out_size; ++i) {
+    for (int k = 0; k < axis.taps; ++k) {
+      const bool self = axis.start[i] + k == i;
+      if (axis.weights[i * axis.taps + k] != (self ? one : 0)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,91 @@
+// The resize-kernel contract: Pillow's bilinear resampling of a uint8 image in
+// fixed point, the per-axis weight tables every variant reads, and the
+// descriptor the resize dispatch table keeps.
+//
+// A resize is separable. The horizontal pass turns each input row the
+// vertical pass needs into a row of the output's width, rounded to uint8;
+// the vertical pass then combines those rows into output rows. Output value
+// v of one pass is
+//
+//   clamp((2^21 + sum_k in[start[i] + k] * weights[i * taps + k]) >> 22,
+//         0, 255)
+//
+// with int32 arithmetic, exactly as Pillow 9.4's Resample.c computes it, so
+// every variant agrees bit for bit with Pillow and with each other. Kernels
+// never validate or fail; the caller (ops/resize.h) checks every argument
+// first. No SIMD types here.
+#ifndef FUSEDNORM_KERNELS_RESIZE_RESIZE_KERNEL_H_
+#define FUSEDNORM_KERNELS_RESIZE_RESIZE_KERNEL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace fusednorm {
+
+// Pillow's PRECISION_BITS: weights are fixed point with 22 fraction bits.
+constexpr int kResizePrecisionBits = 22;
+
+// One axis: output i reads inputs start[i] .. start[i] + taps - 1. Weights an
+// output does not use are 0; windows are shifted so that no window leaves
+// 0 .. in_size - 1, and start never decreases with i.
+struct ResizeAxis {
+  int64_t in_size = 0;
+  int64_t out_size = 0;
+  int taps = 0;
+  std::vector<int32_t> start;    // out_size entries
+  std::vector<int32_t> weights;  // out_size * taps entries
+};
+
+// Buffers a kernel may grow and reuse from call to call; a worker that keeps
+// one does not allocate once they are large enough.
+struct ResizeScratch {
+  std::vector<uint8_t> rows;      // the horizontal pass's output rows
+  std::vector<int32_t> tables;    // per-call tables of a variant
+  std::vector<uint8_t> row_copy;  // an input row copied where a variant
+                                  // would read past the caller's buffer
+};
+
+// Preconditions: channels in 1..4; the horizontal axis maps the box width to
+// the output width, the vertical one the box height to the output height;
+// row (y) of the box starts at input + y * input_row_stride, and
+// input_readable bytes from `input` may be read (at least the box's last row
+// ends inside them); output rows are output_row_stride bytes apart and hold
+// out_width * channels bytes.
+struct ResizeArgs {
+  const uint8_t* input;
+  int64_t input_row_stride;
+  size_t input_readable;
+  int channels;
+  const ResizeAxis* horizontal;
+  const ResizeAxis* vertical;
+  uint8_t* output;
+  int64_t output_row_stride;
+  ResizeScratch* scratch;
+};
+
+using ResizeFn = void (*)(const ResizeArgs& args);
+
+struct ResizeKernelInfo {
+  const char* id;     // "scalar", "highway", "highway_avx2", ...
+  const char* needs;  // human-readable CPU features
+  int priority;       // higher wins among the supported rows
+  bool (*supported)();
+  ResizeFn fn;
+  // The SIMD target the row dispatches to on this CPU, or nullptr.
+  const char* (*target)() = nullptr;
+};
+
+// Fills `axis` for in_size -> out_size (both >= 1) with Pillow's BILINEAR
+// weights: a triangle filter widened by the downscale factor, weights
+// computed in double, normalized and rounded to fixed point as Pillow 9.4's
+// precompute_coeffs and normalize_coeffs_8bpc do. Reuses axis's storage.
+void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis);
+
+// True when the axis maps every output to its own input with weight 1 (the
+// pass changes nothing and may be skipped).
+bool IsIdentity(const ResizeAxis& axis);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_KERNELS_RESIZE_RESIZE_KERNEL_H_

@@ -1,0 +1,227 @@
+// Box resizing (resize.h): the Pillow filter through the resize dispatch
+// table, and torchvision's two tensor-route filters in scalar float code.
+#include "ops/resize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/resize/resize_dispatch.h"
+#include "kernels/resize/resize_kernel.h"
+#include "util/status_macros.h"
+
+namespace fusednorm {
+namespace {
+
+// One axis of torchvision/PyTorch bilinear interpolation, align_corners=False:
+// src = (dst + 0.5) * in/out - 0.5, clamped at 0; neighbours i0, i0 + 1
+// (clamped).
+struct Tap {
+  int64_t i0, i1;
+  float w0, w1;
+};
+
+std::vector<Tap> BilinearTaps(int64_t in, int64_t out) {
+  std::vector<Tap> taps(out);
+  const float scale = static_cast<float>(in) / static_cast<float>(out);
+  for (int64_t d = 0; d < out; ++d) {
+    float src = scale * (static_cast<float>(d) + 0.5f) - 0.5f;
+    if (src < 0) src = 0;
+    const int64_t i0 = static_cast<int64_t>(src);
+    const int64_t i1 = i0 + (i0 < in - 1 ? 1 : 0);
+    const float l1 = src - static_cast<float>(i0);
+    taps[d] = {i0, i1, 1.0f - l1, l1};
+  }
+  return taps;
+}
+
+// One axis of an antialiased (triangle filter, support scaled by the downscale
+// factor) resampling: for output d, weights over inputs [first, first +
+// weights.size()).
+struct Filter {
+  int64_t first;
+  std::vector<double> weights;
+};
+
+std::vector<Filter> TriangleFilters(int64_t in, int64_t out) {
+  std::vector<Filter> filters(out);
+  const double scale = static_cast<double>(in) / out;
+  const double support = std::max(scale, 1.0);
+  const double inv = 1.0 / std::max(scale, 1.0);
+  for (int64_t d = 0; d < out; ++d) {
+    const double center = (d + 0.5) * scale;
+    const int64_t lo =
+        std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t hi =
+        std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
+    Filter& f = filters[d];
+    f.first = lo;
+    double sum = 0;
+    for (int64_t i = lo; i < hi; ++i) {
+      const double x = (i - center + 0.5) * inv;
+      const double w = std::max(0.0, 1.0 - std::fabs(x));
+      f.weights.push_back(w);
+      sum += w;
+    }
+    if (sum > 0) {
+      for (double& w : f.weights) w /= sum;
+    }
+  }
+  return filters;
+}
+
+// Rounds to the nearest integer, ties to even (torch.round), clamped to 0..255:
+// adding and subtracting 2^23 leaves the float rounded by the FPU's own
+// rounding.
+inline uint8_t RoundToByte(float v) {
+  v = std::min(255.0f, std::max(0.0f, v));
+  return static_cast<uint8_t>((v + 8388608.0f) - 8388608.0f);
+}
+
+uint8_t ToByte(double v) {
+  const double r = std::nearbyint(v);  // torch.round: half to even
+  return static_cast<uint8_t>(std::min(255.0, std::max(0.0, r)));
+}
+
+// torchvision's bilinear interpolation (antialias=False).
+void ResizeInterpolated(const ImageView& in, int64_t out_h, int64_t out_w,
+                        Image* out) {
+  const int C = in.channels;
+  {
+    const std::vector<Tap> ty = BilinearTaps(in.height, out_h);
+    const std::vector<Tap> tx = BilinearTaps(in.width, out_w);
+    uint8_t* o = out->pixels.data();
+    for (int64_t y = 0; y < out_h; ++y) {
+      const Tap& a = ty[y];
+      const uint8_t* r0 = in.pixels.data() + a.i0 * in.row_stride;
+      const uint8_t* r1 = in.pixels.data() + a.i1 * in.row_stride;
+      for (int64_t x = 0; x < out_w; ++x) {
+        const Tap& b = tx[x];
+        const int64_t c0 = b.i0 * C, c1 = b.i1 * C;
+        for (int c = 0; c < C; ++c, ++o) {
+          const float v = a.w0 * (b.w0 * r0[c0 + c] + b.w1 * r0[c1 + c]) +
+                          a.w1 * (b.w0 * r1[c0 + c] + b.w1 * r1[c1 + c]);
+          *o = RoundToByte(v);
+        }
+      }
+    }
+  }
+}
+
+// torchvision's antialias=True: horizontal pass into doubles, then vertical.
+void ResizeAntialiased(const ImageView& in, int64_t out_h, int64_t out_w,
+                       Image* out) {
+  const int C = in.channels;
+  const auto px = [&](int64_t h, int64_t w, int c) -> float {
+    return in.pixels[h * in.row_stride + w * C + c];
+  };
+  const std::vector<Filter> fx = TriangleFilters(in.width, out_w);
+  const std::vector<Filter> fy = TriangleFilters(in.height, out_h);
+  std::vector<double> tmp(static_cast<size_t>(in.height * out_w * C));
+  for (int64_t y = 0; y < in.height; ++y) {
+    for (int64_t x = 0; x < out_w; ++x) {
+      const Filter& f = fx[x];
+      for (int c = 0; c < C; ++c) {
+        double s = 0;
+        for (size_t k = 0; k < f.weights.size(); ++k)
+          s += f.weights[k] * px(y, f.first + k, c);
+        tmp[(y * out_w + x) * C + c] = s;
+      }
+    }
+  }
+  for (int64_t y = 0; y < out_h; ++y) {
+    const Filter& f = fy[y];
+    for (int64_t x = 0; x < out_w; ++x) {
+      for (int c = 0; c < C; ++c) {
+        double s = 0;
+        for (size_t k = 0; k < f.weights.size(); ++k) {
+          s += f.weights[k] * tmp[((f.first + k) * out_w + x) * C + c];
+        }
+        out->pixels[(y * out_w + x) * C + c] = ToByte(s);
+      }
+    }
+  }
+}
+
+// The Pillow filter: weights per axis, then the dispatched kernel. The
+// weights and the kernel's buffers live per thread, so a worker stops
+// allocating once they have grown to its largest image.
+absl::Status ResizePil(const ImageView& box, Size2 size,
+                       absl::string_view kernel, Image* out) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const ResizeKernelInfo* row,
+                             SelectResizeKernel(kernel));
+  struct Workspace {
+    ResizeAxis horizontal, vertical;
+    ResizeScratch scratch;
+  };
+  thread_local Workspace ws;
+  PillowBilinearAxis(box.width, size.width, &ws.horizontal);
+  PillowBilinearAxis(box.height, size.height, &ws.vertical);
+  ResizeArgs args;
+  args.input = box.pixels.data();
+  args.input_row_stride = box.row_stride;
+  args.input_readable = box.pixels.size();
+  args.channels = box.channels;
+  args.horizontal = &ws.horizontal;
+  args.vertical = &ws.vertical;
+  args.output = out->pixels.data();
+  args.output_row_stride = size.width * box.channels;
+  args.scratch = &ws.scratch;
+  row->fn(args);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char* ResizeFilterName(ResizeFilter filter) {
+  switch (filter) {
+    case ResizeFilter::kPil:
+      return "pil";
+    case ResizeFilter::kTensor:
+      return "tensor";
+    case ResizeFilter::kBilinear:
+      return "bilinear";
+  }
+  return "?";
+}
+
+absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name) {
+  for (ResizeFilter f :
+       {ResizeFilter::kPil, ResizeFilter::kTensor, ResizeFilter::kBilinear}) {
+    if (name == ResizeFilterName(f)) return f;
+  }
+  return InvalidArgumentCat("resize filter \"", name,
+                            "\" is not one of pil, tensor, bilinear");
+}
+
+absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
+                       Size2 size, ResizeFilter filter, Image* output,
+                       absl::string_view kernel) {
+  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+  FUSEDNORM_RETURN_IF_ERROR(ValidateBox(box, input.height, input.width));
+  FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(size.height, size.width));
+  const ImageView in = SubView(input, box);
+  output->height = size.height;
+  output->width = size.width;
+  output->channels = in.channels;
+  output->pixels.resize(
+      static_cast<size_t>(size.height * size.width * in.channels));
+  switch (filter) {
+    case ResizeFilter::kPil:
+      return ResizePil(in, size, kernel, output);
+    case ResizeFilter::kTensor:
+      if (size.height < in.height || size.width < in.width) {
+        ResizeAntialiased(in, size.height, size.width, output);
+        return absl::OkStatus();
+      }
+      [[fallthrough]];  // upscaling: the same as plain bilinear
+    case ResizeFilter::kBilinear:
+      ResizeInterpolated(in, size.height, size.width, output);
+      return absl::OkStatus();
+  }
+  return InvalidArgumentCat("resize filter ", static_cast<int>(filter),
+                            " is not a ResizeFilter");
+}
+
+}  // namespace fusednorm
