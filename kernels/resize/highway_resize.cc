@@ -30,6 +30,7 @@
 #include "kernels/highway/target_rows.h"
 #include "kernels/resize/highway_resize.h"
 #include "kernels/resize/resize_kernel.h"
+#include "kernels/resize/window-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace fusednorm {
@@ -44,11 +45,14 @@ constexpr int kShift = kResizePrecisionBits;
 
 // The horizontal pass's per-call tables, in scratch->tables: byte offsets of
 // each output's first input (padded outputs read pixel 0), then the weights
-// tap-major, `padded` entries per tap.
+// tap-major, `padded` entries per tap; on AVX3_DL also window-inl.h's tables.
 struct HorizontalTables {
   const int32_t* offsets;
   const int32_t* weights;
   int64_t padded;
+  const int32_t* bases = nullptr;    // AVX3_DL: per block of 16 outputs
+  const int32_t* indices = nullptr;  // AVX3_DL: per block and tap
+  int64_t reach;  // bytes from a row's start that the pass reads
 };
 
 HorizontalTables MakeTables(const ResizeAxis& h, int C,
@@ -56,64 +60,88 @@ HorizontalTables MakeTables(const ResizeAxis& h, int C,
   const int64_t N = static_cast<int64_t>(hn::Lanes(D32()));
   const int64_t padded = (h.out_size + N - 1) / N * N;
   t->assign(static_cast<size_t>(padded * (1 + h.taps)), 0);
-  int32_t* offsets = t->data();
-  int32_t* weights = offsets + padded;
   for (int64_t x = 0; x < h.out_size; ++x) {
-    offsets[x] = h.start[x] * C;
+    (*t)[x] = h.start[x] * C;
     for (int k = 0; k < h.taps; ++k) {
-      weights[k * padded + x] = h.weights[x * h.taps + k];
+      (*t)[padded + k * padded + x] = h.weights[x * h.taps + k];
     }
   }
-  return {offsets, weights, padded};
+  // A gather reads 4 bytes from a pixel's first byte.
+  int64_t reach = (h.in_size - 1) * C + 4;
+#if HWY_TARGET == HWY_AVX3_DL
+  const WindowTables w = MakeWindowTables(h, C, padded, t);
+  reach = std::max(reach, w.reach);
+#endif
+  HorizontalTables tables{t->data(), t->data() + padded, padded};
+#if HWY_TARGET == HWY_AVX3_DL
+  tables.bases = t->data() + w.bases;
+  tables.indices = t->data() + w.indices;
+#endif
+  tables.reach = reach;
+  return tables;
 }
 
-// Rounds and stores one vector of output pixels (channel sums in acc).
+// The pixels (one per lane) that outputs x .. x + N - 1 read at tap k.
 template <int kC>
-HWY_INLINE void StorePixels(const V32* acc, uint8_t* out) {
-  const DU8 du8;
-  const auto u0 = hn::DemoteTo(du8, hn::ShiftRight<kShift>(acc[0]));
-  if constexpr (kC == 1) {
-    hn::StoreU(u0, du8, out);
+HWY_INLINE V32 TapPixels(const uint8_t* in, const HorizontalTables& t, int taps,
+                         int64_t x, int k, V32 offsets) {
+  const D32 d;
+#if HWY_TARGET == HWY_AVX3_DL
+  const int32_t base = t.bases[x / kWindowLanes];
+  if (base >= 0) {
+    return WindowPixels<kC>(
+        in + base, t.indices + (x / kWindowLanes * taps + k) * kWindowLanes);
+  }
+#endif
+  return hn::GatherOffset(d, reinterpret_cast<const int32_t*>(in),
+                          hn::Add(offsets, hn::Set(d, k * kC)));
+}
+
+// Channel kCh of the pixels in `pixel` (one per lane, channel c in byte c).
+template <int kCh>
+HWY_INLINE V32 Channel(V32 pixel) {
+  const D32 d;
+  if constexpr (kCh == 3) {
+    return hn::BitCast(
+        d, hn::ShiftRight<24>(hn::BitCast(hn::RebindToUnsigned<D32>(), pixel)));
   } else {
-    const auto u1 = hn::DemoteTo(du8, hn::ShiftRight<kShift>(acc[1]));
-    if constexpr (kC == 2) {
-      hn::StoreInterleaved2(u0, u1, du8, out);
-    } else {
-      const auto u2 = hn::DemoteTo(du8, hn::ShiftRight<kShift>(acc[2]));
-      if constexpr (kC == 3) {
-        hn::StoreInterleaved3(u0, u1, u2, du8, out);
-      } else {
-        const auto u3 = hn::DemoteTo(du8, hn::ShiftRight<kShift>(acc[3]));
-        hn::StoreInterleaved4(u0, u1, u2, u3, du8, out);
-      }
-    }
+    return hn::And(hn::ShiftRight<8 * kCh>(pixel), hn::Set(d, 0xFF));
   }
 }
 
-// One input row to one padded row of outputs (padded * kC bytes).
+// Rounds channel sums to bytes.
+HWY_INLINE hn::Vec<DU8> Round(V32 sum) {
+  return hn::DemoteTo(DU8(), hn::ShiftRight<kShift>(sum));
+}
+
+// One input row to one padded row of outputs (padded * kC bytes). The
+// channel sums stay in registers: one accumulator per channel.
 template <int kC>
 HWY_INLINE void HorizontalRow(const uint8_t* in, const HorizontalTables& t,
                               int taps, uint8_t* out) {
   const D32 d;
+  const DU8 du8;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const int32_t* base = reinterpret_cast<const int32_t*>(in);
-  const V32 byte = hn::Set(d, 0xFF);
   for (int64_t x = 0; x < t.padded; x += N) {
     const V32 offsets = hn::LoadU(d, t.offsets + x);
-    V32 acc[kC];
-    for (int c = 0; c < kC; ++c) {
-      acc[c] = hn::Set(d, int32_t{1} << (kShift - 1));
-    }
+    V32 a0 = hn::Set(d, int32_t{1} << (kShift - 1)), a1 = a0, a2 = a0, a3 = a0;
     for (int k = 0; k < taps; ++k) {
-      const V32 pixel =
-          hn::GatherOffset(d, base, hn::Add(offsets, hn::Set(d, k * kC)));
+      const V32 pixel = TapPixels<kC>(in, t, taps, x, k, offsets);
       const V32 w = hn::LoadU(d, t.weights + k * t.padded + x);
-      for (int c = 0; c < kC; ++c) {
-        const V32 value = hn::And(hn::ShiftRightSame(pixel, 8 * c), byte);
-        acc[c] = hn::Add(acc[c], hn::Mul(value, w));
-      }
+      a0 = hn::Add(a0, hn::Mul(Channel<0>(pixel), w));
+      if constexpr (kC > 1) a1 = hn::Add(a1, hn::Mul(Channel<1>(pixel), w));
+      if constexpr (kC > 2) a2 = hn::Add(a2, hn::Mul(Channel<2>(pixel), w));
+      if constexpr (kC > 3) a3 = hn::Add(a3, hn::Mul(Channel<3>(pixel), w));
     }
-    StorePixels<kC>(acc, out + x * kC);
+    uint8_t* o = out + x * kC;
+    if constexpr (kC == 1) hn::StoreU(Round(a0), du8, o);
+    if constexpr (kC == 2) hn::StoreInterleaved2(Round(a0), Round(a1), du8, o);
+    if constexpr (kC == 3) {
+      hn::StoreInterleaved3(Round(a0), Round(a1), Round(a2), du8, o);
+    }
+    if constexpr (kC == 4) {
+      hn::StoreInterleaved4(Round(a0), Round(a1), Round(a2), Round(a3), du8, o);
+    }
   }
 }
 
@@ -126,14 +154,14 @@ int64_t HorizontalPass(const ResizeArgs& a, int64_t first, int64_t rows) {
   const HorizontalTables t = MakeTables(h, kC, &s.tables);
   const int64_t stride = t.padded * kC;
   s.rows.resize(static_cast<size_t>(rows * stride));
-  // A gather reads 4 bytes from a pixel's first byte.
-  const size_t reach = static_cast<size_t>((h.in_size - 1) * kC + 4);
+  const size_t reach = static_cast<size_t>(t.reach);
   for (int64_t r = 0; r < rows; ++r) {
     const size_t at = static_cast<size_t>((first + r) * a.input_row_stride);
     const uint8_t* in = a.input + at;
     if (at + reach > a.input_readable) {
       s.row_copy.assign(reach, 0);
-      std::memcpy(s.row_copy.data(), in, static_cast<size_t>(h.in_size * kC));
+      std::memcpy(s.row_copy.data(), in,
+                  std::min(reach, a.input_readable - at));
       in = s.row_copy.data();
     }
     HorizontalRow<kC>(in, t, h.taps, s.rows.data() + r * stride);
@@ -170,9 +198,8 @@ HWY_INLINE void VerticalRow(const uint8_t* in, int64_t stride,
       acc0 = hn::Add(acc0, hn::Mul(hn::PromoteTo(d, hn::LoadU(du8, p)), w));
       acc1 = hn::Add(acc1, hn::Mul(hn::PromoteTo(d, hn::LoadU(du8, p + N)), w));
     }
-    hn::StoreU(hn::DemoteTo(du8, hn::ShiftRight<kShift>(acc0)), du8, out + j);
-    hn::StoreU(hn::DemoteTo(du8, hn::ShiftRight<kShift>(acc1)), du8,
-               out + j + N);
+    hn::StoreU(Round(acc0), du8, out + j);
+    hn::StoreU(Round(acc1), du8, out + j + N);
   }
   for (; j < row_bytes; ++j) {
     out[j] = Sample(in + j + k0 * stride, stride, weights + k0, k1 - k0);

@@ -1,0 +1,116 @@
+// Resizing one 3-channel uint8 image to 224x224 on one thread: our resize
+// rows (Pillow's bits) beside OpenCV 4.6's cv::resize, in one binary.
+// `./bazelw run -c opt //benchmarks:resize` (tagged manual: it links Debian's
+// OpenCV, which ./bazelw installs for it). Pillow itself is timed by
+// benchmarks/resize_peer.py (//benchmarks:resize_peer).
+//
+//   BM_Resize/<row>/<case>   ops/resize.h's ResizeBox with the pil filter on
+//                            that resize dispatch row (weights included)
+//   BM_OpenCV/<interp>/<case> cv::resize on a cv::Mat view of the same box,
+//                            cv::setNumThreads(1); INTER_LINEAR (2 taps, no
+//                            antialiasing: the fastest) and INTER_AREA (its
+//                            antialiasing downscale)
+//
+// Cases: 300x300 -> 224x224, 500x375 (landscape) -> 224x224, and a
+// RandomResizedCrop-like box of 301x222 at (13, 27) in a 410x470 image.
+// Counter: images/s.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "kernels/resize/resize_dispatch.h"
+#include "opencv2/core.hpp"
+#include "opencv2/imgproc.hpp"
+#include "ops/resize.h"
+
+namespace fusednorm {
+namespace {
+
+constexpr int kC = 3;
+
+struct Case {
+  const char* name;
+  int64_t image_h, image_w;
+  CropWindow box;
+};
+
+const Case kCases[] = {
+    {"300x300", 300, 300, {0, 0, 300, 300}},
+    {"500x375", 375, 500, {0, 0, 375, 500}},
+    {"crop301x222", 410, 470, {13, 27, 301, 222}},
+};
+
+const Image& Input(const Case& c) {
+  static std::vector<Image>* images = new std::vector<Image>();
+  for (const Image& im : *images) {
+    if (im.height == c.image_h && im.width == c.image_w) return im;
+  }
+  Image im;
+  AllocateImage(c.image_h, c.image_w, kC, &im);
+  std::mt19937 rng(1);
+  for (uint8_t& p : im.pixels) p = static_cast<uint8_t>(rng());
+  images->push_back(std::move(im));
+  return images->back();
+}
+
+void BM_Resize(benchmark::State& state, std::string row, Case c) {
+  const Image& in = Input(c);
+  Image out;
+  for (auto _ : state) {
+    const absl::Status s =
+        ResizeBox(in.view(), c.box, {224, 224}, ResizeFilter::kPil, &out, row);
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out.pixels.data());
+  }
+  state.counters["images/s"] =
+      benchmark::Counter(state.iterations(), benchmark::Counter::kIsRate);
+}
+
+void BM_OpenCV(benchmark::State& state, int interpolation, Case c) {
+  cv::setNumThreads(1);
+  const Image& in = Input(c);
+  const cv::Mat image(static_cast<int>(c.image_h), static_cast<int>(c.image_w),
+                      CV_8UC3, const_cast<uint8_t*>(in.pixels.data()));
+  const cv::Mat box = image(
+      cv::Rect(static_cast<int>(c.box.left), static_cast<int>(c.box.top),
+               static_cast<int>(c.box.width), static_cast<int>(c.box.height)));
+  cv::Mat out(224, 224, CV_8UC3);
+  for (auto _ : state) {
+    cv::resize(box, out, cv::Size(224, 224), 0, 0, interpolation);
+    benchmark::DoNotOptimize(out.data);
+  }
+  state.counters["images/s"] =
+      benchmark::Counter(state.iterations(), benchmark::Counter::kIsRate);
+}
+
+void Register() {
+  for (const Case& c : kCases) {
+    for (const ResizeKernelInfo& row : ResizeKernelTable()) {
+      benchmark::RegisterBenchmark(
+          absl::StrCat("BM_Resize/", row.id, "/", c.name).c_str(), BM_Resize,
+          std::string(row.id), c);
+    }
+    benchmark::RegisterBenchmark(
+        absl::StrCat("BM_OpenCV/INTER_LINEAR/", c.name).c_str(), BM_OpenCV,
+        cv::INTER_LINEAR, c);
+    benchmark::RegisterBenchmark(
+        absl::StrCat("BM_OpenCV/INTER_AREA/", c.name).c_str(), BM_OpenCV,
+        cv::INTER_AREA, c);
+  }
+}
+
+}  // namespace
+}  // namespace fusednorm
+
+int main(int argc, char** argv) {
+  fusednorm::Register();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  return 0;
+}
