@@ -60,14 +60,24 @@ absl::StatusOr<Image> DecodePng(absl::Span<const uint8_t> bytes,
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": PNG size ", png.width, "x", png.height, " is not supported"));
   }
-  png.format = PNG_FORMAT_RGB;
-  Image img{png.height, png.width, 3,
-            std::vector<uint8_t>(PNG_IMAGE_SIZE(png))};
-  if (!png_image_finish_read(&png, nullptr, img.pixels.data(), 0, nullptr)) {
+  // PIL's convert("RGB") drops alpha (tRNS included) rather than blending:
+  // images with alpha are read as RGBA and the alpha bytes left out.
+  const bool alpha = (png.format & PNG_FORMAT_FLAG_ALPHA) != 0;
+  png.format = alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
+  std::vector<uint8_t> read(PNG_IMAGE_SIZE(png));
+  if (!png_image_finish_read(&png, nullptr, read.data(), 0, nullptr)) {
     const std::string message = png.message;
     png_image_free(&png);
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": corrupt or truncated PNG: ", message));
+  }
+  Image img{png.height, png.width, 3, std::move(read)};
+  if (alpha) {
+    const size_t pixels = static_cast<size_t>(img.height * img.width);
+    for (size_t i = 0; i < pixels; ++i) {
+      std::memmove(&img.pixels[3 * i], &img.pixels[4 * i], 3);
+    }
+    img.pixels.resize(3 * pixels);
   }
   return img;
 }
