@@ -70,9 +70,11 @@ absl::StatusOr<Preprocessor> BuildRecipe(
   } else {
     b.normalization(n.mean, n.std);
   }
-  b.train_transforms(RandomResizedCrop(o.size), RandomHorizontalFlip(),
-                     RandomErasing(0.5))
-      .val_transforms(Resize(o.size * 256 / 224), CenterCrop(o.size));
+  b.train_transforms(RandomResizedCrop(o.size, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0,
+                                       o.resize_filter),
+                     RandomHorizontalFlip(), RandomErasing(0.5))
+      .val_transforms(Resize(o.size * 256 / 224, o.resize_filter),
+                      CenterCrop(o.size));
   return b.Commit();
 }
 

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ops/fused_normalization.h"
+#include "ops/resize.h"
 #include "pipeline/dataset.h"
 #include "pipeline/preprocessor.h"
 
@@ -33,7 +34,8 @@ struct RecipeOptions {
   int64_t batch = 64;
   int threads = 0;  // 0: all cores
   uint64_t seed = 0;
-  int64_t size = 224;  // output height and width
+  int64_t size = 224;                               // output height and width
+  ResizeFilter resize_filter = ResizeFilter::kPil;  // the crops' resampling
   int rank = 0, world_size = 1;
   bool pinned = false;
 };

@@ -44,7 +44,15 @@ ABSL_FLAG(int64_t, images, 512,
 ABSL_FLAG(int64_t, batch, 64, "batch size");
 ABSL_FLAG(int32_t, threads, 0, "worker threads (0: all cores)");
 ABSL_FLAG(int32_t, epochs, 1, "epochs");
-ABSL_FLAG(int64_t, size, 224, "output height and width of the crops");
+ABSL_FLAG(std::string, size, "",
+          "output size H,W or N (square); run: N, default 224; normalize: "
+          "resize to it before normalizing");
+ABSL_FLAG(std::string, resized_crop, "",
+          "TOP,LEFT,H,W: the box of the input (pixels) to resize to --size "
+          "before normalizing");
+ABSL_FLAG(std::string, resize_filter, "pil",
+          "pil|tensor|bilinear (pil: Pillow's bits, as torchvision's PIL "
+          "route)");
 ABSL_FLAG(std::string, preview, "",
           "PNG grid of the first 16 samples, de-normalized");
 

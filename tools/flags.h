@@ -37,7 +37,9 @@ ABSL_DECLARE_FLAG(int64_t, images);
 ABSL_DECLARE_FLAG(int64_t, batch);
 ABSL_DECLARE_FLAG(int32_t, threads);
 ABSL_DECLARE_FLAG(int32_t, epochs);
-ABSL_DECLARE_FLAG(int64_t, size);
+ABSL_DECLARE_FLAG(std::string, size);
+ABSL_DECLARE_FLAG(std::string, resized_crop);
+ABSL_DECLARE_FLAG(std::string, resize_filter);
 ABSL_DECLARE_FLAG(std::string, preview);
 
 namespace fusednorm {

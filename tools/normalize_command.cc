@@ -1,13 +1,17 @@
 // `fusednorm normalize`: reads uint8 images from a .npy of (H,W,C) or
-// (N,H,W,C), or from one PNG/JPEG; normalizes each with its own decisions
-// (drawn from the stream (seed, 0, n), or given by --flip=0|1 and
-// --erase=I,J,H,W); writes all outputs as one .npy.
+// (N,H,W,C), or from one PNG/JPEG; with --size, resizes each image's
+// --resized-crop box (default: the whole image) first, with
+// --resize-filter; normalizes each with its own decisions (drawn from the
+// stream (seed, 0, n), or given by --flip=0|1 and --erase=I,J,H,W); writes
+// all outputs as one .npy.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ops/fused_normalization.h"
+#include "ops/image.h"
+#include "ops/resize.h"
 #include "ops/transforms.h"
 #include "pipeline/codecs.h"
 #include "tools/commands.h"
@@ -64,6 +68,22 @@ absl::StatusOr<Input> ReadInput(const std::string& path) {
   return in;
 }
 
+// --resized-crop / --size: replaces each image by its resized box.
+absl::Status ResizeInputs(const NormalizeOptions& o, Input* in) {
+  if (!o.size) return absl::OkStatus();
+  for (Image& image : in->images) {
+    const CropWindow box =
+        o.resized_crop.value_or(CropWindow{0, 0, image.height, image.width});
+    FUSEDNORM_RETURN_IF_ERROR(AsUsageError(
+        ValidateBox(box, image.height, image.width), "--resized-crop: "));
+    Image resized;
+    FUSEDNORM_RETURN_IF_ERROR(
+        ResizeBox(image.view(), box, *o.size, o.resize_filter, &resized));
+    image = std::move(resized);
+  }
+  return absl::OkStatus();
+}
+
 void PrintDecisions(FILE* out, size_t n, const Augmentation& aug) {
   std::fprintf(out, "sample %zu: flip=%d erase=", n, aug.flip ? 1 : 0);
   if (aug.erase.empty()) {
@@ -108,7 +128,8 @@ absl::Status NormalizeCommand(FILE* out, FILE* err) {
   // error.
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(o.op);
   if (!op.ok()) return AsUsageError(op.status());
-  FUSEDNORM_ASSIGN_OR_RETURN(const Input in, ReadInput(o.input));
+  FUSEDNORM_ASSIGN_OR_RETURN(Input in, ReadInput(o.input));
+  FUSEDNORM_RETURN_IF_ERROR(ResizeInputs(o, &in));
   std::vector<std::vector<uint8_t>> results(in.images.size());
   for (size_t n = 0; n < in.images.size(); ++n) {
     FUSEDNORM_RETURN_IF_ERROR(

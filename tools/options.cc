@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -62,19 +63,74 @@ absl::Status SetNormalization(FusedNormalizationOptions* o) {
   return absl::OkStatus();
 }
 
-// --erase=I,J,H,W.
-absl::StatusOr<EraseRect> ParseRect(const std::string& text) {
+// Comma-separated integers of --flag=text, as many as `counts` allows;
+// `expected` names the forms in the error.
+absl::StatusOr<std::vector<int64_t>> ParseInts(
+    const char* flag, const std::string& text,
+    std::initializer_list<size_t> counts, const char* expected) {
   std::vector<int64_t> r;
   for (absl::string_view p : absl::StrSplit(text, ',')) {
     int64_t v;
-    if (!absl::SimpleAtoi(p, &v)) break;
+    if (!absl::SimpleAtoi(p, &v)) {
+      r.clear();
+      break;
+    }
     r.push_back(v);
   }
-  if (r.size() != 4) {
-    return UsageError(
-        absl::StrCat("--erase=", text, ": not none, random or I,J,H,W"));
+  for (size_t n : counts) {
+    if (r.size() == n) return r;
   }
+  return UsageError(absl::StrCat("--", flag, "=", text, ": not ", expected));
+}
+
+// --erase=I,J,H,W.
+absl::StatusOr<EraseRect> ParseRect(const std::string& text) {
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const std::vector<int64_t> r,
+      ParseInts("erase", text, {4}, "none, random or I,J,H,W"));
   return EraseRect{r[0], r[1], r[2], r[3]};
+}
+
+// --size=H,W or N, each side in 1..kMaxSide.
+absl::StatusOr<Size2> ParseSize(const std::string& text) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<int64_t> r,
+                             ParseInts("size", text, {1, 2}, "H,W or N"));
+  const Size2 size{r[0], r.size() == 2 ? r[1] : r[0]};
+  if (size.height < 1 || size.width < 1 || size.height > kMaxSide ||
+      size.width > kMaxSide) {
+    return UsageError(
+        absl::StrCat("--size=", text, ": sides must be in 1..", kMaxSide));
+  }
+  return size;
+}
+
+// --resize-filter.
+absl::StatusOr<ResizeFilter> ResizeFilterFromFlag() {
+  absl::StatusOr<ResizeFilter> f =
+      ParseResizeFilter(absl::GetFlag(FLAGS_resize_filter));
+  if (!f.ok()) return AsUsageError(f.status(), "--resize-filter: ");
+  return f;
+}
+
+// --resized-crop, --size and --resize-filter of `fusednorm normalize`.
+absl::Status SetResize(NormalizeOptions* o) {
+  const std::string crop = absl::GetFlag(FLAGS_resized_crop);
+  const std::string size = absl::GetFlag(FLAGS_size);
+  FUSEDNORM_ASSIGN_OR_RETURN(o->resize_filter, ResizeFilterFromFlag());
+  if (!crop.empty()) {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        const std::vector<int64_t> r,
+        ParseInts("resized-crop", crop, {4}, "TOP,LEFT,H,W"));
+    o->resized_crop = CropWindow{r[0], r[1], r[2], r[3]};
+    if (size.empty()) {
+      return UsageError(absl::StrCat("--resized-crop=", crop,
+                                     " needs --size=H,W (the output size)"));
+    }
+  }
+  if (!size.empty()) {
+    FUSEDNORM_ASSIGN_OR_RETURN(o->size, ParseSize(size));
+  }
+  return absl::OkStatus();
 }
 
 // --erase and its probability and ranges.
@@ -150,6 +206,7 @@ absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags() {
   FUSEDNORM_RETURN_IF_ERROR(SetErase(&o));
   o.seed = absl::GetFlag(FLAGS_seed);
   o.print_decisions = absl::GetFlag(FLAGS_print_decisions);
+  FUSEDNORM_RETURN_IF_ERROR(SetResize(&o));
   return o;
 }
 
@@ -159,7 +216,16 @@ absl::StatusOr<RunOptions> RunOptionsFromFlags() {
   FUSEDNORM_ASSIGN_OR_RETURN(r.normalization, NormalizationFromFlags());
   FUSEDNORM_ASSIGN_OR_RETURN(r.split,
                              AsFlag(ParseSplit(absl::GetFlag(FLAGS_split))));
-  r.size = absl::GetFlag(FLAGS_size);
+  const std::string size = absl::GetFlag(FLAGS_size);
+  if (!size.empty()) {
+    FUSEDNORM_ASSIGN_OR_RETURN(const Size2 s, ParseSize(size));
+    if (s.height != s.width) {
+      return UsageError(
+          absl::StrCat("--size=", size, ": run makes square crops (N)"));
+    }
+    r.size = s.height;
+  }
+  FUSEDNORM_ASSIGN_OR_RETURN(r.resize_filter, ResizeFilterFromFlag());
   r.images = absl::GetFlag(FLAGS_images);
   r.batch = absl::GetFlag(FLAGS_batch);
   o.epochs = absl::GetFlag(FLAGS_epochs);

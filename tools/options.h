@@ -11,6 +11,8 @@
 #include "absl/status/statusor.h"
 #include "kernels/kernel.h"
 #include "ops/fused_normalization.h"
+#include "ops/image.h"
+#include "ops/resize.h"
 #include "pipeline/recipe.h"
 
 namespace fusednorm {
@@ -34,6 +36,11 @@ struct NormalizeOptions {
   std::optional<EraseRect> erase;
   uint64_t seed = 0;
   bool print_decisions = false;
+  // --resized-crop / --size / --resize-filter: each input's box (the whole
+  // image without --resized-crop) resized to `size` before normalizing.
+  std::optional<CropWindow> resized_crop;
+  std::optional<Size2> size;
+  ResizeFilter resize_filter = ResizeFilter::kPil;
 };
 absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags();
 
