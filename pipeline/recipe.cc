@@ -34,6 +34,12 @@ absl::StatusOr<Split> ParseSplit(absl::string_view name) {
   return InvalidArgumentCat("split \"", name, "\" is not one of train, val");
 }
 
+absl::StatusOr<ErrorPolicy> ParseErrorPolicy(absl::string_view name) {
+  if (name == "fail") return ErrorPolicy::kFail;
+  if (name == "skip") return ErrorPolicy::kSkip;
+  return InvalidArgumentCat("on-error \"", name, "\" is not one of fail, skip");
+}
+
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
     const RecipeOptions& o) {
   if (o.images < 0)
@@ -63,7 +69,8 @@ absl::StatusOr<Preprocessor> BuildRecipe(
       .threads(o.threads)
       .seed(o.seed)
       .shard(o.rank, o.world_size)
-      .pinned(o.pinned);
+      .pinned(o.pinned)
+      .error_policy(o.on_error);
   if (n.layout) b.layout(*n.layout);
   if (n.mean.empty()) {
     b.normalization(n.preset);

@@ -36,12 +36,16 @@ struct RecipeOptions {
   uint64_t seed = 0;
   int64_t size = 224;                               // output height and width
   ResizeFilter resize_filter = ResizeFilter::kPil;  // the crops' resampling
+  ErrorPolicy on_error = ErrorPolicy::kFail;  // a sample that cannot be read
   int rank = 0, world_size = 1;
   bool pinned = false;
 };
 
 // "train" or "val"; else InvalidArgument naming the value.
 absl::StatusOr<Split> ParseSplit(absl::string_view name);
+
+// "fail" or "skip"; else InvalidArgument naming the value.
+absl::StatusOr<ErrorPolicy> ParseErrorPolicy(absl::string_view name);
 
 // Opens the dataset the options name, cut to its first `images` samples.
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(

@@ -245,6 +245,46 @@ TEST(Cli, RunWritesBatchesAndPreview) {
   EXPECT_EQ(decoded->height, 3 * 34);  // 10 samples: 3 rows of 4
 }
 
+// An image folder of `good` 40x30 PNGs in class a/ and one corrupt JPEG.
+std::string FolderWithABadFile(int good) {
+  const std::string root = Dir() + "/folder";
+  mkdir(root.c_str(), 0755);
+  mkdir((root + "/a").c_str(), 0755);
+  Image img{30, 40, 3, std::vector<uint8_t>(30 * 40 * 3, 77)};
+  const std::vector<uint8_t> png = *EncodePng(img);
+  for (int i = 0; i < good; ++i) {
+    Write(root + "/a/" + std::to_string(i) + ".png",
+          std::string(png.begin(), png.end()));
+  }
+  Write(root + "/a/broken.jpg", "\xff\xd8\xff not really a JPEG");
+  return root;
+}
+
+TEST(Cli, RunOnErrorFailsOrSkipsAndListsTheFile) {
+  const std::string root = FolderWithABadFile(5);
+  const std::vector<std::string> base = {"run", "--data=" + root, "--batch=4",
+                                         "--size=16", "--threads=2"};
+  std::vector<std::string> args = base;
+  Result r = Cli(args);  // --on-error=fail is the default
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.err.find("broken.jpg"), std::string::npos) << r.err;
+  args.push_back("--on-error=skip");
+  r = Cli(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("6 images in"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 skipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nskipped sample 5: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(root + "/a/broken.jpg): not a readable JPEG"),
+            std::string::npos)
+      << r.out;
+  args.back() = "--on-error=ignore";
+  r = Cli(args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--on-error \"ignore\" is not one of fail, skip"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Cli, RunErrors) {
   EXPECT_EQ(Cli({"run", "--split=test"}).code, 2);
   EXPECT_EQ(Cli({"run", "--dataset=imagenet21k"}).code, 2);

@@ -53,6 +53,9 @@ ABSL_FLAG(std::string, resized_crop, "",
 ABSL_FLAG(std::string, resize_filter, "pil",
           "pil|tensor|bilinear (pil: Pillow's bits, as torchvision's PIL "
           "route)");
+ABSL_FLAG(std::string, on_error, "fail",
+          "fail|skip: stop at the first sample that cannot be read, or skip "
+          "it (zero-filled in its batch) and list it in the report");
 ABSL_FLAG(std::string, preview, "",
           "PNG grid of the first 16 samples, de-normalized");
 

@@ -40,6 +40,7 @@ ABSL_DECLARE_FLAG(int32_t, epochs);
 ABSL_DECLARE_FLAG(std::string, size);
 ABSL_DECLARE_FLAG(std::string, resized_crop);
 ABSL_DECLARE_FLAG(std::string, resize_filter);
+ABSL_DECLARE_FLAG(std::string, on_error);
 ABSL_DECLARE_FLAG(std::string, preview);
 
 namespace fusednorm {

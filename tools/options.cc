@@ -226,6 +226,8 @@ absl::StatusOr<RunOptions> RunOptionsFromFlags() {
     r.size = s.height;
   }
   FUSEDNORM_ASSIGN_OR_RETURN(r.resize_filter, ResizeFilterFromFlag());
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      r.on_error, AsFlag(ParseErrorPolicy(absl::GetFlag(FLAGS_on_error))));
   r.images = absl::GetFlag(FLAGS_images);
   r.batch = absl::GetFlag(FLAGS_batch);
   o.epochs = absl::GetFlag(FLAGS_epochs);

@@ -28,6 +28,7 @@ constexpr size_t kPreviewSamples = 16;
 struct Results {
   EpochLoader::StageSeconds stages;
   size_t skipped = 0;
+  std::vector<std::string> skip_reasons;  // one per skipped sample
   std::vector<std::vector<uint8_t>> batches, preview;
 };
 
@@ -52,6 +53,9 @@ absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
       FUSEDNORM_ASSIGN_OR_RETURN(const Batch* batch, loader->Next());
       if (batch == nullptr) break;
       r->skipped += batch->skipped;
+      for (size_t k = 0; k < batch->count; ++k) {
+        if (!batch->valid[k]) r->skip_reasons.push_back(batch->errors[k]);
+      }
       Keep(*batch, o, r);
       progress->Batch(batch->count);
     }
@@ -83,6 +87,11 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
                100 * s.load / work, 100 * s.transforms / work,
                100 * s.fused / work,
                1e6 * s.fused / std::max<size_t>(1, images));
+  // --on-error=skip: each skipped sample and why (the message names its
+  // file).
+  for (const std::string& reason : r.skip_reasons) {
+    std::fprintf(out, "skipped %s\n", reason.c_str());
+  }
 }
 
 absl::Status WriteFiles(FILE* out, const Preprocessor& p, const RunOptions& o,
