@@ -112,6 +112,18 @@ class Folder : public Dataset {
     if (!img.ok()) return img.status();
     return Sample{*std::move(img), files_[index].second};
   }
+  absl::StatusOr<EncodedSample> GetEncoded(size_t index) const override {
+    if (index >= files_.size()) {
+      return absl::OutOfRangeError(
+          absl::StrCat("sample ", index, " >= ", files_.size()));
+    }
+    const std::string& path = files_[index].first;
+    FUSEDNORM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
+    const std::string format =
+        absl::AsciiStrToLower(path.substr(path.rfind('.') + 1));
+    return EncodedSample{std::move(bytes), format == "jpeg" ? "jpg" : format,
+                         files_[index].second};
+  }
 
  private:
   std::string root_;

@@ -9,13 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "ops/transforms.h"
 
 namespace fusednorm {
 
 struct Sample {
   Image image;
+  int64_t label = -1;
+};
+
+// A sample's image as the dataset stores it: the encoded bytes and their
+// format ("jpg", "png", "npy"), for copying without decoding.
+struct EncodedSample {
+  std::vector<uint8_t> bytes;
+  std::string format;
   int64_t label = -1;
 };
 
@@ -28,6 +38,12 @@ class Dataset {
   virtual int channels() const = 0;
   // Decodes sample `index` (< size()).
   virtual absl::StatusOr<Sample> Get(size_t index) const = 0;
+  // Sample `index` as stored, where the dataset keeps images encoded (folders,
+  // shards); Unimplemented elsewhere.
+  virtual absl::StatusOr<EncodedSample> GetEncoded(size_t index) const {
+    return absl::UnimplementedError(
+        absl::StrCat(name(), " does not store encoded images"));
+  }
 };
 
 // Procedural RGB images of varied sizes (64..320 per side), labels index % 10:

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "pipeline/shards.h"
 #include "util/status_macros.h"
 
 namespace fusednorm {
@@ -26,6 +27,16 @@ class Prefix : public Dataset {
   size_t n_;
 };
 
+// `data` (shards or an image folder), else `dataset` at `path`.
+absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
+  if (o.data.empty())
+    return OpenDataset(o.dataset, o.path, o.split == Split::kVal);
+  if (!IsShardSpec(o.data)) return OpenImageFolder(o.data);
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> paths,
+                             ExpandShardSpec(o.data));
+  return OpenShards(paths);
+}
+
 }  // namespace
 
 absl::StatusOr<Split> ParseSplit(absl::string_view name) {
@@ -44,10 +55,7 @@ absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
     const RecipeOptions& o) {
   if (o.images < 0)
     return InvalidArgumentCat("images = ", o.images, " must be >= 0");
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      std::shared_ptr<const Dataset> data,
-      !o.data.empty() ? OpenImageFolder(o.data)
-                      : OpenDataset(o.dataset, o.path, o.split == Split::kVal));
+  FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data, OpenData(o));
   if (o.images > 0 && static_cast<size_t>(o.images) < data->size())
     data = std::make_shared<Prefix>(data, static_cast<size_t>(o.images));
   return data;

@@ -26,7 +26,9 @@ struct RecipeOptions {
   // Normalization, dtype, layout, mode and kernel (flip and erase are the
   // recipe's).
   FusedNormalizationOptions normalization;
-  std::string data;  // an image folder; when empty, `dataset` at `path`
+  // Shards (a .tar, a list, a brace pattern: pipeline/shards.h) or an image
+  // folder; when empty, `dataset` at `path`.
+  std::string data;
   std::string dataset = "synthetic";  // a kind OpenDataset knows
   std::string path;
   Split split = Split::kTrain;  // val opens the dataset's test files

@@ -20,6 +20,9 @@ absl::Status KernelsCommand(FILE* out, FILE* err);
 // into a .npy.
 absl::Status NormalizeCommand(FILE* out, FILE* err);
 
+// `fusednorm pack`: a dataset into WebDataset shards.
+absl::Status PackCommand(FILE* out, FILE* err);
+
 // `fusednorm run`: the training or val pipeline over a dataset, with a
 // report (and optionally the batches as .npy and a preview PNG).
 absl::Status RunCommand(FILE* out, FILE* err);

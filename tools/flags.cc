@@ -12,7 +12,8 @@
 
 ABSL_FLAG(std::string, input, "",
           "input .npy (uint8, (H,W,C) or (N,H,W,C), C in 1..4) or PNG/JPEG");
-ABSL_FLAG(std::string, output, "", "output .npy file");
+ABSL_FLAG(std::string, output, "",
+          "output .npy file; pack: shard pattern, e.g. shards/train-%06d.tar");
 ABSL_FLAG(std::string, preset, "imagenet", "none|mnist|cifar|imagenet|mlperf");
 ABSL_FLAG(std::string, mean, "", "custom mean, comma-separated (with --std)");
 ABSL_FLAG(std::string, std, "", "custom std, comma-separated (with --mean)");
@@ -34,7 +35,8 @@ ABSL_FLAG(std::string, kernel, "",
 ABSL_FLAG(bool, print_decisions, false,
           "print each sample's flip and erase rectangle");
 ABSL_FLAG(std::string, data, "",
-          "image folder (class sub-folders of JPEG/PNG files)");
+          "image folder (class sub-folders of JPEG/PNG files), or WebDataset "
+          "shards: a.tar,b.tar or train-{000000..000146}.tar");
 ABSL_FLAG(std::string, dataset, "synthetic",
           "synthetic|mnist|cifar10 (with --path)");
 ABSL_FLAG(std::string, path, "", "directory of the --dataset files");
@@ -53,6 +55,13 @@ ABSL_FLAG(std::string, resized_crop, "",
 ABSL_FLAG(std::string, resize_filter, "pil",
           "pil|tensor|bilinear (pil: Pillow's bits, as torchvision's PIL "
           "route)");
+ABSL_FLAG(int64_t, max_side, 0,
+          "pack: shrink images whose longer side exceeds this (0: keep)");
+ABSL_FLAG(std::string, encoding, "jpeg",
+          "pack: jpeg (stored bytes kept where possible) or raw (uint8 .npy)");
+ABSL_FLAG(int32_t, quality, 90, "pack: JPEG quality of re-encoded images");
+ABSL_FLAG(std::string, shard_bytes, "1G",
+          "pack: largest shard size, e.g. 1G, 500M");
 ABSL_FLAG(std::string, on_error, "fail",
           "fail|skip: stop at the first sample that cannot be read, or skip "
           "it (zero-filled in its batch) and list it in the report");

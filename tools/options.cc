@@ -210,6 +210,89 @@ absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags() {
   return o;
 }
 
+namespace {
+
+// --output=PREFIX%0Nd SUFFIX (one %d or %0Nd, N <= 12, no other '%').
+absl::Status SetShardPattern(const std::string& text, PackOptions* o) {
+  const size_t pct = text.find('%');
+  size_t d = pct == std::string::npos ? pct : text.find('d', pct);
+  int width = 0;
+  const bool parsed =
+      d != std::string::npos &&
+      (d == pct + 1 ||
+       absl::SimpleAtoi(text.substr(pct + 1, d - pct - 1), &width)) &&
+      width >= 0 && width <= 12 && text.find('%', d) == std::string::npos;
+  if (!parsed) {
+    return UsageError(
+        absl::StrCat("--output=", text,
+                     ": needs one %d or %0Nd for the shard number, e.g. "
+                     "shards/train-%06d.tar"));
+  }
+  o->prefix = text.substr(0, pct);
+  o->suffix = text.substr(d + 1);
+  o->width = width;
+  return absl::OkStatus();
+}
+
+// --shard-bytes=N with an optional K, M or G suffix (powers of 1024).
+absl::StatusOr<uint64_t> ParseBytes(const std::string& text) {
+  uint64_t scale = 1;
+  std::string digits = text;
+  if (!digits.empty()) {
+    const char unit = absl::ascii_toupper(digits.back());
+    const uint64_t units[] = {uint64_t{1} << 10, uint64_t{1} << 20,
+                              uint64_t{1} << 30};
+    const size_t u = std::string("KMG").find(unit);
+    if (u != std::string::npos) {
+      scale = units[u];
+      digits.pop_back();
+    }
+  }
+  uint64_t n;
+  if (!absl::SimpleAtoi(digits, &n) || n == 0 ||
+      n > (uint64_t{1} << 50) / scale)
+    return UsageError(absl::StrCat("--shard-bytes=", text,
+                                   ": not a positive size like 1G or 500M"));
+  return n * scale;
+}
+
+}  // namespace
+
+std::string PackOptions::ShardPath(size_t index) const {
+  std::string n = absl::StrCat(index);
+  if (n.size() < static_cast<size_t>(width)) n.insert(0, width - n.size(), '0');
+  return absl::StrCat(prefix, n, suffix);
+}
+
+absl::StatusOr<PackOptions> PackOptionsFromFlags() {
+  PackOptions o;
+  o.source.data = ResolvePath(absl::GetFlag(FLAGS_data));
+  o.source.dataset = absl::GetFlag(FLAGS_dataset);
+  o.source.path = ResolvePath(absl::GetFlag(FLAGS_path));
+  o.source.images = 0;  // all of them
+  if (o.source.data.empty()) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        AsUsageError(CheckDatasetKind(o.source.dataset), "--dataset: "));
+  }
+  const std::string output = ResolvePath(absl::GetFlag(FLAGS_output));
+  if (output.empty())
+    return UsageError("--output (a shard pattern) is required");
+  FUSEDNORM_RETURN_IF_ERROR(SetShardPattern(output, &o));
+  o.max_side = absl::GetFlag(FLAGS_max_side);
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("max-side", o.max_side, 0, kMaxSide));
+  const std::string encoding = absl::GetFlag(FLAGS_encoding);
+  if (encoding != "jpeg" && encoding != "raw") {
+    return UsageError(
+        absl::StrCat("--encoding=", encoding, ": not jpeg or raw"));
+  }
+  o.raw = encoding == "raw";
+  o.quality = absl::GetFlag(FLAGS_quality);
+  FUSEDNORM_RETURN_IF_ERROR(CheckRange("quality", o.quality, 1, 100));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.shard_bytes,
+                             ParseBytes(absl::GetFlag(FLAGS_shard_bytes)));
+  return o;
+}
+
 absl::StatusOr<RunOptions> RunOptionsFromFlags() {
   RunOptions o;
   RecipeOptions& r = o.recipe;

@@ -44,6 +44,22 @@ struct NormalizeOptions {
 };
 absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags();
 
+// `fusednorm pack`.
+struct PackOptions {
+  RecipeOptions source;  // data, dataset, path (every sample is packed)
+  // --output: shard paths are prefix + the index (zero-padded to `width`) +
+  // suffix.
+  std::string prefix, suffix;
+  int width = 0;
+  int64_t max_side = 0;  // 0: keep the size
+  bool raw = false;      // --encoding=raw
+  int quality = 90;
+  uint64_t shard_bytes = uint64_t{1} << 30;
+
+  std::string ShardPath(size_t index) const;
+};
+absl::StatusOr<PackOptions> PackOptionsFromFlags();
+
 // `fusednorm run`.
 struct RunOptions {
   RecipeOptions recipe;  // every pipeline setting

@@ -1,0 +1,148 @@
+// WebDataset shards: brace patterns, grouping by key across formats and
+// shards, labels, in-place decoding, and every error naming its file.
+#include "pipeline/shards.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "pipeline/codecs.h"
+#include "pipeline/npy.h"
+#include "pipeline/tar.h"
+
+namespace fusednorm {
+namespace {
+
+std::string Dir() {
+  static const std::string d = [] {
+    char tmpl[] = "/tmp/fusednorm_shards_XXXXXX";
+    return std::string(mkdtemp(tmpl));
+  }();
+  return d;
+}
+
+Image Random(int64_t h, int64_t w, int c, int seed) {
+  Image img{h, w, c, std::vector<uint8_t>(h * w * c)};
+  std::mt19937 rng(seed);
+  for (uint8_t& p : img.pixels) p = static_cast<uint8_t>(rng());
+  return img;
+}
+
+std::string Str(const std::vector<uint8_t>& v) {
+  return std::string(v.begin(), v.end());
+}
+
+// A shard of (member name, bytes), ended by two zero blocks.
+std::string WriteShard(
+    const std::string& name,
+    const std::vector<std::pair<std::string, std::string>>& members) {
+  std::string tar;
+  for (const auto& [m, body] : members) {
+    tar += *TarFileHeader(m, body.size()) + body +
+           std::string(TarPadding(body.size()), '\0');
+  }
+  tar += std::string(2 * kTarBlock, '\0');
+  const std::string path = Dir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << tar;
+  return path;
+}
+
+std::string Npy(const Image& img) {
+  return NpyHeader("|u1", {img.height, img.width, img.channels}) +
+         Str(img.pixels);
+}
+
+TEST(Shards, ExpandsPatternsAndLists) {
+  EXPECT_EQ(*ExpandShardSpec("s-{000..002}.tar"),
+            (std::vector<std::string>{"s-000.tar", "s-001.tar", "s-002.tar"}));
+  EXPECT_EQ(
+      *ExpandShardSpec("x.tar,y-{8..10}.tar"),
+      (std::vector<std::string>{"x.tar", "y-8.tar", "y-9.tar", "y-10.tar"}));
+  for (const char* bad : {"a{3..1}.tar", "a{x..2}.tar", "a{1..}.tar",
+                          "a{1..2.tar", "", "a{0..1000000}.tar"}) {
+    EXPECT_FALSE(ExpandShardSpec(bad).ok()) << bad;
+  }
+  EXPECT_TRUE(IsShardSpec("a/b.tar"));
+  EXPECT_TRUE(IsShardSpec("t-{0..3}.tar"));
+  EXPECT_FALSE(IsShardSpec("/data/imagenet/train"));
+}
+
+TEST(Shards, GroupsByKeyAcrossFormatsAndShards) {
+  const Image a = Random(20, 30, 3, 1), b = Random(9, 7, 3, 2),
+              c = Random(5, 6, 3, 3);
+  const std::vector<uint8_t> jpeg = *EncodeJpeg(a, 90);
+  const std::string s0 =
+      WriteShard("g-0.tar", {{"dir/k0.jpg", Str(jpeg)},
+                             {"dir/k0.cls", "4\n"},
+                             {"dir/k0.json", "{}"},
+                             {"dir/k1.png", Str(*EncodePng(b))},
+                             {"dir/k1.seg.png", "ignored: another field"},
+                             {"dir/k1.cls", "1"}});
+  const std::string s1 =
+      WriteShard("g-1.tar", {{"k2.cls", "9"}, {"k2.npy", Npy(c)}});
+  absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards({s0, s1});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ((*d)->size(), 3u);
+  EXPECT_EQ((*d)->channels(), 3);
+  const std::vector<int64_t> labels = {4, 1, 9};
+  const std::vector<Image> images = {*DecodeImage(jpeg, "a"), b, c};
+  for (size_t i = 0; i < 3; ++i) {
+    const absl::StatusOr<Sample> s = (*d)->Get(i);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(s->label, labels[i]);
+    EXPECT_EQ(s->image.height, images[i].height);
+    EXPECT_EQ(s->image.pixels, images[i].pixels) << i;
+  }
+  EXPECT_NE((*d)->name().find("g-0.tar + 1 more"), std::string::npos);
+}
+
+TEST(Shards, ErrorsNameTheShard) {
+  const std::string jpg = Str(*EncodeJpeg(Random(8, 8, 3, 4), 90));
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> members;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {{{"k.cls", "1"}}, "key k has no .jpg/.jpeg/.png/.npy member"},
+      {{{"k.jpg", jpg}, {"k.png", jpg}}, "a second image for key k"},
+      {{{"k.jpg", jpg}, {"k.cls", "one"}}, ".cls is not an integer"},
+      {{{"k.npy", NpyHeader("<f4", {2, 2, 1}) + std::string(16, '\0')}},
+       "dtype <f4 is not uint8"},
+      {{{"k.jpg", jpg}, {"m.npy", Npy(Random(2, 2, 1, 5))}},
+       "key m: 1 channels, earlier samples 3"},
+      {{}, "the shards hold no samples"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = WriteShard("bad.tar", c.members);
+    const absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards({path});
+    ASSERT_FALSE(d.ok()) << c.message;
+    EXPECT_NE(d.status().message().find(path), std::string::npos)
+        << d.status().message();
+    EXPECT_NE(d.status().message().find(c.message), std::string::npos)
+        << d.status().message();
+  }
+  const absl::StatusOr<std::unique_ptr<Dataset>> missing =
+      OpenShards({Dir() + "/missing.tar"});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("missing.tar"), std::string::npos);
+}
+
+TEST(Shards, CorruptImageIsTheSampleErrorWithShardAndOffset) {
+  const std::string path =
+      WriteShard("c.tar", {{"a.jpg", "\xff\xd8\xff broken"}, {"a.cls", "0"}});
+  const absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards({path});
+  ASSERT_TRUE(d.ok()) << d.status();
+  const absl::StatusOr<Sample> s = (*d)->Get(0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(path + " at byte 512, key a"),
+            std::string::npos)
+      << s.status().message();
+}
+
+}  // namespace
+}  // namespace fusednorm

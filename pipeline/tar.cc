@@ -1,0 +1,225 @@
+// Tar reading and header writing (tar.h).
+#include "pipeline/tar.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "util/status_macros.h"
+
+namespace fusednorm {
+namespace {
+
+// Field offsets and sizes of a ustar header.
+constexpr size_t kName = 0, kNameLen = 100;
+constexpr size_t kMode = 100, kSize = 124, kSizeLen = 12;
+constexpr size_t kChecksum = 148, kChecksumLen = 8;
+constexpr size_t kType = 156, kMagic = 257;
+constexpr size_t kPrefix = 345, kPrefixLen = 155;
+
+// A numeric field: octal digits, optionally space/NUL-padded on both sides,
+// or GNU base-256 (the first byte's top bit set).
+bool ParseNumber(const uint8_t* field, size_t len, uint64_t* value) {
+  *value = 0;
+  if (field[0] & 0x80) {
+    if (field[0] != 0x80) return false;  // negative or too large
+    for (size_t i = 1; i < len; ++i) {
+      if (*value >> 55) return false;
+      *value = (*value << 8) | field[i];
+    }
+    return true;
+  }
+  size_t i = 0;
+  while (i < len && (field[i] == ' ' || field[i] == 0)) ++i;
+  bool digits = false;
+  for (; i < len && field[i] >= '0' && field[i] <= '7'; ++i) {
+    if (*value >> 60) return false;
+    *value = *value * 8 + (field[i] - '0');
+    digits = true;
+  }
+  for (; i < len; ++i) {
+    if (field[i] != ' ' && field[i] != 0) return false;
+  }
+  return digits;
+}
+
+// A NUL-terminated (or full-width) string field.
+std::string Text(const uint8_t* field, size_t len) {
+  const void* nul = std::memchr(field, 0, len);
+  const size_t n = nul ? static_cast<const uint8_t*>(nul) - field : len;
+  return std::string(reinterpret_cast<const char*>(field), n);
+}
+
+bool AllZero(const uint8_t* block) {
+  for (size_t i = 0; i < kTarBlock; ++i) {
+    if (block[i] != 0) return false;
+  }
+  return true;
+}
+
+// The checksum: unsigned byte sum with the checksum field read as spaces
+// (historic archives used a signed sum; both are accepted).
+bool ChecksumMatches(const uint8_t* h) {
+  uint64_t stored;
+  if (!ParseNumber(h + kChecksum, kChecksumLen, &stored)) return false;
+  int64_t unsigned_sum = 0, signed_sum = 0;
+  for (size_t i = 0; i < kTarBlock; ++i) {
+    const bool field = i >= kChecksum && i < kChecksum + kChecksumLen;
+    const uint8_t b = field ? ' ' : h[i];
+    unsigned_sum += b;
+    signed_sum += static_cast<int8_t>(b);
+  }
+  return static_cast<int64_t>(stored) == unsigned_sum ||
+         static_cast<int64_t>(stored) == signed_sum;
+}
+
+// Pax records "LEN key=value\n": returns the values of `path` and `size`
+// where present.
+absl::Status ParsePax(absl::string_view records, std::string* path,
+                      uint64_t* size, bool* has_size) {
+  while (!records.empty()) {
+    const size_t space = records.find(' ');
+    uint64_t len;
+    if (space == absl::string_view::npos ||
+        !absl::SimpleAtoi(records.substr(0, space), &len) || len <= space + 1 ||
+        len > records.size() || records[len - 1] != '\n') {
+      return absl::InvalidArgumentError("malformed pax record");
+    }
+    const absl::string_view kv = records.substr(space + 1, len - space - 2);
+    records.remove_prefix(len);
+    const size_t eq = kv.find('=');
+    if (eq == absl::string_view::npos)
+      return absl::InvalidArgumentError("pax record without '='");
+    const absl::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    if (key == "path") *path = std::string(value);
+    if (key == "size") {
+      if (!absl::SimpleAtoi(value, size))
+        return absl::InvalidArgumentError("pax size is not a number");
+      *has_size = true;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What the extension headers before a member said about it.
+struct Pending {
+  std::string name;  // from pax path= or a GNU long name; "" if none
+  uint64_t size = 0;
+  bool has_size = false;
+};
+
+// Reads the header at `at`: appends a regular file to `out`, records an
+// extension in `pending`, and returns the offset of the next header.
+absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
+                                  Pending* pending,
+                                  std::vector<TarMember>* out) {
+  const uint8_t* h = bytes.data() + at;
+  if (!ChecksumMatches(h)) return InvalidArgumentCat("bad header checksum");
+  uint64_t size;
+  if (!ParseNumber(h + kSize, kSizeLen, &size))
+    return InvalidArgumentCat("bad size field");
+  const char type = static_cast<char>(h[kType]);
+  if (type == '0' || type == 0 || type == '7') {
+    if (pending->has_size) size = pending->size;
+  }
+  const size_t data = at + kTarBlock;
+  if (size > bytes.size() - data) {
+    return InvalidArgumentCat("member of ", size, " bytes runs past the end (",
+                              bytes.size() - data, " bytes left)");
+  }
+  const size_t next = data + size + TarPadding(size);
+  const absl::string_view body(reinterpret_cast<const char*>(h + kTarBlock),
+                               size);
+  if (type == 'x') {
+    Pending p;
+    FUSEDNORM_RETURN_IF_ERROR(ParsePax(body, &p.name, &p.size, &p.has_size));
+    *pending = p;
+  } else if (type == 'L') {
+    pending->name = Text(h + kTarBlock, size);
+  } else if (type == '0' || type == 0 || type == '7') {
+    std::string name = pending->name;
+    if (name.empty()) {
+      name = Text(h + kName, kNameLen);
+      if (std::memcmp(h + kMagic, "ustar", 5) == 0) {
+        const std::string prefix = Text(h + kPrefix, kPrefixLen);
+        if (!prefix.empty()) name = prefix + "/" + name;
+      }
+    }
+    out->push_back({name, data, size});
+    *pending = Pending();
+  } else {
+    *pending = Pending();  // directories, links, global headers: passed over
+  }
+  return std::min(next, bytes.size());
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
+    absl::Span<const uint8_t> bytes, const std::string& what) {
+  std::vector<TarMember> members;
+  Pending pending;
+  size_t at = 0;
+  while (at + kTarBlock <= bytes.size()) {
+    if (AllZero(bytes.data() + at)) break;  // the end-of-archive blocks
+    absl::StatusOr<size_t> next = ReadMember(bytes, at, &pending, &members);
+    if (!next.ok()) {
+      return InvalidArgumentCat(what, ": tar header at byte ", at, ": ",
+                                next.status().message());
+    }
+    at = *next;
+  }
+  // Fewer than a block left: only padding may remain.
+  for (size_t i = at; i < bytes.size() && at + kTarBlock > bytes.size(); ++i) {
+    if (bytes[i] != 0) {
+      return InvalidArgumentCat(what, ": truncated tar header at byte ", at);
+    }
+  }
+  return members;
+}
+
+size_t TarPadding(uint64_t size) {
+  return static_cast<size_t>((kTarBlock - size % kTarBlock) % kTarBlock);
+}
+
+absl::StatusOr<std::string> TarFileHeader(const std::string& name,
+                                          uint64_t size) {
+  if (size >= (uint64_t{1} << 33))
+    return InvalidArgumentCat("tar member ", name, " is 8 GiB or larger");
+  std::string prefix, base = name;
+  if (name.size() > kNameLen) {
+    const size_t slash = name.rfind('/', kPrefixLen);
+    if (slash == std::string::npos || name.size() - slash - 1 > kNameLen ||
+        slash == 0) {
+      return InvalidArgumentCat("tar member name ", name, " is too long");
+    }
+    prefix = name.substr(0, slash);
+    base = name.substr(slash + 1);
+  }
+  std::string h(kTarBlock, '\0');
+  std::memcpy(&h[kName], base.data(), base.size());
+  std::memcpy(&h[kMode], "0000644", 7);
+  std::memcpy(&h[108], "0000000", 7);  // uid
+  std::memcpy(&h[116], "0000000", 7);  // gid
+  const std::string octal = absl::StrFormat("%011o", size);
+  std::memcpy(&h[kSize], octal.data(), 11);
+  std::memcpy(&h[136], "00000000000", 11);  // mtime
+  h[kType] = '0';
+  std::memcpy(&h[kMagic],
+              "ustar\0"
+              "00",
+              8);
+  std::memcpy(&h[kPrefix], prefix.data(), prefix.size());
+  std::memset(&h[kChecksum], ' ', kChecksumLen);
+  unsigned sum = 0;
+  for (char c : h) sum += static_cast<uint8_t>(c);
+  const std::string checksum = absl::StrFormat("%06o", sum);
+  std::memcpy(&h[kChecksum], checksum.data(), 6);
+  h[kChecksum + 6] = '\0';
+  return h;
+}
+
+}  // namespace fusednorm

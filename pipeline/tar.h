@@ -1,0 +1,53 @@
+// The tar format (POSIX ustar, with the pax and GNU long-name extensions
+// Python's tarfile and GNU tar write) as WebDataset shards use it: an index
+// of the regular files of an archive held in memory, each file's bytes left
+// in place, and the headers for writing one.
+//
+// Reading validates every header it uses: the checksum, every numeric field
+// (octal digits, or base-256 for large sizes), the size against the bytes
+// that remain, NUL-terminated names. Any violation is InvalidArgument naming
+// the archive and the header's byte offset; nothing is read outside `bytes`.
+// We parse tar ourselves rather than through libarchive because a sample must
+// be read where it lies in the memory-mapped shard, and libarchive hands out
+// file contents only by copying them.
+#ifndef FUSEDNORM_PIPELINE_TAR_H_
+#define FUSEDNORM_PIPELINE_TAR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace fusednorm {
+
+inline constexpr size_t kTarBlock = 512;
+
+// One regular file: its path in the archive and where its bytes lie.
+struct TarMember {
+  std::string name;
+  size_t offset = 0;  // of the first data byte, from the archive's start
+  size_t size = 0;
+};
+
+// The regular files of `bytes`, in archive order. Directories, links and
+// global pax headers are passed over; the archive ends at two zero blocks
+// or at its last byte. `what` names the archive in errors.
+absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
+    absl::Span<const uint8_t> bytes, const std::string& what);
+
+// The 512-byte ustar header of a regular file (mode 0644, mtime 0, owner 0),
+// for names up to 255 bytes that have a '/' in the right place to split, or
+// up to 100 bytes. InvalidArgument for a longer name or a size of 8 GiB or
+// more.
+absl::StatusOr<std::string> TarFileHeader(const std::string& name,
+                                          uint64_t size);
+
+// Zero bytes that pad a member of `size` bytes to whole blocks.
+size_t TarPadding(uint64_t size);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_PIPELINE_TAR_H_

@@ -1,0 +1,107 @@
+"""`fusednorm pack` and shard reading against Python's tarfile, the reader
+(and writer) WebDataset itself uses: packed shards open with tarfile and
+hold each sample's original JPEG/PNG bytes and label; shards tarfile writes
+(PAX format, long names, directories) run through `fusednorm run`."""
+
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+import unittest
+
+import numpy as np
+from PIL import Image
+
+
+def binary():
+    root = os.path.join(os.environ["TEST_SRCDIR"], os.environ["TEST_WORKSPACE"])
+    return os.path.join(root, "tools", "fusednorm")
+
+
+def folder(root):
+    """Two classes of small images; returns {relative path: bytes}."""
+    rng = np.random.default_rng(3)
+    files = {}
+    for c, cls in enumerate(["cat", "dog"]):
+        os.makedirs(os.path.join(root, cls))
+        for i in range(5):
+            image = Image.fromarray(rng.integers(0, 256, (30 + i, 40, 3), np.uint8))
+            name = f"{cls}/{i}.{'png' if i % 2 else 'jpg'}"
+            image.save(os.path.join(root, name))
+            with open(os.path.join(root, name), "rb") as f:
+                files[name] = (f.read(), c)
+    return files
+
+
+def run(*args):
+    return subprocess.run([binary(), *args], capture_output=True, text=True)
+
+
+class Shards(unittest.TestCase):
+
+    def test_packed_shards_open_with_tarfile(self):
+        with tempfile.TemporaryDirectory() as d:
+            files = folder(os.path.join(d, "data"))
+            r = run("pack", "--data", os.path.join(d, "data"), "--output",
+                    os.path.join(d, "s-%02d.tar"), "--shard-bytes", "8K")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
+            self.assertGreater(len(shards), 1)
+            self.assertFalse([p for p in os.listdir(d) if p.endswith(".tmp")])
+            members = []
+            for shard in shards:
+                with tarfile.open(os.path.join(d, shard)) as t:
+                    members += [(m.name, t.extractfile(m).read()) for m in t]
+            want = sorted(files.items())  # the folder's order: sorted paths
+            self.assertEqual(len(members), 2 * len(want))
+            for k, (name, (data, label)) in enumerate(want):
+                ext = name.rsplit(".", 1)[1]
+                self.assertEqual(members[2 * k], (f"{k:09d}.{ext}", data))
+                self.assertEqual(members[2 * k + 1], (f"{k:09d}.cls", str(label).encode()))
+            r = run("run", "--data", os.path.join(d, "s-{00..%02d}.tar" % (len(shards) - 1)),
+                    "--images", "0", "--batch", "4", "--size", "16")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("10 images in", r.stdout)
+
+    def test_tarfile_shards_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "pax.tar")
+            long_key = "x" * 150 + "/sample"
+            with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as t:
+                t.addfile(tarfile.TarInfo("somedir"))  # a member to pass over
+                for key, label in [(long_key, 1), ("näme", 2)]:
+                    buf = io.BytesIO()
+                    Image.new("RGB", (20, 10), (label * 50, 0, 0)).save(buf, "PNG")
+                    for ext, data in [("png", buf.getvalue()),
+                                      ("cls", str(label).encode())]:
+                        info = tarfile.TarInfo(f"{key}.{ext}")
+                        info.size = len(data)
+                        t.addfile(info, io.BytesIO(data))
+            out = os.path.join(d, "out.npy")
+            r = run("run", "--data", path, "--split", "val", "--size", "8",
+                    "--preset", "none", "--output", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            red = np.load(out)[:, :, :, 0]
+            self.assertTrue(np.allclose(red[0], 50 / 255) and np.allclose(red[1], 100 / 255))
+
+    def test_errors_name_the_shard(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.tar")
+            with open(bad, "wb") as f:
+                f.write(b"x" * 1024)
+            r = run("run", "--data", bad)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("bad.tar: tar header at byte 0: bad header checksum", r.stderr)
+            r = run("pack", "--output", os.path.join(d, "no-pattern.tar"))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("needs one %d or %0Nd", r.stderr)
+            r = run("pack", "--output", os.path.join(d, "s-%d.tar"), "--shard-bytes", "0")
+            self.assertEqual(r.returncode, 2)
+            r = run("pack", "--output", os.path.join(d, "s-%d.tar"), "--encoding", "webp")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("--encoding=webp", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
