@@ -1,5 +1,6 @@
-// JPEG (libjpeg-turbo) and PNG (libpng) decoding and encoding (codecs.h);
-// each library's error handling ends here as an absl::Status naming the file.
+// JPEG (jpeg.h; TurboJPEG for encoding) and PNG (libpng) decoding and
+// encoding (codecs.h); each library's error handling ends here as an
+// absl::Status naming the file.
 #include "pipeline/codecs.h"
 
 #include <png.h>
@@ -11,39 +12,14 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "pipeline/jpeg.h"
 
 namespace fusednorm {
 namespace {
 
-constexpr int64_t kMaxDecodedPixels = int64_t{1} << 28;  // 268 M pixels
-
 struct TjCloser {
   void operator()(void* h) const { tjDestroy(h); }
 };
-
-absl::StatusOr<Image> DecodeJpeg(absl::Span<const uint8_t> bytes,
-                                 const std::string& what) {
-  std::unique_ptr<void, TjCloser> tj(tjInitDecompress());
-  if (!tj) return absl::InternalError("tjInitDecompress failed");
-  int w = 0, h = 0, subsamp = 0, colorspace = 0;
-  if (tjDecompressHeader3(tj.get(), bytes.data(), bytes.size(), &w, &h,
-                          &subsamp, &colorspace) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": not a readable JPEG: ", tjGetErrorStr2(tj.get())));
-  }
-  if (w < 1 || h < 1 || static_cast<int64_t>(w) * h > kMaxDecodedPixels) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": JPEG size ", w, "x", h, " is not supported"));
-  }
-  Image img{h, w, 3, std::vector<uint8_t>(static_cast<size_t>(w) * h * 3)};
-  if (tjDecompress2(tj.get(), bytes.data(), bytes.size(), img.pixels.data(), w,
-                    w * 3, h, TJPF_RGB,
-                    TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": corrupt or truncated JPEG: ", tjGetErrorStr2(tj.get())));
-  }
-  return img;
-}
 
 absl::StatusOr<Image> DecodePng(absl::Span<const uint8_t> bytes,
                                 const std::string& what) {
@@ -91,7 +67,9 @@ absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
     return DecodePng(bytes, what);
   if (bytes.size() >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8 &&
       bytes[2] == 0xff) {
-    return DecodeJpeg(bytes, what);
+    absl::StatusOr<DecodedRegion> jpeg = DecodeJpeg(bytes, what);
+    if (!jpeg.ok()) return jpeg.status();
+    return std::move(jpeg->image);
   }
   return absl::InvalidArgumentError(absl::StrCat(
       what, ": neither a JPEG nor a PNG (", bytes.size(), " bytes)"));

@@ -43,6 +43,8 @@ def files(directory):
             ("rgb420.jpg", rgb, {"quality": 90}),
             ("rgb444.jpg", rgb, {"quality": 95, "subsampling": 0}),
             ("gray.jpg", rgb.convert("L"), {"quality": 90}),
+            ("cmyk.jpg", rgb.convert("CMYK"), {"quality": 90}),
+            ("progressive.jpg", rgb, {"quality": 90, "progressive": True}),
             ("rgb.png", rgb, {}),
             ("gray.png", rgb.convert("L"), {}),
             ("rgba.png", Image.fromarray(np.dstack(

@@ -1,0 +1,168 @@
+// JPEG decoding through libjpeg (jpeg.h). libjpeg reports fatal errors by
+// calling error_exit, which must not return: it longjmps back to the call
+// that set up the decompressor, and the status is made there.
+#include "pipeline/jpeg.h"
+
+// clang-format off
+#include <csetjmp>
+#include <cstdio>
+#include <jpeglib.h>
+#include <jerror.h>
+// clang-format on
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace fusednorm {
+namespace {
+
+// Pixels decoded beyond a region on each side: more than the widest
+// upsampling context (one sample of a 2x-subsampled component).
+constexpr int64_t kMargin = 8;
+
+struct ErrorManager {
+  jpeg_error_mgr pub;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX] = "";
+};
+
+void ErrorExit(j_common_ptr cinfo) {
+  ErrorManager* e = reinterpret_cast<ErrorManager*>(cinfo->err);
+  (*cinfo->err->format_message)(cinfo, e->message);
+  std::longjmp(e->jump, 1);
+}
+
+// Warnings are ignored as PIL ignores them, except a premature end of data.
+void EmitMessage(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) ErrorExit(cinfo);
+}
+
+// PIL's "CMYK;I" unpacking (inverted Adobe data) followed by its
+// cmyk2rgb, per pixel.
+void CmykToRgb(const uint8_t* in, int64_t n, uint8_t* out) {
+  for (int64_t x = 0; x < n; ++x, in += 4, out += 3) {
+    const int nk = in[3];  // 255 - (255 - K)
+    for (int c = 0; c < 3; ++c) {
+      int tmp = (255 - in[c]) * nk + 128;
+      tmp = ((tmp >> 8) + tmp) >> 8;
+      out[c] = static_cast<uint8_t>(std::clamp(nk - tmp, 0, 255));
+    }
+  }
+}
+
+// The decompressor and its error handling; Run() reports errors as a
+// status naming `what`.
+class Decompressor {
+ public:
+  explicit Decompressor(std::string what) : what_(std::move(what)) {
+    cinfo_.err = jpeg_std_error(&err_.pub);
+    err_.pub.error_exit = ErrorExit;
+    err_.pub.emit_message = EmitMessage;
+  }
+  ~Decompressor() {
+    if (created_) jpeg_destroy_decompress(&cinfo_);
+  }
+
+  // Reads the header of `bytes`; then `body` (which may longjmp).
+  template <typename Body>
+  absl::Status Run(absl::Span<const uint8_t> bytes, Body body) {
+    if (setjmp(err_.jump)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what_, ": not a readable JPEG: ", err_.message));
+    }
+    jpeg_create_decompress(&cinfo_);
+    created_ = true;
+    jpeg_mem_src(&cinfo_, bytes.data(),
+                 static_cast<unsigned long>(bytes.size()));
+    jpeg_read_header(&cinfo_, TRUE);
+    const int64_t h = cinfo_.image_height, w = cinfo_.image_width;
+    if (h < 1 || w < 1 || h * w > kMaxDecodedPixels) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what_, ": JPEG size ", w, "x", h, " is not supported"));
+    }
+    return body(&cinfo_);
+  }
+
+ private:
+  std::string what_;
+  jpeg_decompress_struct cinfo_;
+  ErrorManager err_;
+  bool created_ = false;
+};
+
+// Reads the next `rows` rows of the started decompressor into `out` as RGB.
+// `row` is scratch for gray and CMYK rows, sized by the caller: nothing here
+// may own memory, since a libjpeg error longjmps past this frame.
+void ReadRows(jpeg_decompress_struct* cinfo, int64_t rows, uint8_t* row,
+              Image* out) {
+  const int C = cinfo->output_components;
+  const int64_t width = cinfo->output_width;
+  for (int64_t y = 0; y < rows; ++y) {
+    uint8_t* dst = out->pixels.data() + y * width * 3;
+    JSAMPROW p = C == 3 ? dst : row;
+    jpeg_read_scanlines(cinfo, &p, 1);
+    if (C == 1) {
+      for (int64_t x = 0; x < width; ++x)
+        dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = row[x];
+    } else if (C == 4) {
+      CmykToRgb(row, width, dst);
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Size2> JpegSize(absl::Span<const uint8_t> bytes,
+                               const std::string& what) {
+  Size2 size;
+  Decompressor d(what);
+  const absl::Status s = d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
+    size = {cinfo->image_height, cinfo->image_width};
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return size;
+}
+
+absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,
+                                         const std::string& what,
+                                         std::optional<CropWindow> region) {
+  DecodedRegion out;
+  std::vector<uint8_t> row;  // outlives a longjmp out of the decoder
+  Decompressor d(what);
+  const absl::Status s = d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
+    const int64_t H = cinfo->image_height, W = cinfo->image_width;
+    const CropWindow box = region.value_or(CropWindow{0, 0, H, W});
+    if (absl::Status b = ValidateBox(box, H, W); !b.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": ", b.message()));
+    }
+    cinfo->dct_method = JDCT_ISLOW;
+    cinfo->do_fancy_upsampling = TRUE;
+    cinfo->out_color_space = cinfo->num_components == 4   ? JCS_CMYK
+                             : cinfo->num_components == 1 ? JCS_GRAYSCALE
+                                                          : JCS_RGB;
+    jpeg_start_decompress(cinfo);
+    const int64_t top = std::max<int64_t>(0, box.top - kMargin);
+    const int64_t bottom = std::min(H, box.top + box.height + kMargin);
+    JDIMENSION x =
+        static_cast<JDIMENSION>(std::max<int64_t>(0, box.left - kMargin));
+    JDIMENSION width = static_cast<JDIMENSION>(
+        std::min(W, box.left + box.width + kMargin) - x);
+    if (region && (x > 0 || width < W)) jpeg_crop_scanline(cinfo, &x, &width);
+    if (top > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(top));
+    AllocateImage(bottom - top, cinfo->output_width, 3, &out.image);
+    row.resize(cinfo->output_width * cinfo->output_components);
+    ReadRows(cinfo, bottom - top, row.data(), &out.image);
+    jpeg_abort_decompress(cinfo);
+    out.top = top;
+    out.left = x;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,102 @@
+// Region decoding equals the full decode inside the region, bit for bit, over
+// random
+// boxes in every chroma subsampling TurboJPEG writes (and gray, CMYK/YCCK,
+// progressive, restart intervals); errors name the file.
+#include "pipeline/jpeg.h"
+
+#include <turbojpeg.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+// A JPEG of noisy gradients, h x w, `subsamp` (TJSAMP_*), `pf` TJPF_RGB or
+// TJPF_CMYK, with `flags`.
+std::vector<uint8_t> Encode(int h, int w, int subsamp, int pf, int flags) {
+  const int C = pf == TJPF_CMYK ? 4 : 3;
+  std::vector<uint8_t> px(h * w * C);
+  std::mt19937 rng(h * 31 + w);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w * C; ++x) {
+      px[y * w * C + x] = static_cast<uint8_t>(x * 3 + y * 5 + rng() % 40);
+    }
+  }
+  tjhandle tj = tjInitCompress();
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  EXPECT_EQ(tjCompress2(tj, px.data(), w, w * C, h, pf, &out, &size, subsamp,
+                        90, flags),
+            0)
+      << tjGetErrorStr2(tj);
+  std::vector<uint8_t> bytes(out, out + size);
+  tjFree(out);
+  tjDestroy(tj);
+  return bytes;
+}
+
+void ExpectRegionsMatch(const std::vector<uint8_t>& jpeg, std::mt19937* rng) {
+  const absl::StatusOr<DecodedRegion> full = DecodeJpeg(jpeg, "full");
+  ASSERT_TRUE(full.ok()) << full.status();
+  const Image& f = full->image;
+  for (int i = 0; i < 40; ++i) {
+    const int64_t h = 1 + (*rng)() % f.height, w = 1 + (*rng)() % f.width;
+    const CropWindow box{static_cast<int64_t>((*rng)() % (f.height - h + 1)),
+                         static_cast<int64_t>((*rng)() % (f.width - w + 1)), h,
+                         w};
+    const absl::StatusOr<DecodedRegion> r = DecodeJpeg(jpeg, "region", box);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_LE(r->top, box.top);
+    ASSERT_LE(r->left, box.left);
+    ASSERT_GE(r->top + r->image.height, box.top + box.height);
+    ASSERT_GE(r->left + r->image.width, box.left + box.width);
+    // The box's pixels (the margin around it may differ).
+    for (int64_t y = box.top; y < box.top + h; ++y) {
+      for (int64_t x = box.left * 3; x < (box.left + w) * 3; ++x) {
+        ASSERT_EQ(r->image.pixels[(y - r->top) * r->image.width * 3 + x -
+                                  r->left * 3],
+                  f.pixels[y * f.width * 3 + x])
+            << "box " << box.top << "," << box.left << " " << h << "x" << w
+            << " at row " << y << " byte " << x;
+      }
+    }
+  }
+}
+
+TEST(Jpeg, RegionsEqualTheFullDecode) {
+  std::mt19937 rng(9);
+  for (int subsamp : {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440,
+                      TJSAMP_411, TJSAMP_GRAY}) {
+    for (int flags : {0, TJFLAG_PROGRESSIVE}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "subsampling " << subsamp << " flags " << flags);
+      ExpectRegionsMatch(Encode(77, 131, subsamp, TJPF_RGB, flags), &rng);
+    }
+  }
+  SCOPED_TRACE("YCCK");
+  ExpectRegionsMatch(Encode(45, 70, TJSAMP_420, TJPF_CMYK, 0), &rng);
+}
+
+TEST(Jpeg, SizeAndErrors) {
+  const std::vector<uint8_t> jpeg = Encode(33, 47, TJSAMP_420, TJPF_RGB, 0);
+  const absl::StatusOr<Size2> size = JpegSize(jpeg, "a.jpg");
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(size->height, 33);
+  EXPECT_EQ(size->width, 47);
+  std::vector<uint8_t> truncated(jpeg.begin(), jpeg.begin() + jpeg.size() / 2);
+  absl::StatusOr<DecodedRegion> r = DecodeJpeg(truncated, "cut.jpg");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cut.jpg: "), std::string::npos);
+  EXPECT_NE(r.status().message().find("Premature end"), std::string::npos)
+      << r.status().message();
+  r = DecodeJpeg(jpeg, "a.jpg", CropWindow{30, 0, 4, 4});
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(JpegSize(std::vector<uint8_t>{0xff, 0xd8, 0xff}, "b").ok());
+}
+
+}  // namespace
+}  // namespace fusednorm
