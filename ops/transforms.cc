@@ -237,8 +237,14 @@ absl::Status RandomResizedCrop::Execute(const ImageView& input,
                                         Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
-  const CropWindow win = SampleWindow(input.height, input.width, stream);
-  return ResizeBox(input, win, size_, filter_, output);
+  return ExecuteWindow(input, SampleWindow(input.height, input.width, stream),
+                       output);
+}
+
+absl::Status RandomResizedCrop::ExecuteWindow(const ImageView& input,
+                                              const CropWindow& window,
+                                              Image* output) const {
+  return ResizeBox(input, window, size_, filter_, output);
 }
 
 }  // namespace fusednorm

@@ -59,6 +59,23 @@ class PreprocessOp {
   // Record-only ops: writes the op's parameters into `options` (flip_p, or
   // erase). Others leave it alone.
   virtual void FuseInto(FusedNormalizationOptions* options) const {}
+
+  // Ops that read only a window of their input (RandomResizedCrop), so that a
+  // loader may decode just that window: draws it for an input of height x
+  // width from `stream` exactly as Execute does. nullopt for other ops.
+  virtual bool DrawsWindow() const { return false; }
+  virtual std::optional<CropWindow> DrawWindow(int64_t height, int64_t width,
+                                               SampleStream& stream) const {
+    return std::nullopt;
+  }
+  // Finishes what Execute does once DrawWindow has drawn `window`: `input`
+  // holds the window (its coordinates are in `input`). Unimplemented for ops
+  // without DrawWindow.
+  virtual absl::Status ExecuteWindow(const ImageView& input,
+                                     const CropWindow& window,
+                                     Image* output) const {
+    return absl::UnimplementedError(name() + " draws no window");
+  }
 };
 
 // ---- record-only ops ----
@@ -172,6 +189,13 @@ class RandomResizedCrop : public PreprocessOp {
   // crop with the ratio clamped. Draws from `stream`.
   CropWindow SampleWindow(int64_t height, int64_t width,
                           SampleStream& stream) const;
+  bool DrawsWindow() const override { return true; }
+  std::optional<CropWindow> DrawWindow(int64_t height, int64_t width,
+                                       SampleStream& stream) const override {
+    return SampleWindow(height, width, stream);
+  }
+  absl::Status ExecuteWindow(const ImageView& input, const CropWindow& window,
+                             Image* output) const override;
 
   // Checks the parameters (size >= 1, 0 < scale_min <= scale_max,
   // 0 < ratio_min <= ratio_max, all finite).

@@ -118,11 +118,14 @@ class Folder : public Dataset {
           absl::StrCat("sample ", index, " >= ", files_.size()));
     }
     const std::string& path = files_[index].first;
-    FUSEDNORM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
-    const std::string format =
-        absl::AsciiStrToLower(path.substr(path.rfind('.') + 1));
-    return EncodedSample{std::move(bytes), format == "jpeg" ? "jpg" : format,
-                         files_[index].second};
+    EncodedSample e;
+    FUSEDNORM_ASSIGN_OR_RETURN(e.owned, ReadFileBytes(path));
+    e.bytes = e.owned;
+    e.format = absl::AsciiStrToLower(path.substr(path.rfind('.') + 1));
+    if (e.format == "jpeg") e.format = "jpg";
+    e.label = files_[index].second;
+    e.what = absl::StrCat("sample ", index, " (", path, ")");
+    return e;
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "ops/transforms.h"
 
 namespace fusednorm {
@@ -21,12 +22,16 @@ struct Sample {
   int64_t label = -1;
 };
 
-// A sample's image as the dataset stores it: the encoded bytes and their
-// format ("jpg", "png", "npy"), for copying without decoding.
+// A sample's image as the dataset stores it, for copying without decoding
+// or decoding only a part: the encoded bytes (in `owned`, or in the
+// dataset's own memory), their format ("jpg", "png", "npy"), and the name
+// errors give them (e.g. "sample 7 (dir/a.jpg)").
 struct EncodedSample {
-  std::vector<uint8_t> bytes;
+  absl::Span<const uint8_t> bytes;
+  std::vector<uint8_t> owned;
   std::string format;
   int64_t label = -1;
+  std::string what;
 };
 
 class Dataset {

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pipeline/chain.h"
+#include "pipeline/real_ops.h"
 #include "pipeline/transfer_station.h"
 #include "util/status_macros.h"
 
@@ -22,23 +23,6 @@ namespace {
 // The epoch's shuffle draws from this sample index's stream, which no sample
 // uses (sample indices are dataset indices, far below it).
 constexpr uint64_t kShuffleStream = (uint64_t{1} << 63) - 1;
-
-// Adds the time since the last Add (or construction) to a stage's counter.
-class Clock {
- public:
-  void Add(std::atomic<int64_t>* ns) {
-    const auto now = std::chrono::steady_clock::now();
-    ns->fetch_add(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_)
-            .count(),
-        std::memory_order_relaxed);
-    last_ = now;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_ =
-      std::chrono::steady_clock::now();
-};
 
 }  // namespace
 
@@ -109,21 +93,12 @@ struct EpochLoader::Impl {
   // label.
   absl::StatusOr<int64_t> Process(uint64_t index, size_t slot, size_t pos) {
     SampleStream stream(s.seed, epoch, index);
-    Clock clock;
-    absl::StatusOr<Sample> sample = dataset->Get(index);
-    clock.Add(&ns_load);
-    if (!sample.ok())
-      return PrefixStatus(sample.status(),
-                          absl::StrCat("sample ", index, ": "));
-    Image cur = std::move(sample->image), next;
-    for (const auto& op : chain->ops) {
-      const absl::Status st = op->Execute(cur.view(), stream, &next);
-      if (!st.ok())
-        return PrefixStatus(
-            st, absl::StrCat("sample ", index, ": ", op->name(), ": "));
-      std::swap(cur, next);
-    }
-    clock.Add(&ns_transforms);
+    StageClock clock;
+    absl::StatusOr<Sample> sample =
+        RunRealOps(*chain, *dataset, index, stream, s.crop_decode, &clock,
+                   {&ns_load, &ns_transforms});
+    if (!sample.ok()) return sample.status();
+    const Image& cur = sample->image;
     if (cur.height != chain->size.height || cur.width != chain->size.width ||
         cur.channels != dataset->channels()) {
       return InvalidArgumentCat(

@@ -49,6 +49,9 @@ struct LoaderSettings {
   bool shuffle = true;  // the epoch's order (training only)
   int rank = 0, world = 1;
   ErrorPolicy policy = ErrorPolicy::kFail;
+  // Decode only the first op's window of JPEGs (the same bytes come out;
+  // off only to measure what it saves).
+  bool crop_decode = true;
 
   // Batches of one epoch of `samples` samples: in the single-process run,
   // and for this rank (global batches rank, rank + world, ...).

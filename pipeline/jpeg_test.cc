@@ -57,9 +57,10 @@ void ExpectRegionsMatch(const std::vector<uint8_t>& jpeg, std::mt19937* rng) {
     // The box's pixels (the margin around it may differ).
     for (int64_t y = box.top; y < box.top + h; ++y) {
       for (int64_t x = box.left * 3; x < (box.left + w) * 3; ++x) {
-        ASSERT_EQ(r->image.pixels[(y - r->top) * r->image.width * 3 + x -
-                                  r->left * 3],
-                  f.pixels[y * f.width * 3 + x])
+        ASSERT_EQ(
+            r->image
+                .pixels[(y - r->top) * r->image.width * 3 + x - r->left * 3],
+            f.pixels[y * f.width * 3 + x])
             << "box " << box.top << "," << box.left << " " << h << "x" << w
             << " at row " << y << " byte " << x;
       }

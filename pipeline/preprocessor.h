@@ -123,6 +123,9 @@ class PreprocessorBuilder {
   PreprocessorBuilder& shuffle(bool on);
   PreprocessorBuilder& shard(int rank, int world_size);
   PreprocessorBuilder& error_policy(ErrorPolicy policy);
+  // Whether JPEGs are decoded only over the first op's window (default on;
+  // byte-identical batches either way: pipeline/real_ops.h).
+  PreprocessorBuilder& crop_decode(bool on);
 
   // Validates everything and builds the chains; a second call is
   // FailedPrecondition.

@@ -16,6 +16,8 @@
 
 #include "gtest/gtest.h"
 #include "pipeline/codecs.h"
+#include "pipeline/shards.h"
+#include "pipeline/tar.h"
 #include "pipeline/transfer_station.h"
 
 namespace fusednorm {
@@ -526,6 +528,50 @@ TEST(Preprocessor, SeedExampleOnAJpegFolderIsThreadCountIndependent) {
   }
   EXPECT_EQ(one.bytes.size(), 2u);
   EXPECT_EQ(one.bytes, many.bytes);
+}
+
+}  // namespace
+}  // namespace fusednorm
+
+namespace fusednorm {
+namespace {
+
+// Decoding only RandomResizedCrop's window gives the same batches as decoding
+// whole images, from a folder and from shards of the same JPEGs.
+TEST(Preprocessor, CropDecodeGivesTheSameBatches) {
+  const std::string dir = TempDir();
+  mkdir((dir + "/a").c_str(), 0755);
+  auto synth = MakeSyntheticDataset(24, 11);
+  std::string tar;
+  for (int i = 0; i < 24; ++i) {
+    const std::vector<uint8_t> jpg =
+        *EncodeJpeg((*synth->Get(i)).image, 70 + i);
+    WriteFile(dir + "/a/" + std::to_string(100 + i) + ".jpg", jpg);
+    const std::string name = std::to_string(100 + i) + ".jpg";
+    tar += *TarFileHeader(name, jpg.size()) +
+           std::string(jpg.begin(), jpg.end()) +
+           std::string(TarPadding(jpg.size()), '\0');
+  }
+  WriteFile(dir + "/s.tar", std::vector<uint8_t>(tar.begin(), tar.end()));
+  const std::vector<std::shared_ptr<const Dataset>> sources = {
+      std::shared_ptr<const Dataset>(*OpenImageFolder(dir)),
+      std::shared_ptr<const Dataset>(*OpenShards({dir + "/s.tar"}))};
+  for (const auto& data : sources) {
+    SCOPED_TRACE(data->name());
+    EpochResult whole, windows;
+    for (bool crop : {false, true}) {
+      absl::StatusOr<Preprocessor> p =
+          SeedExample(data).threads(2).batch_size(5).crop_decode(crop).Commit();
+      ASSERT_TRUE(p.ok()) << p.status();
+      for (uint32_t epoch : {0u, 1u}) {
+        const EpochResult r = RunEpoch(*p, Split::kTrain, epoch);
+        EpochResult& into = crop ? windows : whole;
+        for (const auto& [g, b] : r.bytes) into.bytes[epoch * 100 + g] = b;
+      }
+    }
+    ASSERT_EQ(whole.bytes.size(), 10u);
+    EXPECT_TRUE(whole.bytes == windows.bytes) << "the batches differ";
+  }
 }
 
 }  // namespace

@@ -109,6 +109,13 @@ class Shards : public Dataset {
   absl::StatusOr<Sample> Get(size_t index) const override;
   absl::StatusOr<EncodedSample> GetEncoded(size_t index) const override;
 
+  // "sample 7 (shard.tar at byte 1536, key 000000007)".
+  std::string What(size_t index) const {
+    const ShardSample& s = samples_[index];
+    return absl::StrCat("sample ", index, " (", paths_[s.shard], " at byte ",
+                        s.offset, ", key ", s.key, ")");
+  }
+
  private:
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<MappedFile>> files_;
@@ -137,9 +144,7 @@ absl::StatusOr<Sample> Shards::Get(size_t index) const {
   const ShardSample& s = samples_[index];
   const absl::Span<const uint8_t> bytes =
       files_[s.shard]->bytes().subspan(s.offset, s.size);
-  const std::string what =
-      absl::StrCat("sample ", index, " (", paths_[s.shard], " at byte ",
-                   s.offset, ", key ", s.key, ")");
+  const std::string what = What(index);
   Sample out;
   out.label = s.label;
   if (s.npy) {
@@ -159,10 +164,12 @@ absl::StatusOr<EncodedSample> Shards::GetEncoded(size_t index) const {
         absl::StrCat("sample ", index, " >= ", samples_.size()));
   }
   const ShardSample& s = samples_[index];
-  const absl::Span<const uint8_t> bytes =
-      files_[s.shard]->bytes().subspan(s.offset, s.size);
-  return EncodedSample{std::vector<uint8_t>(bytes.begin(), bytes.end()),
-                       s.format, s.label};
+  EncodedSample e;
+  e.bytes = files_[s.shard]->bytes().subspan(s.offset, s.size);
+  e.format = s.format;
+  e.label = s.label;
+  e.what = What(index);
+  return e;
 }
 
 // Adds member `m` of shard `shard` to the index (a new sample when its key

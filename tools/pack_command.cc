@@ -34,6 +34,10 @@ namespace {
 // One sample's members: (extension, bytes).
 using Members = std::vector<std::pair<std::string, std::vector<uint8_t>>>;
 
+std::vector<uint8_t> Bytes(const EncodedSample& e) {
+  return std::vector<uint8_t>(e.bytes.begin(), e.bytes.end());
+}
+
 // The image scaled so that its longer side is at most `max_side` (Pillow's
 // filter), or nullopt when it already fits.
 absl::StatusOr<std::optional<Image>> Shrunk(const Image& image,
@@ -57,15 +61,13 @@ absl::StatusOr<Members> EncodeSample(const Dataset& data, size_t index,
   const bool copyable = stored.ok() && stored->format != "npy" && !o.raw;
   if (copyable && o.max_side <= 0) {
     *label = stored->label;
-    return Members{{stored->format, std::move(stored->bytes)}};
+    return Members{{stored->format, Bytes(*stored)}};
   }
   FUSEDNORM_ASSIGN_OR_RETURN(Sample sample, data.Get(index));
   *label = sample.label;
   FUSEDNORM_ASSIGN_OR_RETURN(std::optional<Image> shrunk,
                              Shrunk(sample.image, o.max_side));
-  if (!shrunk && copyable) {
-    return Members{{stored->format, std::move(stored->bytes)}};
-  }
+  if (!shrunk && copyable) return Members{{stored->format, Bytes(*stored)}};
   const Image& image = shrunk ? *shrunk : sample.image;
   if (o.raw) {
     const std::string header =

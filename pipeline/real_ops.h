@@ -1,0 +1,54 @@
+// Running a chain's real ops on one sample, as the workers do: read and
+// decode it, then each op in order. Where the dataset stores the sample as a
+// JPEG and the first op reads only a window of its input (RandomResizedCrop),
+// the window is drawn from the header's size first and only that part of the
+// image is decoded: the pixels are the full decode's (pipeline/jpeg.h), so
+// the result is byte-identical either way. Internal to pipeline/.
+#ifndef FUSEDNORM_PIPELINE_REAL_OPS_H_
+#define FUSEDNORM_PIPELINE_REAL_OPS_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "pipeline/chain.h"
+#include "pipeline/dataset.h"
+#include "rng/philox.h"
+
+namespace fusednorm {
+
+// Adds the time since the last Add (or construction) to a stage's counter.
+class StageClock {
+ public:
+  void Add(std::atomic<int64_t>* ns) {
+    const auto now = std::chrono::steady_clock::now();
+    ns->fetch_add(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_)
+            .count(),
+        std::memory_order_relaxed);
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ =
+      std::chrono::steady_clock::now();
+};
+
+// Where RunRealOps adds its stages' time: reading and decoding, then the ops.
+struct StageCounters {
+  std::atomic<int64_t>* load;
+  std::atomic<int64_t>* transforms;
+};
+
+// Sample `index` of `dataset` after the chain's real ops, drawing from
+// `stream`; `crop_decode` allows decoding only the first op's window. Errors
+// name the sample (and its file) and the op.
+absl::StatusOr<Sample> RunRealOps(const Chain& chain, const Dataset& dataset,
+                                  uint64_t index, SampleStream& stream,
+                                  bool crop_decode, StageClock* clock,
+                                  StageCounters counters);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_PIPELINE_REAL_OPS_H_
