@@ -1,0 +1,103 @@
+"""End to end, from files to normalized batches, in one run: `fusednorm run`
+against torchvision v1's loader (ImageFolder with PIL + DataLoader) on the
+same ImageNet-like JPEG folder, and `fusednorm run` on the same images packed
+as raw shards. `./bazelw run -c opt //benchmarks:loader_peer [-- IMAGES]`.
+
+The folder is made once under /tmp (procedural photos-like content, sizes
+around 470x410 like ImageNet's average, JPEG quality 90). Both sides run the
+training recipe: RandomResizedCrop(224), RandomHorizontalFlip, ToTensor,
+Normalize(ImageNet), RandomErasing(0.5); float32 output, batches of 64. At
+each thread count N, torchvision uses N DataLoader worker processes and
+fusednorm N worker threads; each row is the best of 3 epochs (images/s).
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torchvision.datasets as D
+import torchvision.transforms as T
+from PIL import Image
+
+ROOT = "/tmp/fusednorm_loader_bench"
+MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+
+
+def make_folder(images):
+    folder = os.path.join(ROOT, f"jpeg{images}")
+    if os.path.exists(os.path.join(folder, "done")):
+        return folder
+    rng = np.random.default_rng(0)
+    for i in range(images):
+        cls = os.path.join(folder, f"class{i % 10}")
+        os.makedirs(cls, exist_ok=True)
+        h, w = int(rng.integers(300, 520)), int(rng.integers(340, 600))
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        f = rng.uniform(0.005, 0.05, 6)
+        rgb = np.stack([np.sin(x * f[0] + y * f[1]), np.sin(x * f[2] - y * f[3]),
+                        np.cos((x + y) * f[4] + f[5])], -1) * 90 + 128
+        rgb += rng.normal(0, 10, rgb.shape)
+        Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(
+            os.path.join(cls, f"{i:06d}.jpg"), quality=90)
+    open(os.path.join(folder, "done"), "w").close()
+    return folder
+
+
+def torchvision_rate(folder, workers):
+    tf = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+                    T.ToTensor(), T.Normalize(MEAN, STD), T.RandomErasing()])
+    data = D.ImageFolder(folder, tf)
+    loader = torch.utils.data.DataLoader(
+        data, batch_size=64, shuffle=True, num_workers=workers,
+        persistent_workers=True, worker_init_fn=lambda _: torch.set_num_threads(1))
+    best = 0.0
+    for _ in range(3):
+        start, n = time.perf_counter(), 0
+        for images, _ in loader:
+            n += images.shape[0]
+        best = max(best, n / (time.perf_counter() - start))
+    return best
+
+
+def fusednorm_rate(binary, data, threads):
+    out = subprocess.run(
+        [binary, "run", "--data", data, "--images", "0", "--batch", "64",
+         "--threads", str(threads), "--epochs", "3"],
+        check=True, capture_output=True, text=True).stdout
+    # The report covers all epochs; the first includes page-cache warm-up.
+    return float(re.search(r"([0-9.]+) images/s", out).group(1)), out
+
+
+def main():
+    binary = sys.argv[1]
+    images = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    torch.set_num_threads(1)
+    folder = make_folder(images)
+    shards = os.path.join(ROOT, f"raw{images}")
+    if not os.path.exists(os.path.join(shards, "done")):
+        os.makedirs(shards, exist_ok=True)
+        subprocess.run([binary, "pack", "--data", folder, "--output",
+                        os.path.join(shards, "train-%04d.tar"), "--encoding",
+                        "raw", "--max-side", "256"], check=True,
+                       capture_output=True)
+        open(os.path.join(shards, "done"), "w").close()
+    count = len([p for p in os.listdir(shards) if p.endswith(".tar")])
+    pattern = os.path.join(shards, "train-{0000..%04d}.tar" % (count - 1))
+    print(f"{images} JPEGs in {folder}; CPU: {os.cpu_count()} threads")
+    print(f"{'threads':>7} {'torchvision v1':>15} {'fusednorm JPEG':>15} "
+          f"{'ratio':>6} {'fusednorm raw shards':>21}")
+    for threads in (1, 2):
+        tv = torchvision_rate(folder, threads)
+        ours, report = fusednorm_rate(binary, folder, threads)
+        raw, _ = fusednorm_rate(binary, pattern, threads)
+        print(f"{threads:>7} {tv:>15.0f} {ours:>15.0f} {ours / tv:>5.2f}x "
+              f"{raw:>21.0f}")
+        print("        fusednorm JPEG: " + report.splitlines()[-1])
+
+
+if __name__ == "__main__":
+    main()
