@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/dispatch.h"
 #include "util/round.h"
@@ -399,7 +400,8 @@ absl::Status FusedNormalization::ApplyBatch(absl::Span<const ImageView> inputs,
                               " bytes, but images ", first, "..",
                               first + inputs.size() - 1, " were asked for");
   }
-  std::vector<KernelArgs> args(inputs.size());
+  // Inline for the common one-image call: a worker's sample allocates nothing.
+  absl::InlinedVector<KernelArgs, 4> args(inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
     const ImageView& in = inputs[k];
     if (in.height != in0.height || in.width != in0.width ||

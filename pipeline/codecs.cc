@@ -4,6 +4,7 @@
 #include "pipeline/codecs.h"
 
 #include <png.h>
+#include <sys/stat.h>
 #include <turbojpeg.h>
 
 #include <cerrno>
@@ -13,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pipeline/jpeg.h"
+#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -21,8 +23,8 @@ struct TjCloser {
   void operator()(void* h) const { tjDestroy(h); }
 };
 
-absl::StatusOr<Image> DecodePng(absl::Span<const uint8_t> bytes,
-                                const std::string& what) {
+absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
+                       Image* img) {
   png_image png;
   std::memset(&png, 0, sizeof(png));
   png.version = PNG_IMAGE_VERSION;
@@ -40,57 +42,84 @@ absl::StatusOr<Image> DecodePng(absl::Span<const uint8_t> bytes,
   // images with alpha are read as RGBA and the alpha bytes left out.
   const bool alpha = (png.format & PNG_FORMAT_FLAG_ALPHA) != 0;
   png.format = alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
-  std::vector<uint8_t> read(PNG_IMAGE_SIZE(png));
-  if (!png_image_finish_read(&png, nullptr, read.data(), 0, nullptr)) {
+  img->pixels.resize(PNG_IMAGE_SIZE(png));
+  if (!png_image_finish_read(&png, nullptr, img->pixels.data(), 0, nullptr)) {
     const std::string message = png.message;
     png_image_free(&png);
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": corrupt or truncated PNG: ", message));
   }
-  Image img{png.height, png.width, 3, std::move(read)};
+  img->height = png.height;
+  img->width = png.width;
+  img->channels = 3;
+  const size_t pixels = static_cast<size_t>(img->height * img->width);
   if (alpha) {
-    const size_t pixels = static_cast<size_t>(img.height * img.width);
     for (size_t i = 0; i < pixels; ++i) {
-      std::memmove(&img.pixels[3 * i], &img.pixels[4 * i], 3);
+      std::memmove(&img->pixels[3 * i], &img->pixels[4 * i], 3);
     }
-    img.pixels.resize(3 * pixels);
   }
-  return img;
+  img->pixels.resize(3 * pixels);
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
-                                  const std::string& what) {
+absl::Status DecodeImageInto(absl::Span<const uint8_t> bytes,
+                             const std::string& what, Image* out) {
   static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   if (bytes.size() >= 8 && std::memcmp(bytes.data(), kPng, 8) == 0)
-    return DecodePng(bytes, what);
+    return DecodePng(bytes, what, out);
   if (bytes.size() >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8 &&
       bytes[2] == 0xff) {
-    absl::StatusOr<DecodedRegion> jpeg = DecodeJpeg(bytes, what);
-    if (!jpeg.ok()) return jpeg.status();
-    return std::move(jpeg->image);
+    // The region's storage is `out`'s: moved in and back out.
+    DecodedRegion region;
+    region.image = std::move(*out);
+    const absl::Status s = DecodeJpegInto(
+        bytes, what, [](Size2) { return std::optional<CropWindow>(); },
+        &region);
+    *out = std::move(region.image);
+    return s;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       what, ": neither a JPEG nor a PNG (", bytes.size(), " bytes)"));
 }
 
-absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
+absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
+                                  const std::string& what) {
+  Image image;
+  FUSEDNORM_RETURN_IF_ERROR(DecodeImageInto(bytes, what, &image));
+  return image;
+}
+
+absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"),
                                           &std::fclose);
   if (!f) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   }
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f.get())) > 0)
-    bytes.insert(bytes.end(), buf, buf + n);
-  if (std::ferror(f.get())) {
+  struct stat st;
+  if (fstat(fileno(f.get()), &st) != 0 || st.st_size < 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
+  }
+  // The size stat gives, then whatever more the file has grown by.
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t n = std::fread(out->data(), 1, out->size(), f.get());
+  for (int c; n == out->size() && (c = std::fgetc(f.get())) != EOF;) {
+    out->push_back(static_cast<uint8_t>(c));
+    ++n;
+  }
+  if (std::ferror(f.get()) || n != out->size()) {
     return absl::DataLossError(
         absl::StrCat(path, ": read error: ", std::strerror(errno)));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &bytes));
   return bytes;
 }
 

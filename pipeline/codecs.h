@@ -18,9 +18,14 @@ namespace fusednorm {
 // Decodes a JPEG or PNG (recognised by signature) to RGB (3 channels).
 absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
                                   const std::string& what);
+// The same into `out`, reusing its storage.
+absl::Status DecodeImageInto(absl::Span<const uint8_t> bytes,
+                             const std::string& what, Image* out);
 
 // Reads a whole file.
 absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path);
+// The same into `out`, reusing its storage.
+absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out);
 
 // Encodes an RGB (3-channel) image.
 absl::StatusOr<std::vector<uint8_t>> EncodeJpeg(const Image& image,

@@ -28,6 +28,12 @@ class Synthetic : public Dataset {
   size_t size() const override { return count_; }
   int channels() const override { return 3; }
   absl::StatusOr<Sample> Get(size_t index) const override {
+    Sample out;
+    FUSEDNORM_RETURN_IF_ERROR(GetInto(index, &out, nullptr));
+    return out;
+  }
+  absl::Status GetInto(size_t index, Sample* out,
+                       EncodedSample*) const override {
     if (index >= count_)
       return absl::OutOfRangeError(
           absl::StrCat("sample ", index, " >= ", count_));
@@ -38,11 +44,12 @@ class Synthetic : public Dataset {
     const float fx = 0.02f + 0.2f * s.Uniform(),
                 fy = 0.02f + 0.2f * s.Uniform();
     const int tint = static_cast<int>(s.UniformInt(0, 2));
-    Sample out;
-    out.label = static_cast<int64_t>(index % 10);
-    out.image =
-        Image{h, w, 3, std::vector<uint8_t>(static_cast<size_t>(h * w * 3))};
-    uint8_t* p = out.image.pixels.data();
+    out->label = static_cast<int64_t>(index % 10);
+    out->image.height = h;
+    out->image.width = w;
+    out->image.channels = 3;
+    out->image.pixels.resize(static_cast<size_t>(h * w * 3));
+    uint8_t* p = out->image.pixels.data();
     uint32_t noise = static_cast<uint32_t>(index * 2654435761u + 1);
     for (int64_t y = 0; y < h; ++y) {
       for (int64_t x = 0; x < w; ++x, p += 3) {
@@ -57,7 +64,7 @@ class Synthetic : public Dataset {
             (y * 255 / h + (noise >> 28) + (tint == 2 ? checker : 0)) & 0xff);
       }
     }
-    return out;
+    return absl::OkStatus();
   }
 
  private:
@@ -84,6 +91,20 @@ class InMemory : public Dataset {
     }
     return Sample{images_[index], labels_[index]};
   }
+  absl::Status GetInto(size_t index, Sample* out,
+                       EncodedSample*) const override {
+    if (index >= images_.size()) {
+      return absl::OutOfRangeError(
+          absl::StrCat("sample ", index, " >= ", images_.size()));
+    }
+    const Image& in = images_[index];
+    out->image.height = in.height;
+    out->image.width = in.width;
+    out->image.channels = in.channels;
+    out->image.pixels.assign(in.pixels.begin(), in.pixels.end());
+    out->label = labels_[index];
+    return absl::OkStatus();
+  }
 
  private:
   std::vector<Image> images_;
@@ -101,31 +122,34 @@ class Folder : public Dataset {
   size_t size() const override { return files_.size(); }
   int channels() const override { return 3; }
   absl::StatusOr<Sample> Get(size_t index) const override {
-    if (index >= files_.size()) {
-      return absl::OutOfRangeError(
-          absl::StrCat("sample ", index, " >= ", files_.size()));
-    }
-    const std::string& path = files_[index].first;
-    FUSEDNORM_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
-    absl::StatusOr<Image> img =
-        DecodeImage(bytes, absl::StrCat("sample ", index, " (", path, ")"));
-    if (!img.ok()) return img.status();
-    return Sample{*std::move(img), files_[index].second};
+    Sample out;
+    EncodedSample scratch;
+    FUSEDNORM_RETURN_IF_ERROR(GetInto(index, &out, &scratch));
+    return out;
   }
-  absl::StatusOr<EncodedSample> GetEncoded(size_t index) const override {
+  absl::Status GetInto(size_t index, Sample* out,
+                       EncodedSample* scratch) const override {
+    FUSEDNORM_RETURN_IF_ERROR(GetEncodedInto(index, scratch));
+    out->label = scratch->label;
+    return DecodeImageInto(scratch->bytes, scratch->what, &out->image);
+  }
+  bool stores_encoded() const override { return true; }
+  absl::Status GetEncodedInto(size_t index, EncodedSample* e) const override {
     if (index >= files_.size()) {
       return absl::OutOfRangeError(
           absl::StrCat("sample ", index, " >= ", files_.size()));
     }
     const std::string& path = files_[index].first;
-    EncodedSample e;
-    FUSEDNORM_ASSIGN_OR_RETURN(e.owned, ReadFileBytes(path));
-    e.bytes = e.owned;
-    e.format = absl::AsciiStrToLower(path.substr(path.rfind('.') + 1));
-    if (e.format == "jpeg") e.format = "jpg";
-    e.label = files_[index].second;
-    e.what = absl::StrCat("sample ", index, " (", path, ")");
-    return e;
+    FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &e->owned));
+    e->bytes = e->owned;
+    const size_t dot = path.rfind('.') + 1;
+    e->format.assign(path, dot, std::string::npos);
+    absl::AsciiStrToLower(&e->format);
+    if (e->format == "jpeg") e->format = "jpg";
+    e->label = files_[index].second;
+    e->what.clear();
+    absl::StrAppend(&e->what, "sample ", index, " (", path, ")");
+    return absl::OkStatus();
   }
 
  private:
@@ -159,6 +183,18 @@ uint32_t BigEndian32(const uint8_t* p) {
 }
 
 }  // namespace
+
+absl::Status Dataset::GetInto(size_t index, Sample* out,
+                              EncodedSample* scratch) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(*out, Get(index));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EncodedSample> Dataset::GetEncoded(size_t index) const {
+  EncodedSample e;
+  FUSEDNORM_RETURN_IF_ERROR(GetEncodedInto(index, &e));
+  return e;
+}
 
 std::unique_ptr<Dataset> MakeSyntheticDataset(size_t count, uint64_t seed) {
   return std::make_unique<Synthetic>(count, seed);

@@ -43,12 +43,22 @@ class Dataset {
   virtual int channels() const = 0;
   // Decodes sample `index` (< size()).
   virtual absl::StatusOr<Sample> Get(size_t index) const = 0;
-  // Sample `index` as stored, where the dataset keeps images encoded (folders,
-  // shards); Unimplemented elsewhere.
-  virtual absl::StatusOr<EncodedSample> GetEncoded(size_t index) const {
+
+  // The same into `out`, reusing its storage; `scratch` holds the encoded
+  // bytes where the dataset reads files. A worker that keeps both stops
+  // allocating once they fit its largest sample. The default calls Get().
+  virtual absl::Status GetInto(size_t index, Sample* out,
+                               EncodedSample* scratch) const;
+
+  // Whether GetEncodedInto gives samples (folders and shards do).
+  virtual bool stores_encoded() const { return false; }
+  // Sample `index` as stored, into `out` (reusing out->owned), where the
+  // dataset keeps images encoded (folders, shards); Unimplemented elsewhere.
+  virtual absl::Status GetEncodedInto(size_t index, EncodedSample* out) const {
     return absl::UnimplementedError(
         absl::StrCat(name(), " does not store encoded images"));
   }
+  absl::StatusOr<EncodedSample> GetEncoded(size_t index) const;
 };
 
 // Procedural RGB images of varied sizes (64..320 per side), labels index % 10:

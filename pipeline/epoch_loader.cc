@@ -89,16 +89,16 @@ struct EpochLoader::Impl {
     }
   }
 
-  // Runs the chain for one sample into position `pos` of `slot`; returns its
-  // label.
-  absl::StatusOr<int64_t> Process(uint64_t index, size_t slot, size_t pos) {
+  // Runs the chain for one sample into position `pos` of `slot`, with the
+  // worker's buffers `ws`; returns its label.
+  absl::StatusOr<int64_t> Process(uint64_t index, size_t slot, size_t pos,
+                                  SampleWorkspace* ws) {
     SampleStream stream(s.seed, epoch, index);
     StageClock clock;
-    absl::StatusOr<Sample> sample =
-        RunRealOps(*chain, *dataset, index, stream, s.crop_decode, &clock,
-                   {&ns_load, &ns_transforms});
-    if (!sample.ok()) return sample.status();
-    const Image& cur = sample->image;
+    FUSEDNORM_RETURN_IF_ERROR(RunRealOps(*chain, *dataset, index, stream,
+                                         s.crop_decode, &clock,
+                                         {&ns_load, &ns_transforms}, ws));
+    const Image& cur = ws->sample.image;
     if (cur.height != chain->size.height || cur.width != chain->size.width ||
         cur.channels != dataset->channels()) {
       return InvalidArgumentCat(
@@ -116,7 +116,7 @@ struct EpochLoader::Impl {
         pos);
     clock.Add(&ns_fused);
     if (!st.ok()) return PrefixStatus(st, absl::StrCat("sample ", index, ": "));
-    return sample->label;
+    return ws->sample.label;
   }
 
   // Opens `slot` for local batch j (under mu). Tasks start in order, so the
@@ -159,6 +159,7 @@ struct EpochLoader::Impl {
   }
 
   void Work() {
+    SampleWorkspace ws;  // reused for every sample this worker runs
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
       // Backpressure: a sample is started only when its batch has a free slot.
@@ -174,7 +175,7 @@ struct EpochLoader::Impl {
       const uint64_t index = order[my_batches[j] * s.batch_size + pos];
       uint8_t* out = station->slot(slot) + pos * chain->sample_bytes;
       lock.unlock();
-      const absl::StatusOr<int64_t> label = Process(index, slot, pos);
+      const absl::StatusOr<int64_t> label = Process(index, slot, pos, &ws);
       if (!label.ok()) std::memset(out, 0, chain->sample_bytes);
       lock.lock();
       Record(slot, pos, index, label);

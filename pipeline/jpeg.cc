@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -57,7 +58,8 @@ void CmykToRgb(const uint8_t* in, int64_t n, uint8_t* out) {
 // status naming `what`.
 class Decompressor {
  public:
-  explicit Decompressor(std::string what) : what_(std::move(what)) {
+  // `what` must outlive the decompressor.
+  explicit Decompressor(const std::string& what) : what_(what) {
     cinfo_.err = jpeg_std_error(&err_.pub);
     err_.pub.error_exit = ErrorExit;
     err_.pub.emit_message = EmitMessage;
@@ -87,7 +89,7 @@ class Decompressor {
   }
 
  private:
-  std::string what_;
+  const std::string& what_;
   jpeg_decompress_struct cinfo_;
   ErrorManager err_;
   bool created_ = false;
@@ -115,27 +117,17 @@ void ReadRows(jpeg_decompress_struct* cinfo, int64_t rows, uint8_t* row,
 
 }  // namespace
 
-absl::StatusOr<Size2> JpegSize(absl::Span<const uint8_t> bytes,
-                               const std::string& what) {
-  Size2 size;
+absl::Status DecodeJpegInto(
+    absl::Span<const uint8_t> bytes, const std::string& what,
+    absl::FunctionRef<std::optional<CropWindow>(Size2)> region,
+    DecodedRegion* out) {
+  // Per thread and outside the decoder's frame: a longjmp may leave it.
+  thread_local std::vector<uint8_t> row;
   Decompressor d(what);
-  const absl::Status s = d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
-    size = {cinfo->image_height, cinfo->image_width};
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return size;
-}
-
-absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,
-                                         const std::string& what,
-                                         std::optional<CropWindow> region) {
-  DecodedRegion out;
-  std::vector<uint8_t> row;  // outlives a longjmp out of the decoder
-  Decompressor d(what);
-  const absl::Status s = d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
+  return d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
     const int64_t H = cinfo->image_height, W = cinfo->image_width;
-    const CropWindow box = region.value_or(CropWindow{0, 0, H, W});
+    const std::optional<CropWindow> chosen = region(Size2{H, W});
+    const CropWindow box = chosen.value_or(CropWindow{0, 0, H, W});
     if (absl::Status b = ValidateBox(box, H, W); !b.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": ", b.message()));
     }
@@ -151,17 +143,28 @@ absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,
         static_cast<JDIMENSION>(std::max<int64_t>(0, box.left - kMargin));
     JDIMENSION width = static_cast<JDIMENSION>(
         std::min(W, box.left + box.width + kMargin) - x);
-    if (region && (x > 0 || width < W)) jpeg_crop_scanline(cinfo, &x, &width);
+    if (chosen && (x > 0 || width < W)) jpeg_crop_scanline(cinfo, &x, &width);
     if (top > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(top));
-    AllocateImage(bottom - top, cinfo->output_width, 3, &out.image);
+    Image& image = out->image;
+    image.height = bottom - top;
+    image.width = cinfo->output_width;
+    image.channels = 3;
+    image.pixels.resize(static_cast<size_t>(image.height * image.width * 3));
     row.resize(cinfo->output_width * cinfo->output_components);
-    ReadRows(cinfo, bottom - top, row.data(), &out.image);
+    ReadRows(cinfo, image.height, row.data(), &image);
     jpeg_abort_decompress(cinfo);
-    out.top = top;
-    out.left = x;
+    out->top = top;
+    out->left = x;
     return absl::OkStatus();
   });
-  if (!s.ok()) return s;
+}
+
+absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,
+                                         const std::string& what,
+                                         std::optional<CropWindow> region) {
+  DecodedRegion out;
+  FUSEDNORM_RETURN_IF_ERROR(DecodeJpegInto(
+      bytes, what, [&](Size2) { return region; }, &out));
   return out;
 }
 

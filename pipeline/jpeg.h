@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "ops/image.h"
@@ -20,10 +21,6 @@ namespace fusednorm {
 
 // Largest image (pixels) the decoders accept.
 inline constexpr int64_t kMaxDecodedPixels = int64_t{1} << 28;
-
-// Height and width from the JPEG's header (nothing is decoded).
-absl::StatusOr<Size2> JpegSize(absl::Span<const uint8_t> bytes,
-                               const std::string& what);
 
 // A decoded part of an image: `image` holds the full image's pixels from
 // row `top`, column `left` on.
@@ -40,6 +37,14 @@ struct DecodedRegion {
 absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,
                                          const std::string& what,
                                          std::optional<CropWindow> region = {});
+
+// The same into `out`, reusing its storage, with the region chosen once the
+// header is read: `region` gets the image's size and returns the region
+// (nullopt: the whole image). The header is parsed once.
+absl::Status DecodeJpegInto(
+    absl::Span<const uint8_t> bytes, const std::string& what,
+    absl::FunctionRef<std::optional<CropWindow>(Size2)> region,
+    DecodedRegion* out);
 
 }  // namespace fusednorm
 

@@ -82,12 +82,22 @@ TEST(Jpeg, RegionsEqualTheFullDecode) {
   ExpectRegionsMatch(Encode(45, 70, TJSAMP_420, TJPF_CMYK, 0), &rng);
 }
 
-TEST(Jpeg, SizeAndErrors) {
+TEST(Jpeg, ChooserSeesTheSizeAndErrors) {
   const std::vector<uint8_t> jpeg = Encode(33, 47, TJSAMP_420, TJPF_RGB, 0);
-  const absl::StatusOr<Size2> size = JpegSize(jpeg, "a.jpg");
-  ASSERT_TRUE(size.ok());
-  EXPECT_EQ(size->height, 33);
-  EXPECT_EQ(size->width, 47);
+  Size2 seen;
+  DecodedRegion region;
+  ASSERT_TRUE(DecodeJpegInto(
+                  jpeg, "a.jpg",
+                  [&](Size2 s) {
+                    seen = s;
+                    return std::optional<CropWindow>(CropWindow{20, 30, 5, 6});
+                  },
+                  &region)
+                  .ok());
+  EXPECT_EQ(seen.height, 33);
+  EXPECT_EQ(seen.width, 47);
+  EXPECT_LE(region.top, 20);
+  EXPECT_GE(region.top + region.image.height, 25);
   std::vector<uint8_t> truncated(jpeg.begin(), jpeg.begin() + jpeg.size() / 2);
   absl::StatusOr<DecodedRegion> r = DecodeJpeg(truncated, "cut.jpg");
   ASSERT_FALSE(r.ok());
@@ -96,7 +106,7 @@ TEST(Jpeg, SizeAndErrors) {
       << r.status().message();
   r = DecodeJpeg(jpeg, "a.jpg", CropWindow{30, 0, 4, 4});
   EXPECT_FALSE(r.ok());
-  EXPECT_FALSE(JpegSize(std::vector<uint8_t>{0xff, 0xd8, 0xff}, "b").ok());
+  EXPECT_FALSE(DecodeJpeg(std::vector<uint8_t>{0xff, 0xd8, 0xff}, "b").ok());
 }
 
 }  // namespace

@@ -17,77 +17,78 @@ absl::Status OpError(const absl::Status& s, uint64_t index,
   return PrefixStatus(s, absl::StrCat("sample ", index, ": ", op.name(), ": "));
 }
 
-// The first op's output from a decode of only its window, from a JPEG the
-// dataset keeps encoded. nullopt where the dataset keeps no encoded image
-// (nothing drawn from `stream` then); other encoded images are decoded
-// whole into *whole, so that the file is read once.
-absl::StatusOr<std::optional<Sample>> FromWindow(
-    const PreprocessOp& first, const Dataset& dataset, uint64_t index,
-    SampleStream& stream, std::optional<Sample>* whole, StageClock* clock,
-    StageCounters counters) {
-  absl::StatusOr<EncodedSample> e = dataset.GetEncoded(index);
-  if (!e.ok() || e->format == "npy") return std::nullopt;
-  if (e->format != "jpg") {
-    FUSEDNORM_ASSIGN_OR_RETURN(Image image, DecodeImage(e->bytes, e->what));
-    *whole = Sample{std::move(image), e->label};
-    return std::nullopt;
-  }
-  FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size, JpegSize(e->bytes, e->what));
-  const std::optional<CropWindow> window =
-      first.DrawWindow(size.height, size.width, stream);
-  FUSEDNORM_ASSIGN_OR_RETURN(const DecodedRegion region,
-                             DecodeJpeg(e->bytes, e->what, *window));
-  clock->Add(counters.load);
-  const CropWindow inside{window->top - region.top, window->left - region.left,
-                          window->height, window->width};
-  Sample out;
-  out.label = e->label;
-  const absl::Status s =
-      first.ExecuteWindow(region.image.view(), inside, &out.image);
-  if (!s.ok()) return OpError(s, index, first);
-  return out;
+// Decodes the sample whole into ws->sample: from the encoded bytes when the
+// dataset gave them (the file is read once), else through GetInto.
+absl::Status Whole(const Dataset& dataset, uint64_t index, bool have_encoded,
+                   SampleWorkspace* ws) {
+  if (!have_encoded) return dataset.GetInto(index, &ws->sample, &ws->encoded);
+  ws->sample.label = ws->encoded.label;
+  return DecodeImageInto(ws->encoded.bytes, ws->encoded.what,
+                         &ws->sample.image);
 }
 
-// The sample, decoded whole, before any op.
-absl::StatusOr<Sample> Whole(const Dataset& dataset, uint64_t index,
-                             std::optional<Sample>* whole) {
-  if (*whole) return *std::move(*whole);
-  return dataset.Get(index);
+// The first op's output into ws->sample from a decode of only its window,
+// for a JPEG the dataset keeps encoded; returns false (nothing drawn from
+// `stream`) where that does not apply, with *have_encoded telling whether
+// ws->encoded holds the sample.
+absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
+                                const Dataset& dataset, uint64_t index,
+                                SampleStream& stream, StageClock* clock,
+                                StageCounters counters, SampleWorkspace* ws,
+                                bool* have_encoded) {
+  EncodedSample& e = ws->encoded;
+  *have_encoded = dataset.stores_encoded() &&
+                  dataset.GetEncodedInto(index, &e).ok() && e.format != "npy";
+  if (!*have_encoded || e.format != "jpg") return false;
+  CropWindow window;
+  FUSEDNORM_RETURN_IF_ERROR(DecodeJpegInto(
+      e.bytes, e.what,
+      [&](Size2 size) {
+        window = *first.DrawWindow(size.height, size.width, stream);
+        return std::optional<CropWindow>(window);
+      },
+      &ws->region));
+  clock->Add(counters.load);
+  const CropWindow inside{window.top - ws->region.top,
+                          window.left - ws->region.left, window.height,
+                          window.width};
+  ws->sample.label = e.label;
+  const absl::Status s =
+      first.ExecuteWindow(ws->region.image.view(), inside, &ws->sample.image);
+  if (!s.ok()) return OpError(s, index, first);
+  return true;
 }
 
 }  // namespace
 
-absl::StatusOr<Sample> RunRealOps(const Chain& chain, const Dataset& dataset,
-                                  uint64_t index, SampleStream& stream,
-                                  bool crop_decode, StageClock* clock,
-                                  StageCounters counters) {
+absl::Status RunRealOps(const Chain& chain, const Dataset& dataset,
+                        uint64_t index, SampleStream& stream, bool crop_decode,
+                        StageClock* clock, StageCounters counters,
+                        SampleWorkspace* ws) {
   const auto prefixed = [index](const absl::Status& s) {
     return PrefixStatus(s, absl::StrCat("sample ", index, ": "));
   };
-  std::optional<Sample> whole, sample;
-  size_t next_op = 0;
+  bool windowed = false, have_encoded = false;
   if (crop_decode && !chain.ops.empty() && chain.ops[0]->DrawsWindow()) {
-    absl::StatusOr<std::optional<Sample>> windowed = FromWindow(
-        *chain.ops[0], dataset, index, stream, &whole, clock, counters);
-    if (!windowed.ok()) return prefixed(windowed.status());
-    sample = *std::move(windowed);
-    if (sample) next_op = 1;
+    absl::StatusOr<bool> w = FromWindow(*chain.ops[0], dataset, index, stream,
+                                        clock, counters, ws, &have_encoded);
+    if (!w.ok()) return prefixed(w.status());
+    windowed = *w;
   }
-  if (!sample) {
-    absl::StatusOr<Sample> s = Whole(dataset, index, &whole);
-    if (!s.ok()) return prefixed(s.status());
-    sample = *std::move(s);
+  if (!windowed) {
+    const absl::Status s = Whole(dataset, index, have_encoded, ws);
+    if (!s.ok()) return prefixed(s);
     clock->Add(counters.load);
   }
-  Image next;
-  for (size_t i = next_op; i < chain.ops.size(); ++i) {
+  for (size_t i = windowed ? 1 : 0; i < chain.ops.size(); ++i) {
     const PreprocessOp& op = *chain.ops[i];
-    const absl::Status s = op.Execute(sample->image.view(), stream, &next);
+    const absl::Status s =
+        op.Execute(ws->sample.image.view(), stream, &ws->next);
     if (!s.ok()) return OpError(s, index, op);
-    std::swap(sample->image, next);
+    std::swap(ws->sample.image, ws->next);
   }
   clock->Add(counters.transforms);
-  return *std::move(sample);
+  return absl::OkStatus();
 }
 
 }  // namespace fusednorm

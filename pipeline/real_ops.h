@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "pipeline/chain.h"
 #include "pipeline/dataset.h"
+#include "pipeline/jpeg.h"
 #include "rng/philox.h"
 
 namespace fusednorm {
@@ -41,13 +42,23 @@ struct StageCounters {
   std::atomic<int64_t>* transforms;
 };
 
-// Sample `index` of `dataset` after the chain's real ops, drawing from
-// `stream`; `crop_decode` allows decoding only the first op's window. Errors
-// name the sample (and its file) and the op.
-absl::StatusOr<Sample> RunRealOps(const Chain& chain, const Dataset& dataset,
-                                  uint64_t index, SampleStream& stream,
-                                  bool crop_decode, StageClock* clock,
-                                  StageCounters counters);
+// A worker's buffers, reused from sample to sample: once they have grown to
+// the largest sample, running the real ops allocates nothing of ours (the
+// image libraries still allocate their decoders' state per image).
+struct SampleWorkspace {
+  Sample sample;  // the result
+  Image next;
+  EncodedSample encoded;
+  DecodedRegion region;
+};
+
+// Sample `index` of `dataset` after the chain's real ops, into ws->sample,
+// drawing from `stream`; `crop_decode` allows decoding only the first op's
+// window. Errors name the sample (and its file) and the op.
+absl::Status RunRealOps(const Chain& chain, const Dataset& dataset,
+                        uint64_t index, SampleStream& stream, bool crop_decode,
+                        StageClock* clock, StageCounters counters,
+                        SampleWorkspace* ws);
 
 }  // namespace fusednorm
 

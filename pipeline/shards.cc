@@ -107,14 +107,11 @@ class Shards : public Dataset {
   size_t size() const override { return samples_.size(); }
   int channels() const override { return channels_; }
   absl::StatusOr<Sample> Get(size_t index) const override;
-  absl::StatusOr<EncodedSample> GetEncoded(size_t index) const override;
-
-  // "sample 7 (shard.tar at byte 1536, key 000000007)".
-  std::string What(size_t index) const {
-    const ShardSample& s = samples_[index];
-    return absl::StrCat("sample ", index, " (", paths_[s.shard], " at byte ",
-                        s.offset, ", key ", s.key, ")");
-  }
+  absl::Status GetInto(size_t index, Sample* out,
+                       EncodedSample* scratch) const override;
+  bool stores_encoded() const override { return true; }
+  // Names the sample "sample 7 (shard.tar at byte 1536, key 000000007)".
+  absl::Status GetEncodedInto(size_t index, EncodedSample* e) const override;
 
  private:
   std::vector<std::string> paths_;
@@ -137,39 +134,42 @@ absl::StatusOr<NpyArray> NpyImage(absl::Span<const uint8_t> bytes,
 }
 
 absl::StatusOr<Sample> Shards::Get(size_t index) const {
-  if (index >= samples_.size()) {
-    return absl::OutOfRangeError(
-        absl::StrCat("sample ", index, " >= ", samples_.size()));
-  }
-  const ShardSample& s = samples_[index];
-  const absl::Span<const uint8_t> bytes =
-      files_[s.shard]->bytes().subspan(s.offset, s.size);
-  const std::string what = What(index);
   Sample out;
-  out.label = s.label;
-  if (s.npy) {
-    // Checked at open; the one copy a Sample's owned Image needs.
-    FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a, NpyImage(bytes, what));
-    out.image = Image{a.shape[0], a.shape[1], static_cast<int>(a.shape[2]),
-                      std::vector<uint8_t>(a.data.begin(), a.data.end())};
-  } else {
-    FUSEDNORM_ASSIGN_OR_RETURN(out.image, DecodeImage(bytes, what));
-  }
+  EncodedSample scratch;
+  FUSEDNORM_RETURN_IF_ERROR(GetInto(index, &out, &scratch));
   return out;
 }
 
-absl::StatusOr<EncodedSample> Shards::GetEncoded(size_t index) const {
+absl::Status Shards::GetInto(size_t index, Sample* out,
+                             EncodedSample* scratch) const {
+  FUSEDNORM_RETURN_IF_ERROR(GetEncodedInto(index, scratch));
+  out->label = scratch->label;
+  if (scratch->format != "npy") {
+    return DecodeImageInto(scratch->bytes, scratch->what, &out->image);
+  }
+  // Checked at open; the one copy a Sample's owned Image needs.
+  FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a,
+                             NpyImage(scratch->bytes, scratch->what));
+  out->image.height = a.shape[0];
+  out->image.width = a.shape[1];
+  out->image.channels = static_cast<int>(a.shape[2]);
+  out->image.pixels.assign(a.data.begin(), a.data.end());
+  return absl::OkStatus();
+}
+
+absl::Status Shards::GetEncodedInto(size_t index, EncodedSample* e) const {
   if (index >= samples_.size()) {
     return absl::OutOfRangeError(
         absl::StrCat("sample ", index, " >= ", samples_.size()));
   }
   const ShardSample& s = samples_[index];
-  EncodedSample e;
-  e.bytes = files_[s.shard]->bytes().subspan(s.offset, s.size);
-  e.format = s.format;
-  e.label = s.label;
-  e.what = What(index);
-  return e;
+  e->bytes = files_[s.shard]->bytes().subspan(s.offset, s.size);
+  e->format = s.format;
+  e->label = s.label;
+  e->what.clear();
+  absl::StrAppend(&e->what, "sample ", index, " (", paths_[s.shard],
+                  " at byte ", s.offset, ", key ", s.key, ")");
+  return absl::OkStatus();
 }
 
 // Adds member `m` of shard `shard` to the index (a new sample when its key
