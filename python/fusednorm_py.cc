@@ -21,6 +21,7 @@
 #include "ops/fused_normalization.h"
 #include "ops/option_names.h"
 #include "ops/presets.h"
+#include "ops/resize.h"
 #include "pipeline/recipe.h"
 #include "python/convert.h"
 #include "python/resize_py.h"
@@ -261,17 +262,15 @@ PyFusedNormalization MakeOp(
   return PyFusedNormalization(o, seed, kwargs);
 }
 
-RecipeOptions LoaderOptions(const std::string& data, const std::string& dataset,
-                            const std::string& path, const std::string& split,
-                            int64_t images, int64_t batch_size, int threads,
-                            uint64_t seed, const std::string& preset,
-                            std::optional<std::vector<float>> mean,
-                            std::optional<std::vector<float>> std,
-                            const std::string& dtype,
-                            std::optional<std::string> layout,
-                            const std::string& mode, const std::string& kernel,
-                            int64_t size, int rank, int world_size,
-                            bool pinned) {
+RecipeOptions LoaderOptions(
+    const std::string& data, const std::string& dataset,
+    const std::string& path, const std::string& split, int64_t images,
+    int64_t batch_size, int threads, uint64_t seed, const std::string& preset,
+    std::optional<std::vector<float>> mean,
+    std::optional<std::vector<float>> std, const std::string& dtype,
+    std::optional<std::string> layout, const std::string& mode,
+    const std::string& kernel, int64_t size, const std::string& resize_filter,
+    const std::string& on_error, int rank, int world_size, bool pinned) {
   RecipeOptions o;
   o.normalization =
       Normalization(preset, mean, std, dtype, layout, mode, kernel);
@@ -289,6 +288,8 @@ RecipeOptions LoaderOptions(const std::string& data, const std::string& dataset,
   o.threads = threads;
   o.seed = seed;
   o.size = size;
+  o.resize_filter = Value(ParseResizeFilter(resize_filter));
+  o.on_error = Value(ParseErrorPolicy(on_error));
   o.rank = rank;
   o.world_size = world_size;
   o.pinned = pinned;
@@ -374,13 +375,14 @@ void BindLoader(py::module_& m) {
                        const std::string& dtype,
                        std::optional<std::string> layout,
                        const std::string& mode, const std::string& kernel,
-                       int64_t size, int rank, int world_size, bool pinned,
-                       bool copy) {
+                       int64_t size, const std::string& resize_filter,
+                       const std::string& on_error, int rank, int world_size,
+                       bool pinned, bool copy) {
              return std::make_unique<PyLoader>(
                  fusednorm::LoaderOptions(
                      data, dataset, path, split, images, batch_size, threads,
                      seed, preset, mean, std, dtype, layout, mode, kernel, size,
-                     rank, world_size, pinned),
+                     resize_filter, on_error, rank, world_size, pinned),
                  epoch, copy);
            }),
            py::kw_only(), py::arg("data") = "",
@@ -391,9 +393,10 @@ void BindLoader(py::module_& m) {
            py::arg("preset") = "imagenet", py::arg("mean") = py::none(),
            py::arg("std") = py::none(), py::arg("dtype") = "float32",
            py::arg("layout") = py::none(), py::arg("mode") = "fast",
-           py::arg("kernel") = "", py::arg("size") = 224, py::arg("rank") = 0,
-           py::arg("world_size") = 1, py::arg("pinned") = false,
-           py::arg("copy") = false)
+           py::arg("kernel") = "", py::arg("size") = 224,
+           py::arg("resize_filter") = "pil", py::arg("on_error") = "fail",
+           py::arg("rank") = 0, py::arg("world_size") = 1,
+           py::arg("pinned") = false, py::arg("copy") = false)
       .def("__iter__",
            [](py::object self) {
              self.cast<PyLoader&>().Start();

@@ -2,8 +2,12 @@
 copies, its Loader and its errors. Run by //python:fusednorm_test with
 /usr/bin/python3."""
 
+import io
 import itertools
+import os
 import pickle
+import tarfile
+import tempfile
 import threading
 import time
 import unittest
@@ -153,6 +157,12 @@ class ZeroCopy(unittest.TestCase):
         self.assertIsInstance(torch.from_numpy(first), torch.Tensor)
 
 
+def png_bytes(seed):
+    buf = io.BytesIO()
+    Image.fromarray(np.full((12, 10, 3), seed * 40, np.uint8)).save(buf, "PNG")
+    return buf.getvalue()
+
+
 def epoch_bytes(**kwargs):
     return [(images.tobytes(), labels.tolist())
             for images, labels in fusednorm.Loader(copy=True, **kwargs)]
@@ -229,6 +239,28 @@ class Errors(unittest.TestCase):
             fusednorm.Loader(batch_size=0)
         with self.assertRaises(ValueError):
             fusednorm.Loader(split="test")
+        with self.assertRaises(ValueError):
+            fusednorm.Loader(resize_filter="cubic")
+        with self.assertRaises(ValueError):
+            fusednorm.Loader(on_error="ignore")
+
+    def test_shards_with_a_broken_sample_skip_or_fail(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.tar")
+            with tarfile.open(path, "w") as t:
+                for key, data, label in [("a", png_bytes(1), 3), ("b", b"\xff\xd8\xff no", 4),
+                                         ("c", png_bytes(2), 5)]:
+                    for ext, body in [("png" if key != "b" else "jpg", data),
+                                      ("cls", str(label).encode())]:
+                        info = tarfile.TarInfo(f"{key}.{ext}")
+                        info.size = len(body)
+                        t.addfile(info, io.BytesIO(body))
+            kw = dict(data=path, split="val", size=8, batch_size=3, images=0)
+            (images, labels), = list(fusednorm.Loader(on_error="skip", copy=True, **kw))
+            self.assertEqual(labels.tolist(), [3, -1, 5])
+            self.assertFalse(images[1].any())
+            with self.assertRaisesRegex(ValueError, "s.tar at byte 2560, key b"):
+                list(fusednorm.Loader(**kw))
 
 
 if __name__ == "__main__":

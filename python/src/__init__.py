@@ -125,9 +125,12 @@ _live_loaders = _weakref.WeakSet()
 
 class Loader:
     """Batches of the standard recipe (`fusednorm run`'s): keywords data
-    (an image folder, or "synthetic"), dataset/path (mnist, cifar10), split,
-    images, batch_size, threads, seed, epoch, preset, mean, std, dtype,
-    layout, mode, kernel, size, rank, world_size, pinned, copy.
+    (an image folder, WebDataset shards "a.tar,b.tar" or
+    "train-{000000..000146}.tar", or "synthetic"), dataset/path (mnist,
+    cifar10), split, images, batch_size, threads, seed, epoch, preset, mean,
+    std, dtype, layout, mode, kernel, size, resize_filter ("pil", "tensor",
+    "bilinear"), on_error ("fail", or "skip": an unreadable sample is
+    zero-filled with label -1), rank, world_size, pinned, copy.
 
     Iterating runs one epoch (the next iteration the following one) and
     yields (images, labels) NumPy arrays. Without copy=True the images are
