@@ -114,6 +114,17 @@ absl::StatusOr<NpyArray> ParseNpy(absl::Span<const uint8_t> bytes,
   return a;
 }
 
+absl::StatusOr<NpyArray> ParseNpyImage(absl::Span<const uint8_t> bytes,
+                                       const std::string& what) {
+  absl::StatusOr<NpyArray> a = ParseNpy(bytes, what);
+  if (!a.ok()) return a;
+  if (a->descr != "|u1" && a->descr != "<u1" && a->descr != "u1")
+    return Bad(what, absl::StrCat("dtype ", a->descr, " is not uint8"));
+  if (a->shape.size() != 3 || a->shape[2] > 4)
+    return Bad(what, "needs shape (H, W, C) with C in 1..4");
+  return a;
+}
+
 std::string NpyHeader(const std::string& descr,
                       const std::vector<int64_t>& shape) {
   std::string dims = absl::StrJoin(shape, ", ");

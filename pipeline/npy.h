@@ -19,11 +19,15 @@ struct NpyArray {
 };
 
 // Parses .npy bytes (the array's data stays where it is); `what` names the
-// file in errors. Only C-order arrays whose
-// data size matches the shape exactly; every dimension in 1..2^24 and at most
-// 2^34 bytes.
+// file in errors. Only C-order arrays whose data size matches the shape
+// exactly; every dimension in 1..2^24 and at most 2^34 bytes.
 absl::StatusOr<NpyArray> ParseNpy(absl::Span<const uint8_t> bytes,
                                   const std::string& what);
+
+// ParseNpy for an image: also checks that it is a uint8 (H, W, C) array with
+// C in 1..4.
+absl::StatusOr<NpyArray> ParseNpyImage(absl::Span<const uint8_t> bytes,
+                                       const std::string& what);
 
 // The .npy bytes of a header for `descr` and `shape`, to be followed by the
 // data.

@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "pipeline/codecs.h"
+#include "pipeline/npy.h"
 #include "pipeline/shards.h"
 #include "pipeline/tar.h"
 #include "pipeline/transfer_station.h"
@@ -537,15 +538,21 @@ namespace fusednorm {
 namespace {
 
 // Decoding only RandomResizedCrop's window gives the same batches as decoding
-// whole images, from a folder and from shards of the same JPEGs.
+// whole images, from a folder and from shards of the same JPEGs; reading raw
+// .npy samples in place gives the same as copying them.
 TEST(Preprocessor, CropDecodeGivesTheSameBatches) {
   const std::string dir = TempDir();
   mkdir((dir + "/a").c_str(), 0755);
   auto synth = MakeSyntheticDataset(24, 11);
-  std::string tar;
+  std::string tar, raw;
   for (int i = 0; i < 24; ++i) {
-    const std::vector<uint8_t> jpg =
-        *EncodeJpeg((*synth->Get(i)).image, 70 + i);
+    const Image image = (*synth->Get(i)).image;
+    const std::vector<uint8_t> jpg = *EncodeJpeg(image, 70 + i);
+    const std::string npy =
+        NpyHeader("|u1", {image.height, image.width, 3}) +
+        std::string(image.pixels.begin(), image.pixels.end());
+    raw += *TarFileHeader(std::to_string(i) + ".npy", npy.size()) + npy +
+           std::string(TarPadding(npy.size()), '\0');
     WriteFile(dir + "/a/" + std::to_string(100 + i) + ".jpg", jpg);
     const std::string name = std::to_string(100 + i) + ".jpg";
     tar += *TarFileHeader(name, jpg.size()) +
@@ -553,9 +560,11 @@ TEST(Preprocessor, CropDecodeGivesTheSameBatches) {
            std::string(TarPadding(jpg.size()), '\0');
   }
   WriteFile(dir + "/s.tar", std::vector<uint8_t>(tar.begin(), tar.end()));
+  WriteFile(dir + "/raw.tar", std::vector<uint8_t>(raw.begin(), raw.end()));
   const std::vector<std::shared_ptr<const Dataset>> sources = {
       std::shared_ptr<const Dataset>(*OpenImageFolder(dir)),
-      std::shared_ptr<const Dataset>(*OpenShards({dir + "/s.tar"}))};
+      std::shared_ptr<const Dataset>(*OpenShards({dir + "/s.tar"})),
+      std::shared_ptr<const Dataset>(*OpenShards({dir + "/raw.tar"}))};
   for (const auto& data : sources) {
     SCOPED_TRACE(data->name());
     EpochResult whole, windows;

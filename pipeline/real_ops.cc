@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "pipeline/codecs.h"
 #include "pipeline/jpeg.h"
+#include "pipeline/npy.h"
 #include "util/status_macros.h"
 
 namespace fusednorm {
@@ -18,10 +19,12 @@ absl::Status OpError(const absl::Status& s, uint64_t index,
 }
 
 // Decodes the sample whole into ws->sample: from the encoded bytes when the
-// dataset gave them (the file is read once), else through GetInto.
+// dataset gave them as JPEG or PNG (the file is read once), else through
+// GetInto.
 absl::Status Whole(const Dataset& dataset, uint64_t index, bool have_encoded,
                    SampleWorkspace* ws) {
-  if (!have_encoded) return dataset.GetInto(index, &ws->sample, &ws->encoded);
+  if (!have_encoded || ws->encoded.format == "npy")
+    return dataset.GetInto(index, &ws->sample, &ws->encoded);
   ws->sample.label = ws->encoded.label;
   return DecodeImageInto(ws->encoded.bytes, ws->encoded.what,
                          &ws->sample.image);
@@ -37,8 +40,23 @@ absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
                                 StageCounters counters, SampleWorkspace* ws,
                                 bool* have_encoded) {
   EncodedSample& e = ws->encoded;
-  *have_encoded = dataset.stores_encoded() &&
-                  dataset.GetEncodedInto(index, &e).ok() && e.format != "npy";
+  *have_encoded =
+      dataset.stores_encoded() && dataset.GetEncodedInto(index, &e).ok();
+  if (*have_encoded && e.format == "npy") {
+    // Raw pixels: the window is resized straight from the dataset's bytes.
+    FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a,
+                               ParseNpyImage(e.bytes, e.what));
+    const int channels = static_cast<int>(a.shape[2]);
+    const ImageView view{a.data, a.shape[0], a.shape[1], channels,
+                         a.shape[1] * channels};
+    const CropWindow window =
+        *first.DrawWindow(view.height, view.width, stream);
+    clock->Add(counters.load);
+    ws->sample.label = e.label;
+    const absl::Status s = first.ExecuteWindow(view, window, &ws->sample.image);
+    if (!s.ok()) return OpError(s, index, first);
+    return true;
+  }
   if (!*have_encoded || e.format != "jpg") return false;
   CropWindow window;
   FUSEDNORM_RETURN_IF_ERROR(DecodeJpegInto(

@@ -3,7 +3,8 @@
 // JPEG and the first op reads only a window of its input (RandomResizedCrop),
 // the window is drawn from the header's size first and only that part of the
 // image is decoded: the pixels are the full decode's (pipeline/jpeg.h), so
-// the result is byte-identical either way. Internal to pipeline/.
+// the result is byte-identical either way. A raw .npy sample is read where
+// the dataset keeps it, without a copy. Internal to pipeline/.
 #ifndef FUSEDNORM_PIPELINE_REAL_OPS_H_
 #define FUSEDNORM_PIPELINE_REAL_OPS_H_
 

@@ -120,19 +120,6 @@ class Shards : public Dataset {
   int channels_;
 };
 
-// A .npy member, checked to be a uint8 (H, W, C) image with C in 1..4; its
-// data stays in the shard.
-absl::StatusOr<NpyArray> NpyImage(absl::Span<const uint8_t> bytes,
-                                  const std::string& what) {
-  FUSEDNORM_ASSIGN_OR_RETURN(NpyArray a, ParseNpy(bytes, what));
-  if (a.descr != "|u1" && a.descr != "<u1" && a.descr != "u1")
-    return InvalidArgumentCat(what, ": dtype ", a.descr, " is not uint8");
-  if (a.shape.size() != 3 || a.shape[2] > 4) {
-    return InvalidArgumentCat(what, ": needs shape (H, W, C) with C in 1..4");
-  }
-  return a;
-}
-
 absl::StatusOr<Sample> Shards::Get(size_t index) const {
   Sample out;
   EncodedSample scratch;
@@ -149,7 +136,7 @@ absl::Status Shards::GetInto(size_t index, Sample* out,
   }
   // Checked at open; the one copy a Sample's owned Image needs.
   FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a,
-                             NpyImage(scratch->bytes, scratch->what));
+                             ParseNpyImage(scratch->bytes, scratch->what));
   out->image.height = a.shape[0];
   out->image.width = a.shape[1];
   out->image.channels = static_cast<int>(a.shape[2]);
@@ -212,8 +199,8 @@ absl::StatusOr<int> Channels(const ShardSample& s,
                              absl::Span<const uint8_t> bytes,
                              const std::string& what) {
   if (!s.npy) return 3;
-  FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a,
-                             NpyImage(bytes.subspan(s.offset, s.size), what));
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const NpyArray a, ParseNpyImage(bytes.subspan(s.offset, s.size), what));
   return static_cast<int>(a.shape[2]);
 }
 
