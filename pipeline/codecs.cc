@@ -75,8 +75,7 @@ absl::Status DecodeImageInto(absl::Span<const uint8_t> bytes,
     DecodedRegion region;
     region.image = std::move(*out);
     const absl::Status s = DecodeJpegInto(
-        bytes, what, [](Size2) { return std::optional<CropWindow>(); },
-        &region);
+        bytes, what, [](Size2) { return JpegRequest(); }, &region);
     *out = std::move(region.image);
     return s;
   }

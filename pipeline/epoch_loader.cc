@@ -95,9 +95,9 @@ struct EpochLoader::Impl {
                                   SampleWorkspace* ws) {
     SampleStream stream(s.seed, epoch, index);
     StageClock clock;
-    FUSEDNORM_RETURN_IF_ERROR(RunRealOps(*chain, *dataset, index, stream,
-                                         s.crop_decode, &clock,
-                                         {&ns_load, &ns_transforms}, ws));
+    FUSEDNORM_RETURN_IF_ERROR(RunRealOps(
+        *chain, *dataset, index, stream, {s.crop_decode, s.decode_scale},
+        &clock, {&ns_load, &ns_transforms}, ws));
     const Image& cur = ws->sample.image;
     if (cur.height != chain->size.height || cur.width != chain->size.width ||
         cur.channels != dataset->channels()) {

@@ -52,6 +52,9 @@ struct LoaderSettings {
   // Decode only the first op's window of JPEGs (the same bytes come out;
   // off only to measure what it saves).
   bool crop_decode = true;
+  // Reduced-size JPEG decoding where the crop allows it (real_ops.h's
+  // DecodeOptions::scale): other pixels, so off by default.
+  bool decode_scale = false;
 
   // Batches of one epoch of `samples` samples: in the single-process run,
   // and for this rank (global batches rank, rank + world, ...).

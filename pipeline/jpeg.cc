@@ -117,33 +117,55 @@ void ReadRows(jpeg_decompress_struct* cinfo, int64_t rows, uint8_t* row,
 
 }  // namespace
 
-absl::Status DecodeJpegInto(
-    absl::Span<const uint8_t> bytes, const std::string& what,
-    absl::FunctionRef<std::optional<CropWindow>(Size2)> region,
-    DecodedRegion* out) {
+CropWindow ScaleBox(const CropWindow& box, int scale, Size2 scaled) {
+  const int64_t top = box.top / scale, left = box.left / scale;
+  const int64_t bottom =
+      std::min(scaled.height, (box.top + box.height + scale - 1) / scale);
+  const int64_t right =
+      std::min(scaled.width, (box.left + box.width + scale - 1) / scale);
+  return {top, left, std::max<int64_t>(1, bottom - top),
+          std::max<int64_t>(1, right - left)};
+}
+
+absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
+                            const std::string& what,
+                            absl::FunctionRef<JpegRequest(Size2)> choose,
+                            DecodedRegion* out) {
   // Per thread and outside the decoder's frame: a longjmp may leave it.
   thread_local std::vector<uint8_t> row;
   Decompressor d(what);
   return d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
-    const int64_t H = cinfo->image_height, W = cinfo->image_width;
-    const std::optional<CropWindow> chosen = region(Size2{H, W});
-    const CropWindow box = chosen.value_or(CropWindow{0, 0, H, W});
-    if (absl::Status b = ValidateBox(box, H, W); !b.ok()) {
+    const JpegRequest request =
+        choose(Size2{cinfo->image_height, cinfo->image_width});
+    const int64_t full_h = cinfo->image_height, full_w = cinfo->image_width;
+    CropWindow box = request.region.value_or(CropWindow{0, 0, full_h, full_w});
+    if (absl::Status b = ValidateBox(box, full_h, full_w); !b.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": ", b.message()));
     }
+    const int scale = request.scale;
+    if (scale != 1 && scale != 2 && scale != 4 && scale != 8) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": decode scale 1/", scale, " is not supported"));
+    }
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = static_cast<unsigned>(scale);
     cinfo->dct_method = JDCT_ISLOW;
     cinfo->do_fancy_upsampling = TRUE;
     cinfo->out_color_space = cinfo->num_components == 4   ? JCS_CMYK
                              : cinfo->num_components == 1 ? JCS_GRAYSCALE
                                                           : JCS_RGB;
     jpeg_start_decompress(cinfo);
+    const int64_t H = cinfo->output_height, W = cinfo->output_width;
+    box = ScaleBox(box, scale, Size2{H, W});
     const int64_t top = std::max<int64_t>(0, box.top - kMargin);
     const int64_t bottom = std::min(H, box.top + box.height + kMargin);
     JDIMENSION x =
         static_cast<JDIMENSION>(std::max<int64_t>(0, box.left - kMargin));
     JDIMENSION width = static_cast<JDIMENSION>(
         std::min(W, box.left + box.width + kMargin) - x);
-    if (chosen && (x > 0 || width < W)) jpeg_crop_scanline(cinfo, &x, &width);
+    if (request.region && (x > 0 || width < W)) {
+      jpeg_crop_scanline(cinfo, &x, &width);
+    }
     if (top > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(top));
     Image& image = out->image;
     image.height = bottom - top;
@@ -155,6 +177,8 @@ absl::Status DecodeJpegInto(
     jpeg_abort_decompress(cinfo);
     out->top = top;
     out->left = x;
+    out->scale = scale;
+    out->size = Size2{H, W};
     return absl::OkStatus();
   });
 }
@@ -164,7 +188,11 @@ absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,
                                          std::optional<CropWindow> region) {
   DecodedRegion out;
   FUSEDNORM_RETURN_IF_ERROR(DecodeJpegInto(
-      bytes, what, [&](Size2) { return region; }, &out));
+      bytes, what,
+      [&](Size2) {
+        return JpegRequest{region, 1};
+      },
+      &out));
   return out;
 }
 

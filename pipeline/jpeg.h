@@ -22,12 +22,27 @@ namespace fusednorm {
 // Largest image (pixels) the decoders accept.
 inline constexpr int64_t kMaxDecodedPixels = int64_t{1} << 28;
 
-// A decoded part of an image: `image` holds the full image's pixels from
+// A decoded part of an image: `image` holds the (scaled) image's pixels from
 // row `top`, column `left` on.
 struct DecodedRegion {
   Image image;
   int64_t top = 0, left = 0;
+  int scale = 1;  // decoded at 1/scale of the image's size
+  Size2 size;     // the whole image's size at that scale
 };
+
+// What to decode, chosen once the header is read: a region in the image's
+// own coordinates (nullopt: all of it), and a DCT scaling 1/scale with
+// scale 1, 2, 4 or 8 (libjpeg's reduced-size decoding: other pixels than a
+// full decode's, smaller and faster).
+struct JpegRequest {
+  std::optional<CropWindow> region;
+  int scale = 1;
+};
+
+// `box` of an image in the image decoded at 1/scale (`scaled` is that
+// image's size): the scaled pixels that cover it.
+CropWindow ScaleBox(const CropWindow& box, int scale, Size2 scaled);
 
 // Decodes the whole image, or, with `region`, a part of it that contains
 // `region`: widened to libjpeg's iMCU columns and by a margin that keeps the
@@ -38,13 +53,14 @@ absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,
                                          const std::string& what,
                                          std::optional<CropWindow> region = {});
 
-// The same into `out`, reusing its storage, with the region chosen once the
-// header is read: `region` gets the image's size and returns the region
-// (nullopt: the whole image). The header is parsed once.
-absl::Status DecodeJpegInto(
-    absl::Span<const uint8_t> bytes, const std::string& what,
-    absl::FunctionRef<std::optional<CropWindow>(Size2)> region,
-    DecodedRegion* out);
+// The same into `out`, reusing its storage, with the request chosen once the
+// header is read: `choose` gets the image's size. With a scale, the region
+// (scaled by ScaleBox) is exact with respect to the full decode at that
+// scale. The header is parsed once.
+absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
+                            const std::string& what,
+                            absl::FunctionRef<JpegRequest(Size2)> choose,
+                            DecodedRegion* out);
 
 }  // namespace fusednorm
 

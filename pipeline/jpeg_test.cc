@@ -82,6 +82,50 @@ TEST(Jpeg, RegionsEqualTheFullDecode) {
   ExpectRegionsMatch(Encode(45, 70, TJSAMP_420, TJPF_CMYK, 0), &rng);
 }
 
+// At 1/2, 1/4 and 1/8 scale, a region's box (ScaleBox) equals the whole
+// image decoded at that scale.
+TEST(Jpeg, ScaledRegionsEqualTheScaledFullDecode) {
+  std::mt19937 rng(13);
+  for (int subsamp : {TJSAMP_444, TJSAMP_420, TJSAMP_GRAY}) {
+    const std::vector<uint8_t> jpeg = Encode(131, 177, subsamp, TJPF_RGB, 0);
+    for (int scale : {2, 4, 8}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "subsampling " << subsamp << " scale 1/" << scale);
+      DecodedRegion full, part;
+      ASSERT_TRUE(DecodeJpegInto(
+                      jpeg, "f",
+                      [&](Size2) {
+                        return JpegRequest{{}, scale};
+                      },
+                      &full)
+                      .ok());
+      EXPECT_EQ(full.size.height, (131 + scale - 1) / scale);
+      EXPECT_EQ(full.image.width, (177 + scale - 1) / scale);
+      for (int i = 0; i < 30; ++i) {
+        const int64_t h = 1 + rng() % 131, w = 1 + rng() % 177;
+        const CropWindow box{static_cast<int64_t>(rng() % (131 - h + 1)),
+                             static_cast<int64_t>(rng() % (177 - w + 1)), h, w};
+        ASSERT_TRUE(DecodeJpegInto(
+                        jpeg, "p",
+                        [&](Size2) {
+                          return JpegRequest{box, scale};
+                        },
+                        &part)
+                        .ok());
+        const CropWindow s = ScaleBox(box, scale, part.size);
+        for (int64_t y = s.top; y < s.top + s.height; ++y) {
+          for (int64_t x = s.left * 3; x < (s.left + s.width) * 3; ++x) {
+            ASSERT_EQ(part.image.pixels[(y - part.top) * part.image.width * 3 +
+                                        x - part.left * 3],
+                      full.image.pixels[y * full.image.width * 3 + x])
+                << "row " << y << " byte " << x;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Jpeg, ChooserSeesTheSizeAndErrors) {
   const std::vector<uint8_t> jpeg = Encode(33, 47, TJSAMP_420, TJPF_RGB, 0);
   Size2 seen;
@@ -90,7 +134,7 @@ TEST(Jpeg, ChooserSeesTheSizeAndErrors) {
                   jpeg, "a.jpg",
                   [&](Size2 s) {
                     seen = s;
-                    return std::optional<CropWindow>(CropWindow{20, 30, 5, 6});
+                    return JpegRequest{CropWindow{20, 30, 5, 6}, 1};
                   },
                   &region)
                   .ok());

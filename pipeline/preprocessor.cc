@@ -105,6 +105,11 @@ PreprocessorBuilder& PreprocessorBuilder::shard(int rank, int world_size) {
   loader_.world = world_size;
   return *this;
 }
+PreprocessorBuilder& PreprocessorBuilder::decode_scale(bool on) {
+  loader_.decode_scale = on;
+  return *this;
+}
+
 PreprocessorBuilder& PreprocessorBuilder::crop_decode(bool on) {
   loader_.crop_decode = on;
   return *this;

@@ -126,6 +126,9 @@ class PreprocessorBuilder {
   // Whether JPEGs are decoded only over the first op's window (default on;
   // byte-identical batches either way: pipeline/real_ops.h).
   PreprocessorBuilder& crop_decode(bool on);
+  // Decodes JPEGs at 1/2, 1/4 or 1/8 of their size when the crop is that
+  // many times the output size: faster, but other pixels (off by default).
+  PreprocessorBuilder& decode_scale(bool on);
 
   // Validates everything and builds the chains; a second call is
   // FailedPrecondition.

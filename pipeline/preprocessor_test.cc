@@ -585,3 +585,41 @@ TEST(Preprocessor, CropDecodeGivesTheSameBatches) {
 
 }  // namespace
 }  // namespace fusednorm
+
+namespace fusednorm {
+namespace {
+
+// Reduced-size decoding is deterministic for any thread count, changes the
+// batches where crops are at least twice the output, and nothing elsewhere.
+TEST(Preprocessor, DecodeScaleIsDeterministicAndOnlyWhereCropsAllow) {
+  const std::string dir = TempDir();
+  mkdir((dir + "/a").c_str(), 0755);
+  auto synth = MakeSyntheticDataset(20, 12);
+  for (int i = 0; i < 20; ++i) {
+    WriteFile(dir + "/a/" + std::to_string(100 + i) + ".jpg",
+              *EncodeJpeg((*synth->Get(i)).image, 90));
+  }
+  auto folder = std::shared_ptr<const Dataset>(*OpenImageFolder(dir));
+  const auto epoch = [&](int64_t size, bool scale, int threads) {
+    PreprocessorBuilder b;
+    b.dataset(folder)
+        .normalization(Preset::kImagenet)
+        .train_transforms(RandomResizedCrop(size))
+        .val_transforms(CenterCrop(size))
+        .batch_size(5)
+        .threads(threads)
+        .decode_scale(scale)
+        .seed(3);
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    EXPECT_TRUE(p.ok()) << p.status();
+    return RunEpoch(*p, Split::kTrain, 0).bytes;
+  };
+  const auto scaled = epoch(24, true, 1);
+  EXPECT_TRUE(scaled == epoch(24, true, 2));
+  EXPECT_FALSE(scaled == epoch(24, false, 1)) << "no crop was scaled";
+  // Crops of at most 320 pixels never reach twice 224: nothing changes.
+  EXPECT_TRUE(epoch(224, true, 2) == epoch(224, false, 2));
+}
+
+}  // namespace
+}  // namespace fusednorm

@@ -18,6 +18,16 @@ absl::Status OpError(const absl::Status& s, uint64_t index,
   return PrefixStatus(s, absl::StrCat("sample ", index, ": ", op.name(), ": "));
 }
 
+// The largest DCT scale (8, 4, 2, else 1) at which `window` stays at least
+// `out` in both sides.
+int Scale(const CropWindow& window, Size2 out) {
+  for (int k : {8, 4, 2}) {
+    if (window.height >= k * out.height && window.width >= k * out.width)
+      return k;
+  }
+  return 1;
+}
+
 // Decodes the sample whole into ws->sample: from the encoded bytes when the
 // dataset gave them as JPEG or PNG (the file is read once), else through
 // GetInto.
@@ -37,8 +47,8 @@ absl::Status Whole(const Dataset& dataset, uint64_t index, bool have_encoded,
 absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
                                 const Dataset& dataset, uint64_t index,
                                 SampleStream& stream, StageClock* clock,
-                                StageCounters counters, SampleWorkspace* ws,
-                                bool* have_encoded) {
+                                StageCounters counters, bool scale,
+                                SampleWorkspace* ws, bool* have_encoded) {
   EncodedSample& e = ws->encoded;
   *have_encoded =
       dataset.stores_encoded() && dataset.GetEncodedInto(index, &e).ok();
@@ -63,13 +73,15 @@ absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
       e.bytes, e.what,
       [&](Size2 size) {
         window = *first.DrawWindow(size.height, size.width, stream);
-        return std::optional<CropWindow>(window);
+        const std::optional<Size2> out = first.FixedOutputSize();
+        return JpegRequest{window, scale && out ? Scale(window, *out) : 1};
       },
       &ws->region));
   clock->Add(counters.load);
-  const CropWindow inside{window.top - ws->region.top,
-                          window.left - ws->region.left, window.height,
-                          window.width};
+  const DecodedRegion& r = ws->region;
+  const CropWindow scaled = ScaleBox(window, r.scale, r.size);
+  const CropWindow inside{scaled.top - r.top, scaled.left - r.left,
+                          scaled.height, scaled.width};
   ws->sample.label = e.label;
   const absl::Status s =
       first.ExecuteWindow(ws->region.image.view(), inside, &ws->sample.image);
@@ -80,16 +92,17 @@ absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
 }  // namespace
 
 absl::Status RunRealOps(const Chain& chain, const Dataset& dataset,
-                        uint64_t index, SampleStream& stream, bool crop_decode,
-                        StageClock* clock, StageCounters counters,
-                        SampleWorkspace* ws) {
+                        uint64_t index, SampleStream& stream,
+                        DecodeOptions decode, StageClock* clock,
+                        StageCounters counters, SampleWorkspace* ws) {
   const auto prefixed = [index](const absl::Status& s) {
     return PrefixStatus(s, absl::StrCat("sample ", index, ": "));
   };
   bool windowed = false, have_encoded = false;
-  if (crop_decode && !chain.ops.empty() && chain.ops[0]->DrawsWindow()) {
-    absl::StatusOr<bool> w = FromWindow(*chain.ops[0], dataset, index, stream,
-                                        clock, counters, ws, &have_encoded);
+  if (decode.crop && !chain.ops.empty() && chain.ops[0]->DrawsWindow()) {
+    absl::StatusOr<bool> w =
+        FromWindow(*chain.ops[0], dataset, index, stream, clock, counters,
+                   decode.scale, ws, &have_encoded);
     if (!w.ok()) return prefixed(w.status());
     windowed = *w;
   }

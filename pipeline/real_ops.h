@@ -53,13 +53,20 @@ struct SampleWorkspace {
   DecodedRegion region;
 };
 
+// How JPEGs may be decoded for a first op that draws a window: only over the
+// window (the same pixels), and with `scale` at the largest of 1/8, 1/4, 1/2
+// that keeps the window at least the op's output size (other pixels: opt-in).
+struct DecodeOptions {
+  bool crop = true;
+  bool scale = false;
+};
+
 // Sample `index` of `dataset` after the chain's real ops, into ws->sample,
-// drawing from `stream`; `crop_decode` allows decoding only the first op's
-// window. Errors name the sample (and its file) and the op.
+// drawing from `stream`. Errors name the sample (and its file) and the op.
 absl::Status RunRealOps(const Chain& chain, const Dataset& dataset,
-                        uint64_t index, SampleStream& stream, bool crop_decode,
-                        StageClock* clock, StageCounters counters,
-                        SampleWorkspace* ws);
+                        uint64_t index, SampleStream& stream,
+                        DecodeOptions decode, StageClock* clock,
+                        StageCounters counters, SampleWorkspace* ws);
 
 }  // namespace fusednorm
 

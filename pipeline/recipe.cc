@@ -78,7 +78,8 @@ absl::StatusOr<Preprocessor> BuildRecipe(
       .seed(o.seed)
       .shard(o.rank, o.world_size)
       .pinned(o.pinned)
-      .error_policy(o.on_error);
+      .error_policy(o.on_error)
+      .decode_scale(o.decode_scale);
   if (n.layout) b.layout(*n.layout);
   if (n.mean.empty()) {
     b.normalization(n.preset);

@@ -39,6 +39,7 @@ struct RecipeOptions {
   int64_t size = 224;                               // output height and width
   ResizeFilter resize_filter = ResizeFilter::kPil;  // the crops' resampling
   ErrorPolicy on_error = ErrorPolicy::kFail;  // a sample that cannot be read
+  bool decode_scale = false;  // reduced-size JPEG decoding (other pixels)
   int rank = 0, world_size = 1;
   bool pinned = false;
 };

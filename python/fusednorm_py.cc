@@ -262,15 +262,18 @@ PyFusedNormalization MakeOp(
   return PyFusedNormalization(o, seed, kwargs);
 }
 
-RecipeOptions LoaderOptions(
-    const std::string& data, const std::string& dataset,
-    const std::string& path, const std::string& split, int64_t images,
-    int64_t batch_size, int threads, uint64_t seed, const std::string& preset,
-    std::optional<std::vector<float>> mean,
-    std::optional<std::vector<float>> std, const std::string& dtype,
-    std::optional<std::string> layout, const std::string& mode,
-    const std::string& kernel, int64_t size, const std::string& resize_filter,
-    const std::string& on_error, int rank, int world_size, bool pinned) {
+RecipeOptions LoaderOptions(const std::string& data, const std::string& dataset,
+                            const std::string& path, const std::string& split,
+                            int64_t images, int64_t batch_size, int threads,
+                            uint64_t seed, const std::string& preset,
+                            std::optional<std::vector<float>> mean,
+                            std::optional<std::vector<float>> std,
+                            const std::string& dtype,
+                            std::optional<std::string> layout,
+                            const std::string& mode, const std::string& kernel,
+                            int64_t size, const std::string& resize_filter,
+                            const std::string& on_error, bool decode_scale,
+                            int rank, int world_size, bool pinned) {
   RecipeOptions o;
   o.normalization =
       Normalization(preset, mean, std, dtype, layout, mode, kernel);
@@ -290,6 +293,7 @@ RecipeOptions LoaderOptions(
   o.size = size;
   o.resize_filter = Value(ParseResizeFilter(resize_filter));
   o.on_error = Value(ParseErrorPolicy(on_error));
+  o.decode_scale = decode_scale;
   o.rank = rank;
   o.world_size = world_size;
   o.pinned = pinned;
@@ -376,13 +380,14 @@ void BindLoader(py::module_& m) {
                        std::optional<std::string> layout,
                        const std::string& mode, const std::string& kernel,
                        int64_t size, const std::string& resize_filter,
-                       const std::string& on_error, int rank, int world_size,
-                       bool pinned, bool copy) {
+                       const std::string& on_error, bool decode_scale, int rank,
+                       int world_size, bool pinned, bool copy) {
              return std::make_unique<PyLoader>(
                  fusednorm::LoaderOptions(
                      data, dataset, path, split, images, batch_size, threads,
                      seed, preset, mean, std, dtype, layout, mode, kernel, size,
-                     resize_filter, on_error, rank, world_size, pinned),
+                     resize_filter, on_error, decode_scale, rank, world_size,
+                     pinned),
                  epoch, copy);
            }),
            py::kw_only(), py::arg("data") = "",
@@ -395,8 +400,9 @@ void BindLoader(py::module_& m) {
            py::arg("layout") = py::none(), py::arg("mode") = "fast",
            py::arg("kernel") = "", py::arg("size") = 224,
            py::arg("resize_filter") = "pil", py::arg("on_error") = "fail",
-           py::arg("rank") = 0, py::arg("world_size") = 1,
-           py::arg("pinned") = false, py::arg("copy") = false)
+           py::arg("decode_scale") = false, py::arg("rank") = 0,
+           py::arg("world_size") = 1, py::arg("pinned") = false,
+           py::arg("copy") = false)
       .def("__iter__",
            [](py::object self) {
              self.cast<PyLoader&>().Start();

@@ -62,6 +62,9 @@ ABSL_FLAG(std::string, encoding, "jpeg",
 ABSL_FLAG(int32_t, quality, 90, "pack: JPEG quality of re-encoded images");
 ABSL_FLAG(std::string, shard_bytes, "1G",
           "pack: largest shard size, e.g. 1G, 500M");
+ABSL_FLAG(bool, decode_scale, false,
+          "decode JPEGs at 1/2, 1/4 or 1/8 size when the crop allows (faster; "
+          "changes pixels)");
 ABSL_FLAG(std::string, on_error, "fail",
           "fail|skip: stop at the first sample that cannot be read, or skip "
           "it (zero-filled in its batch) and list it in the report");

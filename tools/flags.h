@@ -41,6 +41,7 @@ ABSL_DECLARE_FLAG(std::string, size);
 ABSL_DECLARE_FLAG(std::string, resized_crop);
 ABSL_DECLARE_FLAG(std::string, resize_filter);
 ABSL_DECLARE_FLAG(std::string, on_error);
+ABSL_DECLARE_FLAG(bool, decode_scale);
 ABSL_DECLARE_FLAG(int64_t, max_side);
 ABSL_DECLARE_FLAG(std::string, encoding);
 ABSL_DECLARE_FLAG(int32_t, quality);

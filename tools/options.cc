@@ -311,6 +311,7 @@ absl::StatusOr<RunOptions> RunOptionsFromFlags() {
   FUSEDNORM_ASSIGN_OR_RETURN(r.resize_filter, ResizeFilterFromFlag());
   FUSEDNORM_ASSIGN_OR_RETURN(
       r.on_error, AsFlag(ParseErrorPolicy(absl::GetFlag(FLAGS_on_error))));
+  r.decode_scale = absl::GetFlag(FLAGS_decode_scale);
   r.images = absl::GetFlag(FLAGS_images);
   r.batch = absl::GetFlag(FLAGS_batch);
   o.epochs = absl::GetFlag(FLAGS_epochs);

@@ -130,7 +130,8 @@ class Loader:
     cifar10), split, images, batch_size, threads, seed, epoch, preset, mean,
     std, dtype, layout, mode, kernel, size, resize_filter ("pil", "tensor",
     "bilinear"), on_error ("fail", or "skip": an unreadable sample is
-    zero-filled with label -1), rank, world_size, pinned, copy.
+    zero-filled with label -1), decode_scale (reduced-size JPEG decoding
+    where crops allow: faster, other pixels), rank, world_size, pinned, copy.
 
     Iterating runs one epoch (the next iteration the following one) and
     yields (images, labels) NumPy arrays. Without copy=True the images are
