@@ -40,34 +40,28 @@ absl::Status Whole(const Dataset& dataset, uint64_t index, bool have_encoded,
                          &ws->sample.image);
 }
 
-// The first op's output into ws->sample from a decode of only its window,
-// for a JPEG the dataset keeps encoded; returns false (nothing drawn from
-// `stream`) where that does not apply, with *have_encoded telling whether
-// ws->encoded holds the sample.
-absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
-                                const Dataset& dataset, uint64_t index,
-                                SampleStream& stream, StageClock* clock,
-                                StageCounters counters, bool scale,
-                                SampleWorkspace* ws, bool* have_encoded) {
-  EncodedSample& e = ws->encoded;
-  *have_encoded =
-      dataset.stores_encoded() && dataset.GetEncodedInto(index, &e).ok();
-  if (*have_encoded && e.format == "npy") {
-    // Raw pixels: the window is resized straight from the dataset's bytes.
+// What the first op's window is cut from, and the window in it.
+struct WindowInput {
+  ImageView view;
+  CropWindow window;
+};
+
+// The window's input for the encoded sample `e`: a raw .npy's pixels where
+// the dataset keeps them, or the decoded region of a JPEG (ws->region).
+// nullopt for other formats, with nothing drawn from `stream`.
+absl::StatusOr<std::optional<WindowInput>> WindowSource(
+    const PreprocessOp& first, const EncodedSample& e, SampleStream& stream,
+    bool scale, SampleWorkspace* ws) {
+  if (e.format == "npy") {
     FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a,
                                ParseNpyImage(e.bytes, e.what));
     const int channels = static_cast<int>(a.shape[2]);
     const ImageView view{a.data, a.shape[0], a.shape[1], channels,
                          a.shape[1] * channels};
-    const CropWindow window =
-        *first.DrawWindow(view.height, view.width, stream);
-    clock->Add(counters.load);
-    ws->sample.label = e.label;
-    const absl::Status s = first.ExecuteWindow(view, window, &ws->sample.image);
-    if (!s.ok()) return OpError(s, index, first);
-    return true;
+    return WindowInput{view,
+                       *first.DrawWindow(view.height, view.width, stream)};
   }
-  if (!*have_encoded || e.format != "jpg") return false;
+  if (e.format != "jpg") return std::nullopt;
   CropWindow window;
   FUSEDNORM_RETURN_IF_ERROR(DecodeJpegInto(
       e.bytes, e.what,
@@ -77,14 +71,33 @@ absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
         return JpegRequest{window, scale && out ? Scale(window, *out) : 1};
       },
       &ws->region));
-  clock->Add(counters.load);
   const DecodedRegion& r = ws->region;
   const CropWindow scaled = ScaleBox(window, r.scale, r.size);
-  const CropWindow inside{scaled.top - r.top, scaled.left - r.left,
-                          scaled.height, scaled.width};
+  return WindowInput{
+      r.image.view(),
+      {scaled.top - r.top, scaled.left - r.left, scaled.height, scaled.width}};
+}
+
+// The first op's output into ws->sample from only its window of a sample
+// the dataset keeps encoded (WindowSource); returns false where that does
+// not apply, with *have_encoded telling whether ws->encoded holds the
+// sample.
+absl::StatusOr<bool> FromWindow(const PreprocessOp& first,
+                                const Dataset& dataset, uint64_t index,
+                                SampleStream& stream, StageClock* clock,
+                                StageCounters counters, bool scale,
+                                SampleWorkspace* ws, bool* have_encoded) {
+  EncodedSample& e = ws->encoded;
+  *have_encoded =
+      dataset.stores_encoded() && dataset.GetEncodedInto(index, &e).ok();
+  if (!*have_encoded) return false;
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<WindowInput> input,
+                             WindowSource(first, e, stream, scale, ws));
+  if (!input) return false;
+  clock->Add(counters.load);
   ws->sample.label = e.label;
   const absl::Status s =
-      first.ExecuteWindow(ws->region.image.view(), inside, &ws->sample.image);
+      first.ExecuteWindow(input->view, input->window, &ws->sample.image);
   if (!s.ok()) return OpError(s, index, first);
   return true;
 }

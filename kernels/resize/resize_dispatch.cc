@@ -74,9 +74,4 @@ absl::StatusOr<const ResizeKernelInfo*> SelectResizeKernel(
   return found;
 }
 
-std::string DescribeResizeKernel(const ResizeKernelInfo& row) {
-  if (row.target == nullptr) return row.id;
-  return absl::StrCat(row.id, " (", row.target(), ")");
-}
-
 }  // namespace fusednorm

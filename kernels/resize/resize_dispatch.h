@@ -9,7 +9,6 @@
 #ifndef FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
 #define FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
 
-#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -30,9 +29,6 @@ absl::StatusOr<const ResizeKernelInfo*> FindResizeKernel(absl::string_view id);
 // supported row.
 absl::StatusOr<const ResizeKernelInfo*> SelectResizeKernel(
     absl::string_view id);
-
-// The row's id, with the target it runs in parentheses where it has one.
-std::string DescribeResizeKernel(const ResizeKernelInfo& row);
 
 }  // namespace fusednorm
 
