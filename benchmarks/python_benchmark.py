@@ -1,10 +1,10 @@
 """The Python entry points against what they replace, in one run, one thread
 (`./bazelw run //benchmarks:python`):
 
-- FusedTail against torchvision 0.14's RandomHorizontalFlip + ToTensor +
-  Normalize + RandomErasing, per 224x224 RGB image, from a uint8 array, a
-  uint8 CHW tensor (torchvision: ConvertImageDtype instead of ToTensor) and a
-  PIL image;
+- FusedTail (exact mode, both sources of decisions) against torchvision
+  0.14's RandomHorizontalFlip + ToTensor + Normalize + RandomErasing, per
+  224x224 RGB image, from a uint8 array, a uint8 CHW tensor (torchvision:
+  ConvertImageDtype instead of ToTensor) and a PIL image;
 - fusednorm.Loader against `fusednorm run` on the same data and settings
   (what the binding costs).
 """
@@ -43,7 +43,7 @@ def tails():
     hwc = np.random.default_rng(0).integers(0, 256, (224, 224, 3), dtype=np.uint8)
     chw = torch.from_numpy(hwc).permute(2, 0, 1).contiguous()
     pil = Image.fromarray(hwc)
-    tail = FusedTail()
+    tail, tv_rng = FusedTail(), FusedTail(rng="torchvision")
     tv_pil = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),
                         T.Normalize(MEAN, STD), T.RandomErasing()])
     # torchvision flips arrays only after ToTensor.
@@ -54,11 +54,13 @@ def tails():
                            T.Normalize(MEAN, STD), T.RandomErasing()])
     rows = [("uint8 HWC array", tv_array, hwc), ("uint8 CHW tensor", tv_tensor, chw),
             ("PIL image", tv_pil, pil)]
-    print("FusedTail vs torchvision's tail, 224x224x3, one thread (us/image)")
+    print("FusedTail vs torchvision's tail, 224x224x3, exact, one thread "
+          "(us/image; rng=fusednorm, rng=torchvision)")
     for name, tv, x in rows:
-        ours, theirs = per_call(tail, x), per_call(tv, x)
-        print(f"  {name:18s} fusednorm {ours * 1e6:8.1f}  torchvision "
-              f"{theirs * 1e6:8.1f}  ratio {theirs / ours:5.1f}x")
+        ours, same_rng, theirs = per_call(tail, x), per_call(tv_rng, x), per_call(tv, x)
+        print(f"  {name:18s} torchvision {theirs * 1e6:7.1f}  fusednorm "
+              f"{ours * 1e6:6.1f} ({theirs / ours:4.1f}x)  rng=torchvision "
+              f"{same_rng * 1e6:6.1f} ({theirs / same_rng:4.1f}x)")
 
 
 def loaders(binary):

@@ -3,6 +3,9 @@
 
 #include <string>
 
+#include "ops/option_names.h"
+#include "ops/presets.h"
+
 namespace fusednorm {
 
 void Raise(const absl::Status& status, NotFound not_found) {
@@ -55,6 +58,98 @@ Images ReadImages(const py::buffer& image) {
           : static_cast<size_t>((im.n - 1) * im.image_stride +
                                 (im.h - 1) * im.row_stride + im.w * im.c);
   return im;
+}
+
+FusedNormalizationOptions NormalizationOptions(
+    const std::string& preset, const std::optional<std::vector<float>>& mean,
+    const std::optional<std::vector<float>>& std, const std::string& dtype,
+    const std::optional<std::string>& layout, const std::string& mode,
+    const std::string& kernel) {
+  FusedNormalizationOptions o;
+  if (mean.has_value() != std.has_value())
+    throw py::value_error("mean and std go together");
+  if (mean) {
+    o.mean = *mean;
+    o.std = *std;
+  } else {
+    o.preset = Value(ParsePreset(preset));
+  }
+  o.dtype = Value(ParseDType(dtype));
+  if (layout) o.layout = Value(ParseLayout(*layout));
+  o.mode = Value(ParseMode(mode));
+  o.kernel = kernel;
+  return o;
+}
+
+py::dtype NumpyDType(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return py::dtype("float32");
+    case DType::kFloat16:
+      return py::dtype("float16");
+    default:
+      return py::dtype("uint16");
+  }
+}
+
+std::vector<py::ssize_t> OutputShape(const FusedNormalization& op, int64_t h,
+                                     int64_t w, int c) {
+  const std::vector<int64_t> shape = op.OutputShape(h, w, c);
+  return std::vector<py::ssize_t>(shape.begin(), shape.end());
+}
+
+py::tuple DecisionsTuple(const Augmentation& aug) {
+  py::object erase = py::none();
+  if (!aug.erase.empty()) {
+    erase = py::make_tuple(aug.erase.top, aug.erase.left, aug.erase.height,
+                           aug.erase.width);
+  }
+  return py::make_tuple(aug.flip, erase);
+}
+
+namespace {
+
+// The buffer-protocol formats an output of `dtype` may have.
+bool FormatFits(const py::buffer_info& b, DType dtype) {
+  if (static_cast<size_t>(b.itemsize) != DTypeSize(dtype)) return false;
+  switch (dtype) {
+    case DType::kFloat32:
+      return b.format == "f";
+    case DType::kFloat16:
+      return b.format == "e";
+    default:
+      return b.format != "e";
+  }
+}
+
+const char* FormatNeeded(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat16:
+      return "float16";
+    default:
+      return "uint16 or int16 (bfloat16 bits)";
+  }
+}
+
+}  // namespace
+
+py::array CheckOut(const py::buffer& out, DType dtype,
+                   const std::vector<py::ssize_t>& shape) {
+  py::array a = py::array::ensure(out);
+  if (!a)
+    throw py::type_error("out must be an array or support the buffer protocol");
+  const py::buffer_info b = out.request(/*writable=*/true);
+  if (!FormatFits(b, dtype))
+    throw py::type_error("out has format \"" + b.format + "\"; " +
+                         DTypeName(dtype) + " output needs " +
+                         FormatNeeded(dtype));
+  if (std::vector<py::ssize_t>(b.shape.begin(), b.shape.end()) != shape)
+    throw py::value_error("out has the wrong shape for this output");
+  if (!(a.flags() & py::array::c_style))
+    throw py::value_error("out must be C-contiguous");
+  return a;
 }
 
 }  // namespace fusednorm

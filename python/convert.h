@@ -1,16 +1,22 @@
 // Conversions shared by the extension's bindings: statuses to Python
-// exceptions, and uint8 arrays to the image views the C++ API reads.
+// exceptions, uint8 arrays to the image views the C++ API reads, keywords to
+// the op's options, and the op's outputs to NumPy arrays.
 #ifndef FUSEDNORM_PYTHON_CONVERT_H_
 #define FUSEDNORM_PYTHON_CONVERT_H_
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ops/fused_normalization.h"
 
 namespace fusednorm {
 
@@ -46,6 +52,29 @@ struct Images {
 // element type, ValueError for another shape or pixels not contiguous within
 // rows.
 Images ReadImages(const py::buffer& image);
+
+// The normalization, dtype, layout, mode and kernel keywords shared by the
+// op, FusedTail and the Loader, as options (ValueError for a bad name).
+FusedNormalizationOptions NormalizationOptions(
+    const std::string& preset, const std::optional<std::vector<float>>& mean,
+    const std::optional<std::vector<float>>& std, const std::string& dtype,
+    const std::optional<std::string>& layout, const std::string& mode,
+    const std::string& kernel);
+
+// The NumPy dtype of `dtype`'s elements (bfloat16: its uint16 bits).
+py::dtype NumpyDType(DType dtype);
+
+// The shape of one output of `op` for an h x w x c image, as NumPy's type.
+std::vector<py::ssize_t> OutputShape(const FusedNormalization& op, int64_t h,
+                                     int64_t w, int c);
+
+// One image's decisions as (flip, (top, left, height, width) or None).
+py::tuple DecisionsTuple(const Augmentation& aug);
+
+// `out` as a C-contiguous array of `dtype` and `shape` that outputs can be
+// written into; TypeError or ValueError naming what is wrong.
+py::array CheckOut(const py::buffer& out, DType dtype,
+                   const std::vector<py::ssize_t>& shape);
 
 }  // namespace fusednorm
 

@@ -5,7 +5,6 @@ copies, its Loader and its errors. Run by //python:fusednorm_test with
 import io
 import itertools
 import os
-import pickle
 import tarfile
 import tempfile
 import threading
@@ -14,44 +13,11 @@ import unittest
 
 import numpy as np
 import torch
-import torchvision.transforms as T
-import torchvision.transforms.functional as F
 from PIL import Image
 
 import fusednorm
-from fusednorm.torch import FusedTail
 
-PRESETS = {
-    "none": ([0.0, 0.0], [1.0, 1.0]),  # any channel count: here 2
-    "mnist": ([0.1307], [0.3081]),
-    "cifar": ([0.4914, 0.4822, 0.4465], [0.2470, 0.2435, 0.2616]),
-    "imagenet": ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]),
-    "mlperf": ([123.68 / 255, 116.78 / 255, 103.94 / 255], [1 / 255] * 3),
-}
-
-
-def torchvision_tail(hwc, mean, std, flip, erase, dtype, layout):
-    """torchvision's steps for explicit decisions, then the output's dtype
-    and layout."""
-    t = F.to_tensor(hwc)  # float32 CHW, x / 255
-    if flip:
-        t = F.hflip(t)
-    t = F.normalize(t, mean, std)
-    if erase is not None:
-        t = F.erase(t, *erase, v=torch.tensor([0.0])[:, None, None])
-    t = {"float32": t.float(), "float16": t.half(), "bfloat16": t.bfloat16()}[dtype]
-    if layout == "chw":
-        return t
-    t = t.permute(1, 2, 0)
-    if layout == "hwc4":
-        t = torch.nn.functional.pad(t, (0, 4 - t.shape[2]))
-    return t.contiguous()
-
-
-def bits(x):
-    if isinstance(x, torch.Tensor):
-        x = x.view(torch.int16 if x.element_size() == 2 else torch.int32).numpy()
-    return np.ascontiguousarray(x).view(np.uint16 if x.itemsize == 2 else np.uint32)
+from torchvision_reference import PRESETS, bits, torchvision_tail
 
 
 class ExactMode(unittest.TestCase):
@@ -81,55 +47,6 @@ class ExactMode(unittest.TestCase):
         scale = (1 / (255 * np.array(std)) * 255 + np.abs(np.array(mean) / std))
         bound = 4 / 2 ** 24 * scale[:, None, None]
         self.assertTrue((np.abs(got - want.numpy()) <= bound).all())
-
-    def test_fused_tail_equals_torchvision_compose(self):
-        rng = np.random.default_rng(3)
-        mean, std = PRESETS["imagenet"]
-        compose = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),
-                             T.Normalize(mean, std), T.RandomErasing(p=0.7)])
-        tail = pickle.loads(pickle.dumps(FusedTail(erase_p=0.7)))
-        for seed in range(40):
-            hwc = rng.integers(0, 256, (24, 31, 3), dtype=np.uint8)
-            image = Image.fromarray(hwc)
-            chw_view = torch.from_numpy(hwc).permute(2, 0, 1)  # HWC memory
-            for source in (image, hwc, chw_view, chw_view.contiguous()):
-                torch.manual_seed(seed)
-                want = compose(image)
-                torch.manual_seed(seed)
-                got = tail(source)
-                self.assertEqual(got.dtype, torch.float32)
-                self.assertTrue(torch.equal(got, want), f"seed {seed}")
-
-
-    def test_fused_tail_chw_planes_in_every_dtype(self):
-        mean, std = PRESETS["cifar"]
-        chw = torch.from_numpy(np.random.default_rng(6).integers(
-            0, 256, (3, 17, 23), dtype=np.uint8))
-        for dtype in ("float32", "float16", "bfloat16"):
-            tail = FusedTail(preset="cifar", dtype=dtype, erase_p=1.0)
-            torch.manual_seed(1)
-            got = tail(chw)  # a contiguous CHW tensor: one op per plane
-            torch.manual_seed(1)
-            flip = bool(torch.rand(1) < 0.5)
-            torch.rand(1)
-            i, j, h, w, _ = T.RandomErasing.get_params(
-                chw.float(), scale=(0.02, 0.33), ratio=(0.3, 3.3), value=[0])
-            want = torchvision_tail(chw.permute(1, 2, 0).numpy(), mean, std, flip,
-                                    (i, j, h, w), dtype, "chw")
-            self.assertTrue(np.array_equal(bits(got), bits(want)), dtype)
-
-    def test_fused_tail_on_grayscale_images(self):
-        mean, std = PRESETS["mnist"]
-        compose = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),
-                             T.Normalize(mean, std), T.RandomErasing()])
-        tail = FusedTail(preset="mnist")
-        gray = Image.fromarray(
-            np.random.default_rng(5).integers(0, 256, (28, 28), dtype=np.uint8))
-        for seed in range(10):
-            torch.manual_seed(seed)
-            want = compose(gray)
-            torch.manual_seed(seed)
-            self.assertTrue(torch.equal(tail(gray), want), f"seed {seed}")
 
 
 class ZeroCopy(unittest.TestCase):

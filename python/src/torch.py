@@ -4,56 +4,71 @@
              RandomErasing(p, scale, ratio)])
     ->  Compose([..., fusednorm.torch.FusedTail(...)])
 
-The random decisions are drawn from torch's generator in torchvision's order
-(the flip's torch.rand, then RandomErasing's gate and get_params), so with
-the same torch seed the decisions, and in exact mode the output bits, equal
-torchvision's. DataLoader workers seed torch per worker, as for torchvision.
+Where the random decisions come from (`rng`):
+
+- "fusednorm" (default): one 62-bit key per call from torch's generator;
+  the flip and the erase rectangle are drawn in C++ from the Philox stream
+  of that key, with torchvision's algorithm (the same probabilities and
+  get_params' attempts). torch.manual_seed and DataLoader's per-worker
+  seeding control them as they control torchvision's, at one torch call per
+  image instead of five to nine.
+- "torchvision": torch's generator in torchvision's own order (the flip's
+  torch.rand, RandomErasing's gate and get_params), so under the same torch
+  seed the decisions, and in exact mode the output bits, equal torchvision's
+  Compose. The draws cost as much as the fused op itself.
+
+Either way, exact mode's output is torchvision's, bit for bit, for the
+decisions made; `decide()` returns them without normalizing anything.
 """
+
+import math as _math
 
 import numpy as _np
 import torch as _torch
-from torchvision import transforms as _transforms
+from PIL import Image as _PILImage
 
-import fusednorm as _fusednorm
+from fusednorm import _fusednorm as _core
 
 __all__ = ["FusedTail"]
 
-# The arrays the op writes for each dtype (bfloat16: its bits).
-_NUMPY_DTYPES = {"float32": _np.float32, "float16": _np.float16,
-                 "bfloat16": _np.uint16}
+_KEY_RANGE = 1 << 62
+_RNGS = ("fusednorm", "torchvision")
+_PIL_MODES = frozenset(("L", "RGB", "RGBA", "RGBX", "CMYK"))  # read in place
 
 
 class FusedTail:
     """Takes a PIL image, a uint8 CHW/HWC tensor or an HWC array; returns a
     torch.Tensor (CHW float32 by default, like ToTensor + Normalize).
     mode="exact" (default) gives torchvision's bits; "fast" is faster and
-    within 4 ulp-scale of them (see the README)."""
+    within 4 ulp-scale of them (see the README). rng: "fusednorm" (default)
+    or "torchvision" (see the module's docstring).
+
+    PIL images of mode L, RGB, RGBA, RGBX and CMYK are read in place; other
+    modes go through numpy.asarray (a copy)."""
 
     def __init__(self, flip_p=0.5, erase_p=0.5, erase_scale=(0.02, 0.33),
                  erase_ratio=(0.3, 3.3), preset="imagenet", mean=None, std=None,
-                 mode="exact", dtype="float32", layout="chw", kernel=""):
+                 mode="exact", dtype="float32", layout="chw", kernel="",
+                 rng="fusednorm"):
+        if rng not in _RNGS:
+            raise ValueError(f"rng must be one of {_RNGS}, not {rng!r}")
         self._kwargs = dict(flip_p=flip_p, erase_p=erase_p,
                             erase_scale=tuple(erase_scale),
                             erase_ratio=tuple(erase_ratio), preset=preset,
                             mean=mean, std=std, mode=mode, dtype=dtype,
-                            layout=layout, kernel=kernel)
+                            layout=layout, kernel=kernel, rng=rng)
         self._make()
 
     def _make(self):
         k = dict(self._kwargs)
-        self._flip_p, self._erase_p = k["flip_p"], k["erase_p"]
-        self._scale, self._ratio = k["erase_scale"], k["erase_ratio"]
-        common = dict(mode=k["mode"], dtype=k["dtype"], layout=k["layout"],
-                      kernel=k["kernel"], flip_p=0.0, erase_p=0.0)
-        self._op = _fusednorm.FusedNormalization(
-            preset=k["preset"], mean=k["mean"], std=k["std"], **common)
-        # CHW tensors into CHW outputs: one single-channel op per plane, so
-        # the planes are never interleaved (same constants, same bits).
-        self._plane_ops = None
-        if k["layout"] == "chw":
-            self._plane_ops = [
-                _fusednorm.FusedNormalization(mean=[m], std=[s], **common)
-                for m, s in zip(self._op.mean, self._op.std)]
+        rng = k.pop("rng")
+        self._tail = _core.Tail(**k)
+        self._bfloat16 = k["dtype"] == "bfloat16"
+        self._layout = k["layout"]
+        self._torchvision = None
+        if rng == "torchvision":
+            self._torchvision = _TorchvisionDraws(
+                k["flip_p"], k["erase_p"], k["erase_scale"], k["erase_ratio"])
 
     def __getstate__(self):
         return self._kwargs
@@ -62,52 +77,90 @@ class FusedTail:
         self._kwargs = kwargs
         self._make()
 
-    @staticmethod
-    def _planes_or_hwc(image):
-        """(planes, None) for a CHW uint8 tensor, else (None, an HWC array)."""
+    def _source(self, image):
+        """(the Tail method for image, its arguments before the key,
+        (height, width))."""
         if isinstance(image, _torch.Tensor):
-            if image.dtype != _torch.uint8:
-                raise TypeError(f"FusedTail takes uint8 tensors, not {image.dtype}")
-            if image.dim() == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
-                hwc = image.permute(1, 2, 0)
-                if hwc.is_contiguous():  # a CHW view of HWC memory
-                    return None, hwc.numpy()
-                return image.contiguous().numpy(), None
-            return None, image.numpy()
-        array = _np.asarray(image)  # PIL images: no copy beyond PIL's own
+            return self._tensor_source(image)
+        if isinstance(image, _PILImage.Image) and image.mode in _PIL_MODES:
+            image.load()
+            core = image.im
+            width, height = core.size
+            return self._tail.pil, (core.unsafe_ptrs, core.mode, core.size), (height, width)
+        array = _np.asarray(image)
         if array.ndim == 2:
             array = array[:, :, None]
-        return None, array
+        return self._tail.hwc, (array,), array.shape[:2]
 
-    def _normalize_planes(self, planes, flip, erase):
-        if self._plane_ops is None or len(self._plane_ops) not in (1, planes.shape[0]):
-            hwc = _np.ascontiguousarray(planes.transpose(1, 2, 0))
-            return self._op(hwc, flip=flip, erase=erase)
-        ops = self._plane_ops * (planes.shape[0] if len(self._plane_ops) == 1 else 1)
-        dtype = self._op.dtype
-        out = _np.empty(planes.shape, _NUMPY_DTYPES[dtype])
-        for c, op in enumerate(ops):
-            op(planes[c][:, :, None], out=out[c:c + 1], flip=flip, erase=erase)
-        if dtype == "bfloat16":
-            return _torch.from_numpy(out.view(_np.int16)).view(_torch.bfloat16)
-        return out
+    def _tensor_source(self, image):
+        if image.dtype != _torch.uint8:
+            raise TypeError(f"FusedTail takes uint8 tensors, not {image.dtype}")
+        if image.dim() == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
+            hwc = image.permute(1, 2, 0)
+            if hwc.is_contiguous():  # a CHW view of HWC memory
+                return self._tail.hwc, (hwc.numpy(),), hwc.shape[:2]
+            if self._layout == "chw":
+                planes = image.contiguous().numpy()
+                return self._tail.planes, (planes,), planes.shape[1:]
+            hwc = _np.ascontiguousarray(image.numpy().transpose(1, 2, 0))
+            return self._tail.hwc, (hwc,), hwc.shape[:2]
+        array = image.numpy()
+        return self._tail.hwc, (array,), array.shape[:2]
+
+    def decide(self, height, width):
+        """The next call's decisions for a height x width image, as
+        (flip, (top, left, height, width) or None), drawn from torch's
+        generator as that call would draw them (so it consumes them)."""
+        if self._torchvision is not None:
+            return self._torchvision.draw(height, width)
+        key = _torch.randint(_KEY_RANGE, ()).item()
+        return self._tail.decisions(key, height, width)
 
     def __call__(self, image):
-        planes, hwc = self._planes_or_hwc(image)
-        height, width = (planes.shape[1:] if planes is not None else hwc.shape[:2])
-        channels = planes.shape[0] if planes is not None else hwc.shape[2]
-        flip = bool(_torch.rand(1) < self._flip_p)
-        erase = None
-        if _torch.rand(1) < self._erase_p:
-            shape = _torch.zeros(1).expand(channels, height, width)
-            i, j, h, w, _ = _transforms.RandomErasing.get_params(
-                shape, scale=self._scale, ratio=self._ratio, value=[0])
-            if h < height or w < width:  # get_params' "no rectangle" result
-                erase = (i, j, h, w)
-        erase = erase or (0, 0, 0, 0)
-        out = (self._normalize_planes(planes, flip, erase) if planes is not None
-               else self._op(hwc, flip=flip, erase=erase))
-        return out if isinstance(out, _torch.Tensor) else _torch.from_numpy(out)
+        method, args, (height, width) = self._source(image)
+        if self._torchvision is None:
+            out = method(*args, _torch.randint(_KEY_RANGE, ()).item())
+        else:
+            flip, erase = self._torchvision.draw(height, width)
+            out = method(*args, 0, flip=flip, erase=erase or (0, 0, 0, 0))
+        if self._bfloat16:
+            return _torch.from_numpy(out.view(_np.int16)).view(_torch.bfloat16)
+        return _torch.from_numpy(out)
 
     def __repr__(self):
         return f"FusedTail({self._kwargs})"
+
+
+class _TorchvisionDraws:
+    """torchvision 0.14's draws from torch's generator, in its order:
+    RandomHorizontalFlip's torch.rand(1) < p, RandomErasing's gate, then
+    get_params' attempts. The same torch calls in the same order (each
+    comparison in float32, as a tensor comparison makes it), with the
+    per-call constants computed once."""
+
+    def __init__(self, flip_p, erase_p, scale, ratio):
+        self._flip_p = float(_np.float32(flip_p))
+        self._erase_p = float(_np.float32(erase_p))
+        self._scale = (float(scale[0]), float(scale[1]))
+        log_ratio = _torch.log(_torch.tensor(ratio))
+        self._log_ratio = (float(log_ratio[0]), float(log_ratio[1]))
+
+    def draw(self, height, width):
+        flip = _torch.rand(1).item() < self._flip_p
+        if not _torch.rand(1).item() < self._erase_p:
+            return flip, None
+        return flip, self._erase(height, width)
+
+    def _erase(self, height, width):
+        area = height * width
+        for _ in range(10):
+            erase_area = area * _torch.empty(1).uniform_(*self._scale).item()
+            aspect = _torch.exp(_torch.empty(1).uniform_(*self._log_ratio)).item()
+            h = int(round(_math.sqrt(erase_area * aspect)))
+            w = int(round(_math.sqrt(erase_area / aspect)))
+            if not (h < height and w < width):
+                continue
+            i = _torch.randint(0, height - h + 1, size=(1,)).item()
+            j = _torch.randint(0, width - w + 1, size=(1,)).item()
+            return (i, j, h, w)
+        return None

@@ -1,0 +1,220 @@
+// FusedTail's C++ half: one image per call, from a uint8 HWC array, uint8
+// CHW planes or a Pillow image's rows, normalized into a new array. Its
+// flip and erase come from the Philox stream (key, epoch 0, index 0), where
+// Python draws the key from torch's generator, unless the caller gives both
+// (FusedTail's rng="torchvision" draws them as torchvision does).
+//
+// CHW planes into a CHW output go through one single-channel op per plane,
+// with that channel's mean and std: the same constants, so the same bits,
+// and the planes are never interleaved.
+#include "python/tail_py.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ops/fused_normalization.h"
+#include "python/convert.h"
+#include "python/pil_image.h"
+
+namespace fusednorm {
+namespace {
+
+using EraseTuple = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+
+class PyTail {
+ public:
+  explicit PyTail(FusedNormalizationOptions options)
+      : op_(Value(FusedNormalization::Create(options))) {
+    if (op_.layout() == Layout::kCHW) MakePlaneOps(options);
+  }
+
+  py::array Hwc(const py::buffer& image, uint64_t key, std::optional<bool> flip,
+                std::optional<EraseTuple> erase) const {
+    const Images im = ReadImages(image);
+    if (im.batched)
+      throw py::value_error("FusedTail takes one image, not a batch of " +
+                            std::to_string(im.n));
+    const ImageView view{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w,
+                         im.c, im.row_stride};
+    const Augmentation aug = Decide(im.h, im.w, key, flip, erase);
+    py::array out(NumpyDType(op_.dtype()), OutputShape(op_, im.h, im.w, im.c));
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = op_.Apply(view, aug, Output(out));
+    }
+    Raise(status);
+    return out;
+  }
+
+  py::array Pil(const py::tuple& unsafe_ptrs, const std::string& mode,
+                std::pair<int64_t, int64_t> size, uint64_t key,
+                std::optional<bool> flip,
+                std::optional<EraseTuple> erase) const {
+    const PilRows rows = ReadPilRows(unsafe_ptrs, mode, size);
+    const int64_t h = rows.height, w = rows.width;
+    const Augmentation aug = Decide(h, w, key, flip, erase);
+    py::array out(NumpyDType(op_.dtype()),
+                  OutputShape(op_, h, w, rows.channels));
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      const uint8_t* pixels = PackedPixels(rows);
+      const size_t bytes = static_cast<size_t>(h * w * rows.channels);
+      const ImageView view{absl::MakeConstSpan(pixels, bytes), h, w,
+                           rows.channels, w * rows.channels};
+      status = op_.Apply(view, aug, Output(out));
+    }
+    Raise(status);
+    return out;
+  }
+
+  py::array Planes(const py::buffer& planes, uint64_t key,
+                   std::optional<bool> flip,
+                   std::optional<EraseTuple> erase) const;
+
+  // The decisions key draws for an h x w image: (flip, (top, left,
+  // height, width) or None).
+  py::tuple Decisions(uint64_t key, int64_t h, int64_t w) const {
+    return DecisionsTuple(Decide(h, w, key, std::nullopt, std::nullopt));
+  }
+
+  const FusedNormalization& op() const { return op_; }
+
+ private:
+  void MakePlaneOps(FusedNormalizationOptions options) {
+    const Normalization& norm = op_.normalization();
+    options.layout = Layout::kCHW;
+    for (size_t c = 0; c < norm.mean.size(); ++c) {
+      options.mean = {norm.mean[c]};
+      options.std = {norm.std[c]};
+      plane_ops_.push_back(Value(FusedNormalization::Create(options)));
+    }
+  }
+
+  Augmentation Decide(int64_t h, int64_t w, uint64_t key,
+                      std::optional<bool> flip,
+                      const std::optional<EraseTuple>& erase) const {
+    Augmentation aug;
+    if (!flip || !erase) {
+      SampleStream stream(key, 0, 0);
+      aug = op_.Sample(h, w, stream);
+    }
+    if (flip) aug.flip = *flip;
+    if (erase) {
+      const auto& [i, j, eh, ew] = *erase;
+      aug.erase = EraseRect{i, j, eh, ew};
+    }
+    return aug;
+  }
+
+  static OutputView Output(py::array& out) {
+    return OutputView{absl::MakeSpan(static_cast<uint8_t*>(out.mutable_data()),
+                                     static_cast<size_t>(out.nbytes()))};
+  }
+
+  FusedNormalization op_;
+  std::vector<FusedNormalization> plane_ops_;  // CHW layout only
+};
+
+// A uint8 (C, H, W) buffer with rows contiguous, as one view per plane.
+struct PlaneViews {
+  std::vector<ImageView> views;
+  int64_t h = 0, w = 0;
+};
+
+PlaneViews ReadPlanes(const py::buffer& planes) {
+  const py::buffer_info b = planes.request();
+  if (b.format != py::format_descriptor<uint8_t>::format() || b.ndim != 3)
+    throw py::type_error(
+        "planes must be a uint8 (C, H, W) buffer, not format \"" + b.format +
+        "\" with " + std::to_string(b.ndim) + " dimensions");
+  PlaneViews p;
+  p.h = b.shape[1];
+  p.w = b.shape[2];
+  if ((p.w > 1 && b.strides[2] != 1) || b.strides[1] < p.w || b.strides[0] < 0)
+    throw py::value_error("plane rows must be contiguous; use .contiguous()");
+  const auto* data = static_cast<const uint8_t*>(b.ptr);
+  const size_t plane = p.h == 0 ? 0 : (p.h - 1) * b.strides[1] + p.w;
+  for (py::ssize_t c = 0; c < b.shape[0]; ++c) {
+    p.views.push_back(
+        ImageView{absl::MakeConstSpan(data + c * b.strides[0], plane), p.h, p.w,
+                  1, b.strides[1]});
+  }
+  return p;
+}
+
+py::array PyTail::Planes(const py::buffer& planes, uint64_t key,
+                         std::optional<bool> flip,
+                         std::optional<EraseTuple> erase) const {
+  const PlaneViews p = ReadPlanes(planes);
+  const int c = static_cast<int>(p.views.size());
+  if (plane_ops_.empty())
+    throw py::value_error("CHW planes need layout \"chw\", not \"" +
+                          std::string(LayoutName(op_.layout())) + "\"");
+  if (plane_ops_.size() != 1 && plane_ops_.size() != p.views.size())
+    throw py::value_error("the image has " + std::to_string(c) +
+                          " channels; the normalization has " +
+                          std::to_string(plane_ops_.size()));
+  const Augmentation aug = Decide(p.h, p.w, key, flip, erase);
+  py::array out(NumpyDType(op_.dtype()), OutputShape(op_, p.h, p.w, c));
+  OutputView all = Output(out);
+  const size_t plane_bytes = c == 0 ? 0 : all.bytes.size() / c;
+  absl::Status status;
+  {
+    py::gil_scoped_release release;
+    for (int k = 0; k < c && status.ok(); ++k) {
+      const FusedNormalization& op = plane_ops_[plane_ops_.size() == 1 ? 0 : k];
+      status =
+          op.Apply(p.views[k], aug,
+                   OutputView{all.bytes.subspan(k * plane_bytes, plane_bytes)});
+    }
+  }
+  Raise(status);
+  return out;
+}
+
+PyTail MakeTail(const std::string& preset,
+                std::optional<std::vector<float>> mean,
+                std::optional<std::vector<float>> std, const std::string& dtype,
+                const std::string& layout, const std::string& mode,
+                double flip_p, double erase_p, std::pair<double, double> scale,
+                std::pair<double, double> ratio, const std::string& kernel) {
+  FusedNormalizationOptions o =
+      NormalizationOptions(preset, mean, std, dtype, layout, mode, kernel);
+  o.flip_p = flip_p;
+  o.erase.enabled = erase_p > 0;
+  o.erase.p = erase_p;
+  std::tie(o.erase.scale_min, o.erase.scale_max) = scale;
+  std::tie(o.erase.ratio_min, o.erase.ratio_max) = ratio;
+  return PyTail(o);
+}
+
+}  // namespace
+
+void BindTail(py::module_& m) {
+  py::class_<PyTail>(m, "Tail")
+      .def(py::init(&MakeTail), py::kw_only(), py::arg("preset"),
+           py::arg("mean"), py::arg("std"), py::arg("dtype"), py::arg("layout"),
+           py::arg("mode"), py::arg("flip_p"), py::arg("erase_p"),
+           py::arg("erase_scale"), py::arg("erase_ratio"), py::arg("kernel"))
+      .def("hwc", &PyTail::Hwc, py::arg("image"), py::arg("key"),
+           py::arg("flip") = py::none(), py::arg("erase") = py::none())
+      .def("planes", &PyTail::Planes, py::arg("planes"), py::arg("key"),
+           py::arg("flip") = py::none(), py::arg("erase") = py::none())
+      .def("pil", &PyTail::Pil, py::arg("unsafe_ptrs"), py::arg("mode"),
+           py::arg("size"), py::arg("key"), py::arg("flip") = py::none(),
+           py::arg("erase") = py::none())
+      .def("decisions", &PyTail::Decisions, py::arg("key"), py::arg("height"),
+           py::arg("width"));
+}
+
+}  // namespace fusednorm
