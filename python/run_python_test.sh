@@ -4,4 +4,4 @@
 set -euo pipefail
 root="${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-fusednorm}"
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
-exec /usr/bin/python3 "$root/$1"
+exec /usr/bin/python3 "$root/$1" "${@:2}"

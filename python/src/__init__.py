@@ -22,6 +22,7 @@ import numpy as _np
 from fusednorm import _fusednorm
 
 __all__ = ["FusedNormalization", "Loader", "resized_crop", "resize_kernels"]
+__version__ = "0.1.0"  # the wheel's version (python/make_wheel.py reads it)
 
 
 def _torch():

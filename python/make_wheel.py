@@ -1,0 +1,80 @@
+"""Writes the fusednorm wheel: the package Bazel assembled in
+bazel-bin/python/fusednorm/ (the Python sources and the extension), with the
+metadata pip needs (PEP 427, 491). Run by //python:wheel with Debian's
+/usr/bin/python3, whose version and platform the wheel's name must carry.
+
+    make_wheel.py OUT.whl __init__.py torch.py _fusednorm.so
+
+The extension links Debian 12's shared libraries (Highway, Abseil, libpng,
+libjpeg-turbo, ...), so the wheel installs on a Debian 12 machine with
+them, not on any Linux: hence a plain linux_* platform tag. The zip's
+timestamps are fixed, so the same inputs give the same bytes.
+"""
+
+import base64
+import hashlib
+import os
+import re
+import sys
+import sysconfig
+import zipfile
+
+EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def version(init_py):
+    with open(init_py, encoding="utf-8") as f:
+        match = re.search(r'^__version__ = "([^"]+)"', f.read(), re.M)
+    if match is None:
+        sys.exit(f"make_wheel: no __version__ line in {init_py}")
+    return match.group(1)
+
+
+def tags():
+    python = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    platform = re.sub(r"[-.]", "_", sysconfig.get_platform())
+    return python, python, platform
+
+
+def record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return f"{name},sha256={digest.decode()},{len(data)}"
+
+
+def main(out, init_py, torch_py, extension):
+    ver = version(init_py)
+    python, abi, platform = tags()
+    expected = f"fusednorm-{ver}-{python}-{abi}-{platform}.whl"
+    if os.path.basename(out) != expected:
+        sys.exit(f"make_wheel: this interpreter makes {expected}, not "
+                 f"{os.path.basename(out)}; update //python:wheel")
+    info = f"fusednorm-{ver}.dist-info"
+    files = [("fusednorm/__init__.py", init_py), ("fusednorm/torch.py", torch_py),
+             ("fusednorm/_fusednorm.so", extension)]
+    contents = [(name, open(path, "rb").read()) for name, path in files]
+    metadata = (f"Metadata-Version: 2.1\nName: fusednorm\nVersion: {ver}\n"
+                "Summary: ToTensor, RandomHorizontalFlip, Normalize and "
+                "RandomErasing in one pass, and a loader around them\n"
+                "Requires-Python: =="
+                f"{sys.version_info.major}.{sys.version_info.minor}.*\n"
+                "Requires-Dist: numpy\n")
+    wheel = (f"Wheel-Version: 1.0\nGenerator: fusednorm make_wheel.py\n"
+             f"Root-Is-Purelib: false\nTag: {python}-{abi}-{platform}\n")
+    contents += [(f"{info}/METADATA", metadata.encode()),
+                 (f"{info}/WHEEL", wheel.encode()),
+                 (f"{info}/top_level.txt", b"fusednorm\n")]
+    record = [record_line(name, data) for name, data in contents]
+    record.append(f"{info}/RECORD,,")
+    contents.append((f"{info}/RECORD", ("\n".join(record) + "\n").encode()))
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in contents:
+            entry = zipfile.ZipInfo(name, EPOCH)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = (0o755 if name.endswith(".so") else 0o644) << 16
+            z.writestr(entry, data)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])
