@@ -27,15 +27,18 @@ torch.set_num_threads(1)
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
 
-def per_call(fn, arg, seconds=1.0):
-    """Best of three rounds: seconds per call."""
-    best = float("inf")
-    for _ in range(3):
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds / 3:
-            fn(arg)
-            n += 1
-        best = min(best, (time.perf_counter() - start) / n)
+def per_call(fns, arg, rounds=9, seconds=0.1):
+    """Seconds per call of each of fns on arg: the best of `rounds` rounds,
+    the functions taking turns round by round (this machine's speed wanders
+    between seconds; turns let each side meet the same moments)."""
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for k, fn in enumerate(fns):
+            n, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                fn(arg)
+                n += 1
+            best[k] = min(best[k], (time.perf_counter() - start) / n)
     return best
 
 
@@ -57,7 +60,7 @@ def tails():
     print("FusedTail vs torchvision's tail, 224x224x3, exact, one thread "
           "(us/image; rng=fusednorm, rng=torchvision)")
     for name, tv, x in rows:
-        ours, same_rng, theirs = per_call(tail, x), per_call(tv_rng, x), per_call(tv, x)
+        ours, same_rng, theirs = per_call((tail, tv_rng, tv), x)
         print(f"  {name:18s} torchvision {theirs * 1e6:7.1f}  fusednorm "
               f"{ours * 1e6:6.1f} ({theirs / ours:4.1f}x)  rng=torchvision "
               f"{same_rng * 1e6:6.1f} ({theirs / same_rng:4.1f}x)")
