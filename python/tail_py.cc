@@ -44,15 +44,11 @@ class PyTail {
                             std::to_string(im.n));
     const ImageView view{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w,
                          im.c, im.row_stride};
-    const Augmentation aug = Decide(im.h, im.w, key, flip, erase);
-    py::array out(NumpyDType(op_.dtype()), OutputShape(op_, im.h, im.w, im.c));
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = op_.Apply(view, aug, Output(out));
-    }
-    Raise(status);
-    return out;
+    return Normalize(view.height, view.width, view.channels,
+                     Decide(im.h, im.w, key, flip, erase),
+                     [&](const Augmentation& aug, OutputView out) {
+                       return op_.Apply(view, aug, out);
+                     });
   }
 
   py::array Pil(const py::tuple& unsafe_ptrs, const std::string& mode,
@@ -61,20 +57,15 @@ class PyTail {
                 std::optional<EraseTuple> erase) const {
     const PilRows rows = ReadPilRows(unsafe_ptrs, mode, size);
     const int64_t h = rows.height, w = rows.width;
-    const Augmentation aug = Decide(h, w, key, flip, erase);
-    py::array out(NumpyDType(op_.dtype()),
-                  OutputShape(op_, h, w, rows.channels));
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      const uint8_t* pixels = PackedPixels(rows);
-      const size_t bytes = static_cast<size_t>(h * w * rows.channels);
-      const ImageView view{absl::MakeConstSpan(pixels, bytes), h, w,
-                           rows.channels, w * rows.channels};
-      status = op_.Apply(view, aug, Output(out));
-    }
-    Raise(status);
-    return out;
+    const int c = rows.channels;
+    return Normalize(h, w, c, Decide(h, w, key, flip, erase),
+                     [&](const Augmentation& aug, OutputView out) {
+                       const uint8_t* pixels = PackedPixels(rows);
+                       const ImageView view{
+                           absl::MakeConstSpan(pixels, h * w * c), h, w, c,
+                           w * c};
+                       return op_.Apply(view, aug, out);
+                     });
   }
 
   py::array Planes(const py::buffer& planes, uint64_t key,
@@ -116,9 +107,21 @@ class PyTail {
     return aug;
   }
 
-  static OutputView Output(py::array& out) {
-    return OutputView{absl::MakeSpan(static_cast<uint8_t*>(out.mutable_data()),
-                                     static_cast<size_t>(out.nbytes()))};
+  // A new output array for an h x w x c image, written by `apply(aug,
+  // output)` without the GIL.
+  template <class Apply>
+  py::array Normalize(int64_t h, int64_t w, int c, const Augmentation& aug,
+                      const Apply& apply) const {
+    py::array out(NumpyDType(op_.dtype()), OutputShape(op_, h, w, c));
+    const OutputView view{absl::MakeSpan(
+        static_cast<uint8_t*>(out.mutable_data()), out.nbytes())};
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      status = apply(aug, view);
+    }
+    Raise(status);
+    return out;
   }
 
   FusedNormalization op_;
@@ -164,22 +167,19 @@ py::array PyTail::Planes(const py::buffer& planes, uint64_t key,
     throw py::value_error("the image has " + std::to_string(c) +
                           " channels; the normalization has " +
                           std::to_string(plane_ops_.size()));
-  const Augmentation aug = Decide(p.h, p.w, key, flip, erase);
-  py::array out(NumpyDType(op_.dtype()), OutputShape(op_, p.h, p.w, c));
-  OutputView all = Output(out);
-  const size_t plane_bytes = c == 0 ? 0 : all.bytes.size() / c;
-  absl::Status status;
-  {
-    py::gil_scoped_release release;
-    for (int k = 0; k < c && status.ok(); ++k) {
-      const FusedNormalization& op = plane_ops_[plane_ops_.size() == 1 ? 0 : k];
-      status =
-          op.Apply(p.views[k], aug,
-                   OutputView{all.bytes.subspan(k * plane_bytes, plane_bytes)});
-    }
-  }
-  Raise(status);
-  return out;
+  const size_t each = plane_ops_.size();
+  return Normalize(
+      p.h, p.w, c, Decide(p.h, p.w, key, flip, erase),
+      [&](const Augmentation& aug, OutputView out) {
+        const size_t plane_bytes = c == 0 ? 0 : out.bytes.size() / c;
+        absl::Status status;
+        for (int k = 0; k < c && status.ok(); ++k) {
+          const FusedNormalization& op = plane_ops_[each == 1 ? 0 : k];
+          status = op.Apply(p.views[k], aug,
+                            {out.bytes.subspan(k * plane_bytes, plane_bytes)});
+        }
+        return status;
+      });
 }
 
 PyTail MakeTail(const std::string& preset,

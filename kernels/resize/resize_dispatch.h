@@ -9,7 +9,6 @@
 #ifndef FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
 #define FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
 
-
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
