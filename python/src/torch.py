@@ -85,8 +85,11 @@ class FusedTail:
         if isinstance(image, _PILImage.Image) and image.mode in _PIL_MODES:
             image.load()
             core = image.im
-            width, height = core.size
-            return self._tail.pil, (core.unsafe_ptrs, core.mode, core.size), (height, width)
+            # Pillow 9.4's row table; a Pillow without it takes the copy below.
+            ptrs = getattr(core, "unsafe_ptrs", None)
+            if ptrs is not None:
+                width, height = core.size
+                return self._tail.pil, (ptrs, core.mode, core.size), (height, width)
         array = _np.asarray(image)
         if array.ndim == 2:
             array = array[:, :, None]
@@ -108,9 +111,10 @@ class FusedTail:
         return self._tail.hwc, (array,), array.shape[:2]
 
     def decide(self, height, width):
-        """The next call's decisions for a height x width image, as
-        (flip, (top, left, height, width) or None), drawn from torch's
-        generator as that call would draw them (so it consumes them)."""
+        """The decisions a call on a height x width image would make if it
+        drew now, as (flip, (top, left, height, width) or None). It makes the
+        same torch draws as that call, so it consumes them: to see a call's
+        decisions, seed, decide, seed again, call (as the tests do)."""
         if self._torchvision is not None:
             return self._torchvision.draw(height, width)
         key = _torch.randint(_KEY_RANGE, ()).item()
