@@ -1,6 +1,7 @@
 // Pillow's row table to packed HWC bytes (pil_image.h).
 #include "python/pil_image.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -23,14 +24,16 @@ bool Packed(const PilRows& image) {
 
 }  // namespace
 
-bool PilModeSupported(const std::string& mode) {
-  return mode == "L" || mode == "RGB" || mode == "RGBA" || mode == "RGBX" ||
-         mode == "CMYK";
+const std::vector<std::string>& PilModes() {
+  static const auto* modes =
+      new std::vector<std::string>{"L", "RGB", "RGBA", "RGBX", "CMYK"};
+  return *modes;
 }
 
 PilRows ReadPilRows(const py::tuple& unsafe_ptrs, const std::string& mode,
                     std::pair<int64_t, int64_t> size) {
-  if (!PilModeSupported(mode))
+  const std::vector<std::string>& modes = PilModes();
+  if (std::find(modes.begin(), modes.end(), mode) == modes.end())
     throw py::value_error("Pillow mode \"" + mode + "\" is not read in place");
   PilRows image;
   for (const py::handle entry : unsafe_ptrs) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace fusednorm {
 
@@ -24,8 +25,8 @@ struct PilRows {
   int channels = 0;    // bytes per pixel that are image channels
 };
 
-// True for the modes PilRows reads: L, RGB, RGBA, RGBX, CMYK.
-bool PilModeSupported(const std::string& mode);
+// The modes PilRows reads: L, RGB, RGBA, RGBX, CMYK.
+const std::vector<std::string>& PilModes();
 
 // The rows of an image from Image.im.unsafe_ptrs, Image.im.mode and
 // Image.im.size ((width, height)); ValueError for another mode or a missing

@@ -214,7 +214,9 @@ void BindTail(py::module_& m) {
            py::arg("size"), py::arg("key"), py::arg("flip") = py::none(),
            py::arg("erase") = py::none())
       .def("decisions", &PyTail::Decisions, py::arg("key"), py::arg("height"),
-           py::arg("width"));
+           py::arg("width"))
+      .def_property_readonly_static("pil_modes",
+                                    [](py::object) { return PilModes(); });
 }
 
 }  // namespace fusednorm

@@ -33,7 +33,7 @@ __all__ = ["FusedTail"]
 
 _KEY_RANGE = 1 << 62
 _RNGS = ("fusednorm", "torchvision")
-_PIL_MODES = frozenset(("L", "RGB", "RGBA", "RGBX", "CMYK"))  # read in place
+_PIL_MODES = frozenset(_core.Tail.pil_modes)  # read in place
 
 
 class FusedTail:
