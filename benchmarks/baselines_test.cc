@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/format_names.h"
 #include "gtest/gtest.h"
 #include "testing/reference.h"
 

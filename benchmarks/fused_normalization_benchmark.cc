@@ -37,6 +37,7 @@
 #include "benchmark/benchmark.h"
 #include "benchmarks/baselines.h"
 #include "benchmarks/measure.h"
+#include "core/format_names.h"
 #include "kernels/dispatch.h"
 #include "ops/fused_normalization.h"
 

@@ -69,7 +69,7 @@ def torchvision_rate(folder, workers):
 
 def fusednorm_rate(binary, data, threads):
     out = subprocess.run(
-        [binary, "run", "--data", data, "--images", "0", "--batch", "64",
+        [binary, "run", "--data", data, "--images", "0", "--batch-size", "64",
          "--threads", str(threads), "--epochs", "3"],
         check=True, capture_output=True, text=True).stdout
     # The report covers all epochs; the first includes page-cache warm-up.

@@ -108,7 +108,7 @@ void BM_TrainFused(benchmark::State& state, bool jpeg) {
   for (auto _ : state) {
     auto loader = p->StartEpoch(Split::kTrain, epoch++);
     for (;;) {
-      absl::StatusOr<const Batch*> batch = (*loader)->Next();
+      absl::StatusOr<BatchRef> batch = (*loader)->Next();
       if (!batch.ok() || *batch == nullptr) break;
       images += (*batch)->count;
     }
@@ -165,7 +165,7 @@ void BM_TrainUnfused(benchmark::State& state) {
 // below.
 struct StepData {
   std::vector<uint8_t> inputs;
-  std::unique_ptr<TransferStation> station;
+  Slot slot;
   std::vector<Augmentation> augs;
 };
 
@@ -175,8 +175,9 @@ StepData& Step() {
     d->inputs.resize(kImages * kInBytes);
     std::mt19937 gen(5);
     for (auto& v : d->inputs) v = static_cast<uint8_t>(1 + gen() % 255);
-    d->station = *TransferStation::Create(1, kSlotImages * kOutBytes, false);
-    std::memset(d->station->slot(0), 0, kSlotImages * kOutBytes);
+    d->slot =
+        *(*TransferStation::Create(kSlotImages * kOutBytes, false))->Acquire();
+    std::memset(d->slot.data(), 0, kSlotImages * kOutBytes);
     FusedNormalizationOptions o;
     o.erase.enabled = true;
     const FusedNormalization op = *FusedNormalization::Create(o);
@@ -205,8 +206,8 @@ void StreamOnce(int threads, bool nontemporal) {
   StepData& d = Step();
   Parallel(threads, [&](int i) {
     StreamBaseline(d.inputs.data() + (i % kImages) * kInBytes, kInBytes,
-                   d.station->slot(0) + i * kOutBytes, kInBytes,
-                   DType::kFloat32, nontemporal);
+                   d.slot.data() + i * kOutBytes, kInBytes, DType::kFloat32,
+                   nontemporal);
   });
 }
 
@@ -240,8 +241,7 @@ void BM_FusedStep(benchmark::State& state) {
   FusedNormalizationOptions o;
   o.erase.enabled = true;
   const FusedNormalization op = *FusedNormalization::Create(o);
-  const OutputView slot{
-      absl::MakeSpan(d.station->slot(0), kSlotImages * kOutBytes)};
+  const OutputView slot{absl::MakeSpan(d.slot.data(), kSlotImages * kOutBytes)};
   for (auto _ : state) {
     Parallel(threads, [&](int i) {
       const ImageView in{

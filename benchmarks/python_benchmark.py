@@ -74,7 +74,7 @@ def loaders(binary):
         for images, _ in loader:
             n += images.shape[0]
     loader_rate = n / (time.perf_counter() - start)
-    flags = ["--images=512", "--batch=64", "--threads=1", "--size=224", "--seed=1",
+    flags = ["--images=512", "--batch-size=64", "--threads=1", "--size=224", "--seed=1",
              "--epochs=3"]
     out = subprocess.run([binary, "run", *flags], capture_output=True, text=True,
                          check=True).stdout

@@ -9,6 +9,7 @@
 #include "absl/base/call_once.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/format_names.h"
 #include "kernels/highway/highway.h"
 #include "kernels/scalar_eigen/scalar_eigen.h"
 #if defined(__x86_64__)

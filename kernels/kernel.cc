@@ -25,34 +25,6 @@ std::atomic<bool> g_exact_by_fma_allowed{true};
 
 }  // namespace
 
-const char* DTypeName(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return "float32";
-    case DType::kFloat16:
-      return "float16";
-    case DType::kBFloat16:
-      return "bfloat16";
-  }
-  return "?";
-}
-
-const char* LayoutName(Layout layout) {
-  switch (layout) {
-    case Layout::kHWC:
-      return "hwc";
-    case Layout::kHWC4:
-      return "hwc4";
-    case Layout::kCHW:
-      return "chw";
-  }
-  return "?";
-}
-
-const char* ModeName(Mode mode) {
-  return mode == Mode::kFast ? "fast" : "exact";
-}
-
 // KernelConstants::bits_lo/bits_hi for 16-bit dtypes. Fast mode's value is
 // float(x) * mul - sub with two roundings (-ffp-contract=off), as the kernels
 // compute it; exact mode's is table[c][x].

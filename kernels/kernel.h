@@ -14,36 +14,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/formats.h"
+#include "core/geometry.h"
+
 namespace fusednorm {
-
-enum class DType { kFloat32, kFloat16, kBFloat16 };
-// Output layouts (row strides are derived, never passed in):
-//   kHWC   C values per pixel; row stride W*C*sizeof(T)
-//   kHWC4  4 values per pixel, channels >= C are +0.0; row W*4*sizeof(T)
-//   kCHW   planar; plane stride H*W*sizeof(T), row stride W*sizeof(T)
-enum class Layout { kHWC, kHWC4, kCHW };
-enum class Mode {
-  kFast,              // y = float(x) * mul[c] - sub[c], two roundings, no FMA
-  kTorchvisionExact,  // y = (x / 255.f - mean[c]) / std[c], each step rounded
-                      // to float32
-};
-
-constexpr int kMaxChannels = 4;
-
-// Returns the size in bytes of one element of `dtype`.
-constexpr size_t DTypeSize(DType dtype) {
-  return dtype == DType::kFloat32 ? 4 : 2;
-}
-
-// Returns the number of values per pixel the output layout stores for
-// `channels` channels.
-constexpr int StoredChannels(Layout layout, int channels) {
-  return layout == Layout::kHWC4 ? 4 : channels;
-}
-
-const char* DTypeName(DType dtype);     // "float32", "float16", "bfloat16"
-const char* LayoutName(Layout layout);  // "hwc", "hwc4", "chw"
-const char* ModeName(Mode mode);        // "fast", "exact"
 
 // Per-op constants, computed once by MakeKernelConstants and shared by every
 // call.
@@ -89,16 +63,6 @@ void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
 // fuse multiply-adds (where every preset passes the FMA check). Default true.
 // Not for production code; not synchronised with concurrent Create calls.
 void AllowExactByFmaForTesting(bool allow);
-
-// A rectangle in OUTPUT coordinates set to +0.0 in every stored value (pad
-// lanes too). Empty when height or width is 0.
-struct EraseRect {
-  int64_t top = 0;
-  int64_t left = 0;
-  int64_t height = 0;
-  int64_t width = 0;
-  bool empty() const { return height <= 0 || width <= 0; }
-};
 
 // One call's arguments. Preconditions, all checked by the op:
 //

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/format_names.h"
 #include "gtest/gtest.h"
 #include "ops/fused_normalization.h"
 #include "testing/fused_normalization_test_peer.h"
@@ -180,6 +181,11 @@ TEST_F(ApplyBatchErrors, EachBadArgument) {
   views = views_;
   views[0].pixels = {};
   ExpectRejected(views, augs_, Batch(), 0, "input pixels is null");
+  // Image 1's pixels inside image 0's output: written before image 1 is
+  // read, so refused like an overlap with its own output.
+  views = views_;
+  views[1].pixels = absl::MakeConstSpan(batch_.data(), views_[1].pixels.size());
+  ExpectRejected(views, augs_, Batch(), 0, "inputs[1]: input and output");
   // The valid calls work; no images is a no-op.
   EXPECT_TRUE(op_.ApplyBatch({}, {}, Batch(), 4).ok());
   for (uint8_t b : batch_) ASSERT_EQ(b, kPoison);

@@ -10,9 +10,10 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "core/format_names.h"
+#include "core/round.h"
+#include "core/status.h"
 #include "kernels/dispatch.h"
-#include "util/round.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -31,8 +32,8 @@ absl::Status ValidateProbability(const char* name, double p) {
   return absl::OkStatus();
 }
 
+// Checked whether or not erasing is enabled: bad ranges are bad arguments.
 absl::Status ValidateErase(const EraseOptions& e) {
-  if (!e.enabled) return absl::OkStatus();
   FUSEDNORM_RETURN_IF_ERROR(ValidateProbability("erase.p", e.p));
   for (const auto& [name, v] :
        {std::pair<const char*, double>{"erase.scale_min", e.scale_min},
@@ -279,12 +280,13 @@ Augmentation FusedNormalization::Sample(int64_t height, int64_t width,
 
 absl::StatusOr<int64_t> FusedNormalization::CheckInput(
     const ImageView& in) const {
-  if (in.pixels.data() == nullptr)
-    return InvalidArgumentCat("input pixels is null");
+  // Sizes first: an empty image has no pixels, and says so by its size.
   if (in.height < 1)
     return InvalidArgumentCat("input height = ", in.height, " must be >= 1");
   if (in.width < 1)
     return InvalidArgumentCat("input width = ", in.width, " must be >= 1");
+  if (in.pixels.data() == nullptr)
+    return InvalidArgumentCat("input pixels is null");
   if (in.channels < 1 || in.channels > kMaxChannels) {
     return InvalidArgumentCat("input channels = ", in.channels,
                               " must be in 1..", kMaxChannels);
@@ -338,16 +340,18 @@ absl::StatusOr<size_t> FusedNormalization::CheckOutput(const ImageView& in,
   return need;
 }
 
-absl::StatusOr<KernelArgs> FusedNormalization::Prepare(const ImageView& in,
-                                                       const Augmentation& aug,
-                                                       OutputView out) const {
+absl::StatusOr<KernelArgs> FusedNormalization::Prepare(
+    const ImageView& in, const Augmentation& aug, OutputView out,
+    absl::Span<const uint8_t> written) const {
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t in_need, CheckInput(in));
   FUSEDNORM_ASSIGN_OR_RETURN(const size_t out_need, CheckOutput(in, out));
   FUSEDNORM_RETURN_IF_ERROR(CheckEraseRect(aug.erase, in.height, in.width));
-  // The kernels require disjoint buffers.
+  // The kernels require disjoint buffers, and no input may lie in what an
+  // earlier image of the same call has already overwritten.
+  if (written.empty()) written = {out.bytes.data(), out_need};
   const auto in_lo = reinterpret_cast<uintptr_t>(in.pixels.data());
-  const auto out_lo = reinterpret_cast<uintptr_t>(out.bytes.data());
-  if (in_lo < out_lo + out_need &&
+  const auto out_lo = reinterpret_cast<uintptr_t>(written.data());
+  if (in_lo < out_lo + written.size() &&
       out_lo < in_lo + static_cast<uint64_t>(in_need)) {
     return InvalidArgumentCat("input and output buffers overlap");
   }
@@ -373,7 +377,7 @@ bool FusedNormalization::Streams(size_t bytes) const {
 absl::Status FusedNormalization::Apply(const ImageView& in,
                                        const Augmentation& aug,
                                        OutputView out) const {
-  FUSEDNORM_ASSIGN_OR_RETURN(KernelArgs args, Prepare(in, aug, out));
+  FUSEDNORM_ASSIGN_OR_RETURN(KernelArgs args, Prepare(in, aug, out, {}));
   args.nontemporal =
       Streams(*OutputBytes(in.height, in.width, in.channels));  // checked
   kernels_[in.channels]->fn(*constants_, args);
@@ -412,7 +416,9 @@ absl::Status FusedNormalization::ApplyBatch(absl::Span<const ImageView> inputs,
     }
     const OutputView out{
         batch.bytes.subspan((first + k) * image_bytes, image_bytes)};
-    absl::StatusOr<KernelArgs> a = Prepare(in, augs[k], out);
+    absl::StatusOr<KernelArgs> a = Prepare(
+        in, augs[k], out,
+        batch.bytes.subspan(first * image_bytes, inputs.size() * image_bytes));
     if (!a.ok())
       return PrefixStatus(a.status(), absl::StrCat("inputs[", k, "]: "));
     args[k] = *a;

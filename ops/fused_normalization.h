@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "core/image.h"
 #include "kernels/kernel.h"
 #include "ops/presets.h"
 #include "rng/philox.h"
@@ -75,23 +76,6 @@ struct FusedNormalizationOptions {
 
 // kAuto's threshold: above the per-core L2 of current x86 and Arm servers.
 inline constexpr size_t kNontemporalAutoBytes = size_t{2} << 20;
-
-// A uint8 HWC input image. `pixels` must hold (height-1)*row_stride +
-// width*channels bytes.
-struct ImageView {
-  absl::Span<const uint8_t> pixels;
-  int64_t height = 0;
-  int64_t width = 0;
-  int channels = 0;
-  int64_t row_stride = 0;  // bytes between rows, >= width * channels
-};
-
-// The caller's output buffer. The row stride is derived from dtype and layout:
-// `row_stride` exists only to reject callers that pass one (it must stay 0).
-struct OutputView {
-  absl::Span<uint8_t> bytes;
-  int64_t row_stride = 0;
-};
 
 // One image's random decisions.
 struct Augmentation {
@@ -175,10 +159,12 @@ class FusedNormalization {
   absl::StatusOr<size_t> CheckOutput(const ImageView& input,
                                      OutputView output) const;
   // Checks one image's input, augmentation and output, and returns the
-  // kernel's arguments for it (streaming stores off).
+  // kernel's arguments for it (streaming stores off). The input must not
+  // overlap `written`, every byte the call writes (empty: the output's).
   absl::StatusOr<KernelArgs> Prepare(const ImageView& input,
                                      const Augmentation& augmentation,
-                                     OutputView output) const;
+                                     OutputView output,
+                                     absl::Span<const uint8_t> written) const;
   // The store policy for a call that writes a buffer of `bytes`.
   bool Streams(size_t bytes) const;
 

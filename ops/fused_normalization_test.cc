@@ -100,9 +100,10 @@ TEST(FusedNormalizationCreate, RejectsBadProbabilitiesAndErase) {
     c.mutate(bad.erase);
     ExpectError(FusedNormalization::Create(bad).status(),
                 StatusCode::kInvalidArgument, c.needle);
-    bad.erase.enabled =
-        false;  // disabled erase parameters are not used, so not checked
-    EXPECT_TRUE(FusedNormalization::Create(bad).ok());
+    // Bad ranges are bad arguments whether or not erasing is on.
+    bad.erase.enabled = false;
+    ExpectError(FusedNormalization::Create(bad).status(),
+                StatusCode::kInvalidArgument, c.needle);
   }
 }
 

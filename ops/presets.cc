@@ -29,32 +29,21 @@ Normalization PresetNormalization(Preset preset) {
   return {};
 }
 
-const char* PresetName(Preset preset) {
-  switch (preset) {
-    case Preset::kNoNorm:
-      return "none";
-    case Preset::kMnist:
-      return "mnist";
-    case Preset::kCifar:
-      return "cifar";
-    case Preset::kImagenet:
-      return "imagenet";
-    case Preset::kMlperf:
-      return "mlperf";
-  }
-  return "?";
+absl::Span<const Named<Preset>> PresetNames() {
+  static constexpr Named<Preset> kNames[] = {{Preset::kNoNorm, "none"},
+                                             {Preset::kMnist, "mnist"},
+                                             {Preset::kCifar, "cifar"},
+                                             {Preset::kImagenet, "imagenet"},
+                                             {Preset::kMlperf, "mlperf"}};
+  return kNames;
 }
+
+const char* PresetName(Preset preset) { return NameOf(PresetNames(), preset); }
 
 absl::StatusOr<Preset> ParsePreset(absl::string_view name) {
   const std::string lower = absl::AsciiStrToLower(name);
-  for (Preset p : {Preset::kNoNorm, Preset::kMnist, Preset::kCifar,
-                   Preset::kImagenet, Preset::kMlperf}) {
-    if (lower == PresetName(p)) return p;
-  }
   if (lower == "no_norm") return Preset::kNoNorm;
-  return absl::InvalidArgumentError(
-      absl::StrCat("preset \"", name,
-                   "\" is not one of none, mnist, cifar, imagenet, mlperf"));
+  return ParseNamed(PresetNames(), "preset", lower);
 }
 
 }  // namespace fusednorm

@@ -7,6 +7,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/names.h"
 
 namespace fusednorm {
 
@@ -25,7 +27,8 @@ struct Normalization {
 // passes them to torchvision.
 Normalization PresetNormalization(Preset preset);
 
-// "none", "mnist", "cifar", "imagenet", "mlperf".
+// none, mnist, cifar, imagenet, mlperf.
+absl::Span<const Named<Preset>> PresetNames();
 const char* PresetName(Preset preset);
 
 // Parses a name from PresetName (case-insensitive); InvalidArgument naming it

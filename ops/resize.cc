@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "kernels/resize/resize_dispatch.h"
 #include "kernels/resize/resize_kernel.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -174,25 +174,20 @@ absl::Status ResizePil(const ImageView& box, Size2 size,
 
 }  // namespace
 
-const char* ResizeFilterName(ResizeFilter filter) {
-  switch (filter) {
-    case ResizeFilter::kPil:
-      return "pil";
-    case ResizeFilter::kTensor:
-      return "tensor";
-    case ResizeFilter::kBilinear:
-      return "bilinear";
-  }
-  return "?";
+absl::Span<const Named<ResizeFilter>> ResizeFilterNames() {
+  static constexpr Named<ResizeFilter> kNames[] = {
+      {ResizeFilter::kPil, "pil"},
+      {ResizeFilter::kTensor, "tensor"},
+      {ResizeFilter::kBilinear, "bilinear"}};
+  return kNames;
+}
+
+const char* ResizeFilterName(ResizeFilter f) {
+  return NameOf(ResizeFilterNames(), f);
 }
 
 absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name) {
-  for (ResizeFilter f :
-       {ResizeFilter::kPil, ResizeFilter::kTensor, ResizeFilter::kBilinear}) {
-    if (name == ResizeFilterName(f)) return f;
-  }
-  return InvalidArgumentCat("resize filter \"", name,
-                            "\" is not one of pil, tensor, bilinear");
+  return ParseNamed(ResizeFilterNames(), "resize filter", name);
 }
 
 absl::Status ResizeBox(const ImageView& input, const CropWindow& box,

@@ -21,13 +21,16 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "ops/image.h"
+#include "absl/types/span.h"
+#include "core/image.h"
+#include "core/names.h"
 
 namespace fusednorm {
 
 enum class ResizeFilter { kPil, kTensor, kBilinear };
 
-// "pil", "tensor", "bilinear".
+// pil, tensor, bilinear.
+absl::Span<const Named<ResizeFilter>> ResizeFilterNames();
 const char* ResizeFilterName(ResizeFilter filter);
 
 // The filter named `name`; InvalidArgument naming the value and the choices

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "util/round.h"
-#include "util/status_macros.h"
+#include "core/round.h"
+#include "core/status.h"
 
 namespace fusednorm {
 namespace {
@@ -171,7 +171,13 @@ absl::Status CenterCrop::Execute(const ImageView& input, SampleStream&,
 RandomResizedCrop::RandomResizedCrop(int64_t size, double scale_min,
                                      double scale_max, double ratio_min,
                                      double ratio_max, ResizeFilter filter)
-    : size_{size, size},
+    : RandomResizedCrop(Size2{size, size}, scale_min, scale_max, ratio_min,
+                        ratio_max, filter) {}
+
+RandomResizedCrop::RandomResizedCrop(Size2 size, double scale_min,
+                                     double scale_max, double ratio_min,
+                                     double ratio_max, ResizeFilter filter)
+    : size_(size),
       scale_min_(scale_min),
       scale_max_(scale_max),
       ratio_min_(ratio_min),

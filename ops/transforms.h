@@ -21,8 +21,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/image.h"
 #include "ops/fused_normalization.h"
-#include "ops/image.h"
 #include "ops/presets.h"
 #include "ops/resize.h"
 #include "rng/philox.h"
@@ -98,9 +98,11 @@ class RandomHorizontalFlip : public PreprocessOp {
 
 class RandomErasing : public PreprocessOp {
  public:
-  explicit RandomErasing(double p = 0.5, double scale_min = 0.02,
-                         double scale_max = 0.33, double ratio_min = 0.3,
-                         double ratio_max = 3.3);
+  explicit RandomErasing(double p = EraseOptions{}.p,
+                         double scale_min = EraseOptions{}.scale_min,
+                         double scale_max = EraseOptions{}.scale_max,
+                         double ratio_min = EraseOptions{}.ratio_min,
+                         double ratio_max = EraseOptions{}.ratio_max);
   const EraseOptions& options() const { return options_; }
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
@@ -179,6 +181,10 @@ class RandomResizedCrop : public PreprocessOp {
                              double ratio_min = 3.0 / 4.0,
                              double ratio_max = 4.0 / 3.0,
                              ResizeFilter filter = ResizeFilter::kPil);
+  // A crop of size.height x size.width.
+  RandomResizedCrop(Size2 size, double scale_min, double scale_max,
+                    double ratio_min, double ratio_max,
+                    ResizeFilter filter = ResizeFilter::kPil);
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::Status Execute(const ImageView& input, SampleStream& stream,

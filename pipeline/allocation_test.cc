@@ -59,7 +59,7 @@ long EpochAllocations(std::shared_ptr<const Dataset> data) {
       .train_transforms(RandomResizedCrop(48), RandomHorizontalFlip(),
                         RandomErasing(0.5))
       .val_transforms(CenterCrop(48))
-      .batch_size(8)
+      .batch_size(32)
       .threads(2)
       .seed(5);
   absl::StatusOr<Preprocessor> p = b.Commit();
@@ -70,7 +70,7 @@ long EpochAllocations(std::shared_ptr<const Dataset> data) {
         p->StartEpoch(Split::kTrain, 0);
     EXPECT_TRUE(loader.ok());
     for (;;) {
-      absl::StatusOr<const Batch*> batch = (*loader)->Next();
+      absl::StatusOr<BatchRef> batch = (*loader)->Next();
       EXPECT_TRUE(batch.ok()) << batch.status();
       if (!batch.ok() || *batch == nullptr) break;
     }
@@ -92,9 +92,10 @@ void ExpectNoPerSampleAllocations(
   const long large = EpochAllocations(make(144));
   std::printf("%s: %ld allocations for 16 samples, %ld for 144\n", what, small,
               large);
-  // 128 more samples and 16 more batches: far fewer extra allocations than
-  // samples (a per-sample allocation would add at least 128).
-  EXPECT_LT(large - small, 40) << what;
+  // 128 more samples and 4 more batches: far fewer extra allocations than
+  // samples (a per-sample allocation would add at least 128; each batch
+  // makes a handful: its record, its lists and the reference to it).
+  EXPECT_LT(large - small, 48) << what;
 }
 
 TEST(Allocations, NonePerSample) {

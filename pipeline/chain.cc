@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "util/status_macros.h"
+#include "core/status.h"
 
 namespace fusednorm {
 namespace {

@@ -13,8 +13,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "pipeline/jpeg.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {

@@ -12,9 +12,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status.h"
 #include "pipeline/codecs.h"
 #include "rng/philox.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -140,7 +141,8 @@ class Folder : public Dataset {
           absl::StrCat("sample ", index, " >= ", files_.size()));
     }
     const std::string& path = files_[index].first;
-    FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &e->owned));
+    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
+        ReadFileInto(path, &e->owned), absl::StrCat("sample ", index, ": ")));
     e->bytes = e->owned;
     const size_t dot = path.rfind('.') + 1;
     e->format.assign(path, dot, std::string::npos);
@@ -328,13 +330,19 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
       new InMemory(std::move(images), std::move(labels), "cifar10"));
 }
 
+const std::vector<std::string>& DatasetKinds() {
+  static const auto* kinds =
+      new std::vector<std::string>{"synthetic", "folder", "mnist", "cifar10"};
+  return *kinds;
+}
+
 absl::Status CheckDatasetKind(const std::string& kind) {
-  for (const char* known : {"synthetic", "folder", "mnist", "cifar10"}) {
+  for (const std::string& known : DatasetKinds()) {
     if (kind == known) return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("dataset kind \"", kind,
-                   "\" is not one of synthetic, folder, mnist, cifar10"));
+      absl::StrCat("dataset kind \"", kind, "\" is not one of ",
+                   absl::StrJoin(DatasetKinds(), ", ")));
 }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(const std::string& kind,

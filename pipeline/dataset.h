@@ -84,6 +84,9 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenMnist(
 absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
     const std::vector<std::string>& paths);
 
+// The kinds OpenDataset knows: synthetic, folder, mnist, cifar10.
+const std::vector<std::string>& DatasetKinds();
+
 // Returns OK if `kind` is one OpenDataset knows, else InvalidArgument listing
 // the kinds.
 absl::Status CheckDatasetKind(const std::string& kind);

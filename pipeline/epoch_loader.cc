@@ -8,14 +8,15 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "pipeline/chain.h"
 #include "pipeline/real_ops.h"
 #include "pipeline/transfer_station.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -25,6 +26,33 @@ namespace {
 constexpr uint64_t kShuffleStream = (uint64_t{1} << 63) - 1;
 
 }  // namespace
+
+absl::Span<const Named<ErrorPolicy>> ErrorPolicyNames() {
+  static constexpr Named<ErrorPolicy> kNames[] = {{ErrorPolicy::kFail, "fail"},
+                                                  {ErrorPolicy::kSkip, "skip"}};
+  return kNames;
+}
+
+absl::Status LoaderSettings::Validate(size_t sample_bytes) const {
+  if (batch_size < 1)
+    return InvalidArgumentCat("batch_size = ", batch_size, " must be >= 1");
+  if (threads < 0 || threads > kMaxThreads) {
+    return InvalidArgumentCat("threads = ", threads, " must be in 0..",
+                              kMaxThreads, " (0: all cores)");
+  }
+  if (slots < 1 || slots > kMaxSlots)
+    return InvalidArgumentCat("slots = ", slots, " must be in 1..", kMaxSlots);
+  if (world < 1 || rank < 0 || rank >= world) {
+    return InvalidArgumentCat("shard rank = ", rank, ", world size = ", world,
+                              ": need 0 <= rank < world size");
+  }
+  if (sample_bytes > 0 && batch_size > kMaxBatchBytes / sample_bytes) {
+    return InvalidArgumentCat("batch_size = ", batch_size, " samples of ",
+                              sample_bytes, " bytes exceed the ",
+                              kMaxBatchBytes, "-byte limit of a batch");
+  }
+  return absl::OkStatus();
+}
 
 size_t LoaderSettings::global_batches(size_t samples) const {
   return (samples + batch_size - 1) / batch_size;
@@ -45,19 +73,20 @@ struct EpochLoader::Impl {
   // Task number of each local batch's first sample.
   std::vector<size_t> first_task;
   size_t total_tasks = 0;
-  std::unique_ptr<TransferStation> station;
+  std::shared_ptr<TransferStation> station;
 
   std::mutex mu;
   std::condition_variable work_cv, done_cv;
-  size_t next_task = 0;      // next sample to hand to a worker
-  size_t released = 0;       // local batches whose slot is free again
-  size_t handed_out = 0;     // local batches returned by Next()
-  std::vector<Batch> batch;  // per slot
-  std::vector<size_t> done;  // per slot: samples finished
-  // Per slot: position and status of the first failed sample.
+  size_t next_task = 0;   // next sample to hand to a worker
+  size_t handed_out = 0;  // local batches returned by Next()
+  // Per ring position j % slots: the batch being filled, its samples
+  // finished, and the position and status of its first failed sample.
+  std::vector<std::unique_ptr<Batch>> filling;
+  std::vector<size_t> done;
   std::vector<size_t> first_error;
   std::vector<absl::Status> first_status;
-  std::vector<size_t> opened;  // per slot: the local batch it holds
+  std::vector<size_t> opened;  // per ring position: the local batch it holds
+  absl::Status fatal;          // a batch that could not get a slot
   bool stop = false;
   size_t max_in_flight = 0;
   std::atomic<int64_t> ns_load{0}, ns_transforms{0}, ns_fused{0};
@@ -91,7 +120,7 @@ struct EpochLoader::Impl {
 
   // Runs the chain for one sample into position `pos` of `slot`, with the
   // worker's buffers `ws`; returns its label.
-  absl::StatusOr<int64_t> Process(uint64_t index, size_t slot, size_t pos,
+  absl::StatusOr<int64_t> Process(uint64_t index, const Slot& slot, size_t pos,
                                   SampleWorkspace* ws) {
     SampleStream stream(s.seed, epoch, index);
     StageClock clock;
@@ -112,37 +141,39 @@ struct EpochLoader::Impl {
         chain->fused->Sample(cur.height, cur.width, stream);
     const absl::Status st = chain->fused->ApplyBatch(
         {cur.view()}, {aug},
-        OutputView{absl::MakeSpan(station->slot(slot), station->slot_bytes())},
-        pos);
+        OutputView{absl::MakeSpan(slot.data(), slot.bytes())}, pos);
     clock.Add(&ns_fused);
     if (!st.ok()) return PrefixStatus(st, absl::StrCat("sample ", index, ": "));
     return ws->sample.label;
   }
 
-  // Opens `slot` for local batch j (under mu). Tasks start in order, so the
-  // batch's first sample does it.
-  void OpenSlot(size_t j, size_t slot) {
-    Batch& b = batch[slot];
-    b.global_index = my_batches[j];
-    b.data = station->slot(slot);
-    b.sample_bytes = chain->sample_bytes;
-    b.count = BatchCount(j);
-    b.sample_indices.assign(b.count, 0);
-    b.labels.assign(b.count, -1);
-    b.valid.assign(b.count, false);
-    b.errors.assign(b.count, "");
-    b.skipped = 0;
-    done[slot] = 0;
-    first_error[slot] = SIZE_MAX;
-    first_status[slot] = absl::OkStatus();
-    opened[slot] = j;
-    max_in_flight = std::max(max_in_flight, j + 1 - released);
+  // Opens ring position `r` for local batch j with a slot of its own (under
+  // mu). Tasks start in order, so the batch's first sample does it.
+  absl::Status OpenBatch(size_t j, size_t r) {
+    FUSEDNORM_ASSIGN_OR_RETURN(Slot slot, station->Acquire());
+    auto b = std::make_unique<Batch>();
+    b->global_index = my_batches[j];
+    b->data = slot.data();
+    b->slot = std::move(slot);
+    b->sample_bytes = chain->sample_bytes;
+    b->count = BatchCount(j);
+    b->sample_indices.assign(b->count, 0);
+    b->labels.assign(b->count, -1);
+    b->valid.assign(b->count, false);
+    b->errors.assign(b->count, "");
+    filling[r] = std::move(b);
+    done[r] = 0;
+    first_error[r] = SIZE_MAX;
+    first_status[r] = absl::OkStatus();
+    opened[r] = j;
+    max_in_flight = std::max(max_in_flight, j + 1 - handed_out);
+    return absl::OkStatus();
   }
 
-  // Records sample `pos` of the batch in `slot` (under mu).
-  void Record(size_t slot, size_t pos, uint64_t index,
+  // Records sample `pos` of the batch at ring position `r` (under mu).
+  void Record(size_t r, size_t pos, uint64_t index,
               const absl::StatusOr<int64_t>& label) {
-    Batch& b = batch[slot];
+    Batch& b = *filling[r];
     b.sample_indices[pos] = index;
     b.valid[pos] = label.ok();
     if (label.ok()) {
@@ -150,36 +181,75 @@ struct EpochLoader::Impl {
     } else {
       ++b.skipped;
       b.errors[pos] = std::string(label.status().message());
-      if (pos < first_error[slot]) {
-        first_error[slot] = pos;
-        first_status[slot] = label.status();
+      if (pos < first_error[r]) {
+        first_error[r] = pos;
+        first_status[r] = label.status();
       }
     }
-    if (++done[slot] == b.count) done_cv.notify_all();
+    if (++done[r] == b.count) done_cv.notify_all();
+  }
+
+  // Stops every worker and wakes every waiter (under mu).
+  void StopLocked() {
+    stop = true;
+    work_cv.notify_all();
+    done_cv.notify_all();
   }
 
   void Work() {
     SampleWorkspace ws;  // reused for every sample this worker runs
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
-      // Backpressure: a sample is started only when its batch has a free slot.
+      // Backpressure: a sample starts only when its batch is among the
+      // `slots` after the last one handed out.
       work_cv.wait(lock, [&] {
         return stop || next_task >= total_tasks ||
-               BatchOfTask(next_task) < released + s.slots;
+               BatchOfTask(next_task) < handed_out + s.slots;
       });
       if (stop || next_task >= total_tasks) return;
       const size_t t = next_task++;
-      const size_t j = BatchOfTask(t), pos = t - first_task[j],
-                   slot = j % s.slots;
-      if (pos == 0) OpenSlot(j, slot);
+      const size_t j = BatchOfTask(t), pos = t - first_task[j], r = j % s.slots;
+      if (pos == 0) {
+        if (absl::Status st = OpenBatch(j, r); !st.ok()) {
+          fatal = st;
+          StopLocked();
+          return;
+        }
+      }
       const uint64_t index = order[my_batches[j] * s.batch_size + pos];
-      uint8_t* out = station->slot(slot) + pos * chain->sample_bytes;
+      const Slot& slot = filling[r]->slot;
       lock.unlock();
       const absl::StatusOr<int64_t> label = Process(index, slot, pos, &ws);
-      if (!label.ok()) std::memset(out, 0, chain->sample_bytes);
+      if (!label.ok()) {
+        std::memset(slot.data() + pos * chain->sample_bytes, 0,
+                    chain->sample_bytes);
+      }
       lock.lock();
-      Record(slot, pos, index, label);
+      Record(r, pos, index, label);
     }
+  }
+
+  // Whether Next() has its answer (under mu).
+  bool Ready() const {
+    const size_t j = handed_out;
+    if (stop || j >= my_batches.size()) return true;
+    const size_t r = j % s.slots;
+    return opened[r] == j && done[r] == BatchCount(j);
+  }
+
+  // Starts the workers; ResourceExhausted naming `threads` when the system
+  // refuses one (those started are stopped again by the destructor).
+  absl::Status StartWorkers() {
+    for (int i = 0; i < s.threads; ++i) {
+      try {
+        workers.emplace_back([this] { Work(); });
+      } catch (const std::system_error& e) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("threads = ", s.threads, ": cannot start worker ",
+                         i + 1, ": ", e.what()));
+      }
+    }
+    return absl::OkStatus();
   }
 };
 
@@ -191,20 +261,21 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   m->chain = &chain;
   m->s = settings;
   m->epoch = epoch;
+  FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
   m->Plan();
   FUSEDNORM_ASSIGN_OR_RETURN(
-      m->station, TransferStation::Create(
-                      settings.slots, settings.batch_size * chain.sample_bytes,
-                      settings.pinned));
-  m->batch.resize(settings.slots);
+      m->station,
+      TransferStation::Create(settings.batch_size * chain.sample_bytes,
+                              settings.pinned, settings.slots));
+  m->filling.resize(settings.slots);
   m->done.assign(settings.slots, 0);
   m->first_error.assign(settings.slots, SIZE_MAX);
   m->first_status.assign(settings.slots, absl::OkStatus());
   m->opened.assign(settings.slots, SIZE_MAX);
-  Impl* raw = m.get();
-  for (int i = 0; i < settings.threads; ++i)
-    raw->workers.emplace_back([raw] { raw->Work(); });
-  return std::unique_ptr<EpochLoader>(new EpochLoader(std::move(m)));
+  // The loader owns the workers from here on: its destructor joins them.
+  std::unique_ptr<EpochLoader> loader(new EpochLoader(std::move(m)));
+  FUSEDNORM_RETURN_IF_ERROR(loader->impl_->StartWorkers());
+  return loader;
 }
 
 EpochLoader::EpochLoader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -216,9 +287,7 @@ EpochLoader::~EpochLoader() {
 
 void EpochLoader::Cancel() {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  impl_->stop = true;
-  impl_->work_cv.notify_all();
-  impl_->done_cv.notify_all();
+  impl_->StopLocked();
 }
 
 size_t EpochLoader::batches() const { return impl_->my_batches.size(); }
@@ -233,30 +302,30 @@ EpochLoader::StageSeconds EpochLoader::stage_seconds() const {
           impl_->ns_fused.load() * 1e-9};
 }
 
-absl::StatusOr<const Batch*> EpochLoader::Next() {
+bool EpochLoader::WaitReady(absl::Duration timeout) {
   Impl& m = *impl_;
   std::unique_lock<std::mutex> lock(m.mu);
-  if (m.handed_out > m.released) {  // the caller is done with the last batch
-    m.released = m.handed_out;
-    m.work_cv.notify_all();
-  }
+  return m.done_cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
+                            [&] { return m.Ready(); });
+}
+
+absl::StatusOr<BatchRef> EpochLoader::Next() {
+  Impl& m = *impl_;
+  std::unique_lock<std::mutex> lock(m.mu);
+  m.done_cv.wait(lock, [&] { return m.Ready(); });
+  if (!m.fatal.ok()) return m.fatal;
   if (m.stop) return absl::CancelledError("the epoch was cancelled");
   const size_t j = m.handed_out;
   if (j >= m.my_batches.size()) return nullptr;
-  const size_t slot = j % m.s.slots;
-  const size_t count = m.BatchCount(j);
-  m.done_cv.wait(lock, [&] {
-    return m.stop || (m.opened[slot] == j && m.done[slot] == count);
-  });
-  if (m.stop) return absl::CancelledError("the epoch was cancelled");
+  const size_t r = j % m.s.slots;
+  BatchRef batch = std::move(m.filling[r]);
   ++m.handed_out;
-  if (m.s.policy == ErrorPolicy::kFail && m.first_error[slot] != SIZE_MAX) {
-    const absl::Status s = m.first_status[slot];
-    m.stop = true;
-    m.work_cv.notify_all();
-    return s;
+  m.work_cv.notify_all();
+  if (m.s.policy == ErrorPolicy::kFail && m.first_error[r] != SIZE_MAX) {
+    m.StopLocked();
+    return m.first_status[r];
   }
-  return &m.batch[slot];
+  return batch;
 }
 
 }  // namespace fusednorm

@@ -15,7 +15,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "core/names.h"
 #include "pipeline/dataset.h"
+#include "pipeline/transfer_station.h"
 
 namespace fusednorm {
 
@@ -25,10 +29,15 @@ namespace fusednorm {
 //          counted.
 enum class ErrorPolicy { kFail, kSkip };
 
-// One batch in a TransferStation slot. Valid until the next call of Next().
+// fail, skip.
+absl::Span<const Named<ErrorPolicy>> ErrorPolicyNames();
+
+// One batch in a TransferStation slot. The Batch owns the slot's lease: the
+// slot is refilled only after the last reference to the Batch is gone.
 struct Batch {
   uint64_t global_index = 0;  // batch number in the single-process epoch
-  const uint8_t* data = nullptr;
+  Slot slot;
+  const uint8_t* data = nullptr;  // slot.data()
   // Bytes per sample; sample k is at data + k * sample_bytes.
   size_t sample_bytes = 0;
   size_t count = 0;  // samples in this batch (the last may be short)
@@ -39,12 +48,23 @@ struct Batch {
   std::vector<std::string> errors;  // why each skipped sample was skipped
 };
 
+// Bounds of LoaderSettings: worker threads, slots being filled, bytes of one
+// batch (a slot).
+inline constexpr int kMaxThreads = 1024;
+inline constexpr size_t kMaxSlots = 64;
+inline constexpr size_t kMaxBatchBytes = size_t{1} << 40;
+
+// A batch handed out by EpochLoader::Next(), shared by whoever reads it.
+using BatchRef = std::shared_ptr<const Batch>;
+
 // How a Preprocessor's epochs run (its builder's settings).
 struct LoaderSettings {
   size_t batch_size = 32;
   int threads = 1;
   uint64_t seed = 0;
-  size_t slots = 2;  // TransferStation slots in flight
+  // Batches being filled at once (2: double buffering). Batches handed out
+  // keep their slots until released, and do not count.
+  size_t slots = 2;
   bool pinned = false;
   bool shuffle = true;  // the epoch's order (training only)
   int rank = 0, world = 1;
@@ -55,6 +75,11 @@ struct LoaderSettings {
   // Reduced-size JPEG decoding where the crop allows it (real_ops.h's
   // DecodeOptions::scale): other pixels, so off by default.
   bool decode_scale = false;
+
+  // InvalidArgument naming the first setting out of bounds (threads may be 0
+  // until a Preprocessor resolves it to the core count), or a batch of
+  // `sample_bytes`-byte samples too large to allocate.
+  absl::Status Validate(size_t sample_bytes) const;
 
   // Batches of one epoch of `samples` samples: in the single-process run,
   // and for this rank (global batches rank, rank + world, ...).
@@ -76,13 +101,19 @@ class EpochLoader {
   ~EpochLoader();
 
   // The next batch in order, nullptr after the last, or an error (kFail: the
-  // failing sample's, naming it; Cancelled after Cancel()). The previous
-  // batch's slot is reused.
-  absl::StatusOr<const Batch*> Next();
+  // failing sample's, naming it; Cancelled after Cancel()). The batch may be
+  // kept as long as the caller likes: its slot is reused once the last
+  // reference is dropped. Not for concurrent calls.
+  absl::StatusOr<BatchRef> Next();
+  // Waits at most `timeout` for Next() to have its answer ready (a batch, the
+  // end, or an error); true when it will not block. Lets a caller wait in
+  // slices and react to interrupts in between.
+  bool WaitReady(absl::Duration timeout);
+  // Stops the epoch: workers finish the sample they are on and stop; Next()
+  // returns Cancelled. Thread-safe, also while Next() waits.
   void Cancel();
   size_t batches() const;
-  // Largest number of batches that were being filled or held at once
-  // (<= slots).
+  // Largest number of batches that were being filled at once (<= slots).
   size_t max_in_flight() const;
 
   // Worker time spent per stage so far, summed over threads, in seconds.

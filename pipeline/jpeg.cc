@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "util/status_macros.h"
+#include "core/status.h"
 
 namespace fusednorm {
 namespace {

@@ -15,7 +15,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "ops/image.h"
+#include "core/image.h"
 
 namespace fusednorm {
 

@@ -8,8 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/format_names.h"
+#include "core/status.h"
 #include "pipeline/chain.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 
@@ -20,6 +21,12 @@ struct Preprocessor::State {
 
   const Chain& chain(Split s) const { return s == Split::kTrain ? train : val; }
 };
+
+absl::Span<const Named<Split>> SplitNames() {
+  static constexpr Named<Split> kNames[] = {{Split::kTrain, "train"},
+                                            {Split::kVal, "val"}};
+  return kNames;
+}
 
 // ---- builder ----
 
@@ -72,6 +79,10 @@ PreprocessorBuilder& PreprocessorBuilder::kernel(std::string id) {
   fused_.kernel = std::move(id);
   return *this;
 }
+PreprocessorBuilder& PreprocessorBuilder::loader(const LoaderSettings& l) {
+  loader_ = l;
+  return *this;
+}
 PreprocessorBuilder& PreprocessorBuilder::batch_size(size_t n) {
   loader_.batch_size = n;
   return *this;
@@ -120,26 +131,6 @@ PreprocessorBuilder& PreprocessorBuilder::error_policy(ErrorPolicy p) {
   return *this;
 }
 
-namespace {
-
-absl::Status ValidateLoader(const LoaderSettings& l) {
-  if (l.batch_size < 1)
-    return InvalidArgumentCat("batch_size = ", l.batch_size, " must be >= 1");
-  if (l.threads < 0)
-    return InvalidArgumentCat("threads = ", l.threads,
-                              " must be >= 0 (0: all cores)");
-  if (l.slots < 1)
-    return InvalidArgumentCat("slots = ", l.slots, " must be >= 1");
-  if (l.world < 1 || l.rank < 0 || l.rank >= l.world) {
-    return InvalidArgumentCat("shard rank = ", l.rank,
-                              ", world size = ", l.world,
-                              ": need 0 <= rank < world size");
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::StatusOr<std::shared_ptr<const Dataset>>
 PreprocessorBuilder::OpenDatasetOnce() const {
   if (dataset_ != nullptr) return dataset_;
@@ -159,7 +150,7 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   FUSEDNORM_ASSIGN_OR_RETURN(st->dataset, OpenDatasetOnce());
   if (st->dataset->size() == 0)
     return InvalidArgumentCat("dataset ", st->dataset->name(), " is empty");
-  FUSEDNORM_RETURN_IF_ERROR(ValidateLoader(loader_));
+  FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(0));
   const int channels = st->dataset->channels();
   FUSEDNORM_ASSIGN_OR_RETURN(
       st->train, BuildChain(train_, "train_transforms", true, fused_,
@@ -167,6 +158,8 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   FUSEDNORM_ASSIGN_OR_RETURN(
       st->val, BuildChain(val_, "val_transforms", false, fused_, sample_size_,
                           channels));
+  FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->train.sample_bytes));
+  FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->val.sample_bytes));
   st->loader = loader_;
   if (st->loader.threads == 0) {
     st->loader.threads =

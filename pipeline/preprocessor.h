@@ -13,7 +13,7 @@
 //           .Commit();
 //   auto epoch = p->StartEpoch(Split::kTrain, /*epoch=*/0);
 //   for (;;) {
-//     absl::StatusOr<const Batch*> batch = (*epoch)->Next();
+//     absl::StatusOr<BatchRef> batch = (*epoch)->Next();
 //     if (!batch.ok() || *batch == nullptr) break;
 //     ...
 //   }
@@ -37,6 +37,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/names.h"
 #include "ops/fused_normalization.h"
 #include "ops/transforms.h"
 #include "pipeline/dataset.h"
@@ -45,6 +47,9 @@
 namespace fusednorm {
 
 enum class Split { kTrain, kVal };
+
+// train, val.
+absl::Span<const Named<Split>> SplitNames();
 
 class Preprocessor {
  public:
@@ -110,6 +115,10 @@ class PreprocessorBuilder {
     return *this;
   }
 
+  // Every loader setting at once (epoch_loader.h), replacing batch_size,
+  // threads, seed, slots, pinned, shuffle, shard, error_policy, crop_decode
+  // and decode_scale.
+  PreprocessorBuilder& loader(const LoaderSettings& settings);
   PreprocessorBuilder& batch_size(size_t n);
   // 0 (the default): std::thread::hardware_concurrency().
   PreprocessorBuilder& threads(int n);

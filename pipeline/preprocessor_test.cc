@@ -19,7 +19,6 @@
 #include "pipeline/npy.h"
 #include "pipeline/shards.h"
 #include "pipeline/tar.h"
-#include "pipeline/transfer_station.h"
 
 namespace fusednorm {
 namespace {
@@ -48,7 +47,7 @@ EpochResult RunEpoch(const Preprocessor& p, Split split, uint32_t epoch) {
   EXPECT_TRUE(loader.ok()) << loader.status();
   if (!loader.ok()) return r;
   for (;;) {
-    absl::StatusOr<const Batch*> b = (*loader)->Next();
+    absl::StatusOr<BatchRef> b = (*loader)->Next();
     EXPECT_TRUE(b.ok()) << b.status();
     if (!b.ok() || *b == nullptr) break;
     const Batch& batch = **b;
@@ -268,7 +267,7 @@ TEST(Preprocessor, BackpressureKeepsAtMostSlotsInFlight) {
   ASSERT_TRUE(loader.ok());
   int batches = 0;
   for (;;) {
-    absl::StatusOr<const Batch*> b = (*loader)->Next();
+    absl::StatusOr<BatchRef> b = (*loader)->Next();
     ASSERT_TRUE(b.ok());
     if (*b == nullptr) break;
     ++batches;
@@ -325,7 +324,7 @@ TEST(Preprocessor, SampleErrorsReachTheConsumer) {
     ASSERT_EQ(r.bytes.size(), 3u);
     auto loader = p->StartEpoch(Split::kTrain, 0);
     ASSERT_TRUE((*loader)->Next().ok());
-    const Batch* b1 = *(*loader)->Next();
+    const BatchRef b1 = *(*loader)->Next();
     ASSERT_NE(b1, nullptr);
     EXPECT_EQ(b1->skipped, 1u);
     EXPECT_FALSE(b1->valid[1]);
@@ -351,26 +350,6 @@ TEST(Preprocessor, ShutdownMidEpochAndCancel) {
   ASSERT_TRUE(loader.ok());
   (*loader)->Cancel();
   EXPECT_EQ((*loader)->Next().status().code(), StatusCode::kCancelled);
-}
-
-TEST(TransferStation, PageAlignedSlots) {
-  auto ts = TransferStation::Create(3, 10000, false);
-  ASSERT_TRUE(ts.ok());
-  for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(
-        reinterpret_cast<uintptr_t>((*ts)->slot(i)) % sysconf(_SC_PAGESIZE),
-        0u);
-    std::memset((*ts)->slot(i), 1, 10000);
-  }
-  EXPECT_EQ(TransferStation::Create(0, 10, false).status().code(),
-            StatusCode::kInvalidArgument);
-  // Pinned: either locked, or a clear error (never silently unpinned).
-  auto pinned = TransferStation::Create(1, 4096, true);
-  if (pinned.ok()) {
-    EXPECT_TRUE((*pinned)->pinned());
-  } else {
-    ExpectError(pinned.status(), StatusCode::kFailedPrecondition, "mlock");
-  }
 }
 
 // ---- datasets from files ----
@@ -502,7 +481,7 @@ TEST(Datasets, ImageFolderJpegPngAndCorruptFiles) {
   auto loader = pre->StartEpoch(Split::kVal, 0);
   size_t skipped = 0;
   for (;;) {
-    absl::StatusOr<const Batch*> batch = (*loader)->Next();
+    absl::StatusOr<BatchRef> batch = (*loader)->Next();
     ASSERT_TRUE(batch.ok()) << batch.status();
     if (*batch == nullptr) break;
     skipped += (*batch)->skipped;

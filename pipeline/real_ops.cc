@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "pipeline/codecs.h"
 #include "pipeline/jpeg.h"
 #include "pipeline/npy.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -108,20 +108,17 @@ absl::Status RunRealOps(const Chain& chain, const Dataset& dataset,
                         uint64_t index, SampleStream& stream,
                         DecodeOptions decode, StageClock* clock,
                         StageCounters counters, SampleWorkspace* ws) {
-  const auto prefixed = [index](const absl::Status& s) {
-    return PrefixStatus(s, absl::StrCat("sample ", index, ": "));
-  };
+  // Reading and decoding errors name the sample (and its file) already.
   bool windowed = false, have_encoded = false;
   if (decode.crop && !chain.ops.empty() && chain.ops[0]->DrawsWindow()) {
     absl::StatusOr<bool> w =
         FromWindow(*chain.ops[0], dataset, index, stream, clock, counters,
                    decode.scale, ws, &have_encoded);
-    if (!w.ok()) return prefixed(w.status());
+    if (!w.ok()) return w.status();
     windowed = *w;
   }
   if (!windowed) {
-    const absl::Status s = Whole(dataset, index, have_encoded, ws);
-    if (!s.ok()) return prefixed(s);
+    FUSEDNORM_RETURN_IF_ERROR(Whole(dataset, index, have_encoded, ws));
     clock->Add(counters.load);
   }
   for (size_t i = windowed ? 1 : 0; i < chain.ops.size(); ++i) {

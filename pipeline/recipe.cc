@@ -1,11 +1,12 @@
 // The standard recipe (recipe.h).
 #include "pipeline/recipe.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "pipeline/shards.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -39,16 +40,11 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
 
 }  // namespace
 
-absl::StatusOr<Split> ParseSplit(absl::string_view name) {
-  if (name == "train") return Split::kTrain;
-  if (name == "val") return Split::kVal;
-  return InvalidArgumentCat("split \"", name, "\" is not one of train, val");
-}
-
-absl::StatusOr<ErrorPolicy> ParseErrorPolicy(absl::string_view name) {
-  if (name == "fail") return ErrorPolicy::kFail;
-  if (name == "skip") return ErrorPolicy::kSkip;
-  return InvalidArgumentCat("on-error \"", name, "\" is not one of fail, skip");
+LoaderSettings RecipeOptions::DefaultRecipeLoader() {
+  LoaderSettings l;
+  l.batch_size = 64;
+  l.threads = 0;  // all cores
+  return l;
 }
 
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
@@ -63,23 +59,21 @@ absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
 
 absl::StatusOr<Preprocessor> BuildRecipe(
     const RecipeOptions& o, std::shared_ptr<const Dataset> dataset) {
-  if (o.size < 1 || o.size > 4096)
-    return InvalidArgumentCat("size = ", o.size, " must be in 1..4096");
-  if (o.batch < 1)
-    return InvalidArgumentCat("batch = ", o.batch, " must be >= 1");
+  if (o.size.height < 1 || o.size.width < 1 || o.size.height > kMaxCropSide ||
+      o.size.width > kMaxCropSide) {
+    return InvalidArgumentCat("size = ", o.size.height, "x", o.size.width,
+                              ": sides must be in 1..", kMaxCropSide);
+  }
   const FusedNormalizationOptions& n = o.normalization;
+  // The validation crop: the shorter side resized to 256/224 of the longer
+  // output side, then the central size.height x size.width.
+  const int64_t longer = std::max(o.size.height, o.size.width);
   PreprocessorBuilder b;
   b.dataset(std::move(dataset))
       .dtype(n.dtype)
       .mode(n.mode)
       .kernel(n.kernel)
-      .batch_size(o.batch)
-      .threads(o.threads)
-      .seed(o.seed)
-      .shard(o.rank, o.world_size)
-      .pinned(o.pinned)
-      .error_policy(o.on_error)
-      .decode_scale(o.decode_scale);
+      .loader(o.loader);
   if (n.layout) b.layout(*n.layout);
   if (n.mean.empty()) {
     b.normalization(n.preset);
@@ -89,8 +83,8 @@ absl::StatusOr<Preprocessor> BuildRecipe(
   b.train_transforms(RandomResizedCrop(o.size, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0,
                                        o.resize_filter),
                      RandomHorizontalFlip(), RandomErasing(0.5))
-      .val_transforms(Resize(o.size * 256 / 224, o.resize_filter),
-                      CenterCrop(o.size));
+      .val_transforms(Resize(longer * 256 / 224, o.resize_filter),
+                      CenterCrop(o.size.height, o.size.width));
   return b.Commit();
 }
 

@@ -15,9 +15,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/geometry.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
 #include "pipeline/dataset.h"
+#include "pipeline/epoch_loader.h"
 #include "pipeline/preprocessor.h"
 
 namespace fusednorm {
@@ -32,23 +34,19 @@ struct RecipeOptions {
   std::string dataset = "synthetic";  // a kind OpenDataset knows
   std::string path;
   Split split = Split::kTrain;  // val opens the dataset's test files
-  int64_t images = 512;         // the first N samples; 0: all
-  int64_t batch = 64;
-  int threads = 0;  // 0: all cores
-  uint64_t seed = 0;
-  int64_t size = 224;                               // output height and width
+  int64_t images = 0;           // the first N samples; 0: all
+  Size2 size{224, 224};         // output height and width
   ResizeFilter resize_filter = ResizeFilter::kPil;  // the crops' resampling
-  ErrorPolicy on_error = ErrorPolicy::kFail;  // a sample that cannot be read
-  bool decode_scale = false;  // reduced-size JPEG decoding (other pixels)
-  int rank = 0, world_size = 1;
-  bool pinned = false;
+  // Batch size, threads (0: all cores), seed, rank and world size, the error
+  // policy, reduced-size JPEG decoding, pinning.
+  LoaderSettings loader = DefaultRecipeLoader();
+  uint32_t epoch = 0;  // the first epoch
+
+  static LoaderSettings DefaultRecipeLoader();
 };
 
-// "train" or "val"; else InvalidArgument naming the value.
-absl::StatusOr<Split> ParseSplit(absl::string_view name);
-
-// "fail" or "skip"; else InvalidArgument naming the value.
-absl::StatusOr<ErrorPolicy> ParseErrorPolicy(absl::string_view name);
+// Largest output side of the recipe's crops.
+inline constexpr int64_t kMaxCropSide = 4096;
 
 // Opens the dataset the options name, cut to its first `images` samples.
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(

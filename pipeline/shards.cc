@@ -16,10 +16,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/status.h"
 #include "pipeline/codecs.h"
 #include "pipeline/npy.h"
 #include "pipeline/tar.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "util/status_macros.h"
+#include "core/status.h"
 
 namespace fusednorm {
 namespace {

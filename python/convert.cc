@@ -3,8 +3,7 @@
 
 #include <string>
 
-#include "ops/option_names.h"
-#include "ops/presets.h"
+#include "core/format_names.h"
 
 namespace fusednorm {
 
@@ -15,6 +14,9 @@ void Raise(const absl::Status& status, NotFound not_found) {
     case absl::StatusCode::kInvalidArgument:
     case absl::StatusCode::kOutOfRange:
       throw py::value_error(message);
+    case absl::StatusCode::kResourceExhausted:
+      PyErr_SetString(PyExc_MemoryError, message.c_str());
+      throw py::error_already_set();
     case absl::StatusCode::kNotFound:
       if (not_found == NotFound::kName) throw py::value_error(message);
       PyErr_SetString(PyExc_FileNotFoundError, message.c_str());
@@ -58,27 +60,6 @@ Images ReadImages(const py::buffer& image) {
           : static_cast<size_t>((im.n - 1) * im.image_stride +
                                 (im.h - 1) * im.row_stride + im.w * im.c);
   return im;
-}
-
-FusedNormalizationOptions NormalizationOptions(
-    const std::string& preset, const std::optional<std::vector<float>>& mean,
-    const std::optional<std::vector<float>>& std, const std::string& dtype,
-    const std::optional<std::string>& layout, const std::string& mode,
-    const std::string& kernel) {
-  FusedNormalizationOptions o;
-  if (mean.has_value() != std.has_value())
-    throw py::value_error("mean and std go together");
-  if (mean) {
-    o.mean = *mean;
-    o.std = *std;
-  } else {
-    o.preset = Value(ParsePreset(preset));
-  }
-  o.dtype = Value(ParseDType(dtype));
-  if (layout) o.layout = Value(ParseLayout(*layout));
-  o.mode = Value(ParseMode(mode));
-  o.kernel = kernel;
-  return o;
 }
 
 py::dtype NumpyDType(DType dtype) {

@@ -1,6 +1,6 @@
 // Conversions shared by the extension's bindings: statuses to Python
-// exceptions, uint8 arrays to the image views the C++ API reads, keywords to
-// the op's options, and the op's outputs to NumPy arrays.
+// exceptions, uint8 arrays to the image views the C++ API reads, and the
+// op's outputs to NumPy arrays.
 #ifndef FUSEDNORM_PYTHON_CONVERT_H_
 #define FUSEDNORM_PYTHON_CONVERT_H_
 
@@ -27,8 +27,8 @@ namespace py = pybind11;
 enum class NotFound { kFile, kName };
 
 // Raises the Python exception that fits `status`: ValueError for a bad
-// argument or name, FileNotFoundError for a missing file, RuntimeError
-// otherwise. Needs the GIL.
+// argument or name, FileNotFoundError for a missing file, MemoryError when
+// memory ran out, RuntimeError otherwise. Needs the GIL.
 void Raise(const absl::Status& status, NotFound not_found = NotFound::kName);
 
 template <typename T>
@@ -52,14 +52,6 @@ struct Images {
 // element type, ValueError for another shape or pixels not contiguous within
 // rows.
 Images ReadImages(const py::buffer& image);
-
-// The normalization, dtype, layout, mode and kernel keywords shared by the
-// op, FusedTail and the Loader, as options (ValueError for a bad name).
-FusedNormalizationOptions NormalizationOptions(
-    const std::string& preset, const std::optional<std::vector<float>>& mean,
-    const std::optional<std::vector<float>>& std, const std::string& dtype,
-    const std::optional<std::string>& layout, const std::string& mode,
-    const std::string& kernel);
 
 // The NumPy dtype of `dtype`'s elements (bfloat16: its uint16 bits).
 py::dtype NumpyDType(DType dtype);

@@ -1,6 +1,16 @@
-// The Loader's binding: the standard recipe (pipeline/recipe.h) run one
-// epoch per iteration, its batches returned as NumPy views of the transfer
-// slots (or copies), the GIL released while workers run and next() waits.
+// The Loader's binding: the standard recipe (pipeline/recipe.h), one epoch
+// per iterator, its batches returned as NumPy views of the transfer slots
+// (or copies). Safe whatever Python does with them:
+//
+//   - a view owns its batch's slot lease (a capsule is the array's base), so
+//     the slot is refilled only after the array and every view of it are
+//     gone: reading an array you hold is always safe and always the batch;
+//   - each iter(loader) is an independent epoch; next() on one iterator from
+//     several threads is serialized;
+//   - close() (also at exit) cancels every epoch; an iterator of a closed
+//     Loader raises ValueError;
+//   - next() waits in short slices and checks for signals between them, so
+//     Ctrl-C stops it within about one sample's time.
 #include "python/loader_py.h"
 
 #include <pybind11/numpy.h>
@@ -8,170 +18,261 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "ops/option_names.h"
+#include "absl/time/time.h"
+#include "core/format_names.h"
 #include "ops/resize.h"
 #include "pipeline/recipe.h"
+#include "pipeline/recipe_settings.h"
 #include "python/convert.h"
+#include "python/gil.h"
+#include "python/settings_py.h"
 
 namespace fusednorm {
 namespace {
 
-// An iterator over the batches of one epoch after another.
+// How long next() waits for a batch before it checks for signals.
+constexpr absl::Duration kSignalCheck = absl::Milliseconds(20);
+
+// One epoch's workers, shared by its iterator and the Loader's close().
+struct EpochState {
+  std::mutex next_mu;  // serializes next(); never taken with the GIL held
+  std::shared_ptr<EpochLoader> loader;
+  uint32_t epoch = 0;
+  bool interrupted = false;  // a signal arrived while next() waited
+  // (index, reason) of this epoch's skips. Plain C++ values: the state may
+  // be freed without the GIL.
+  std::vector<std::pair<uint64_t, std::string>> skipped;
+};
+
+// What the Loader and its iterators share.
+struct LoaderCore {
+  RecipeOptions options;
+  bool copy = false;  // owned arrays instead of slot views
+  std::shared_ptr<const Dataset> data;
+  std::shared_ptr<const Preprocessor> preprocessor;
+  std::mutex mu;  // guards the fields below; never taken with the GIL held
+  uint32_t next_epoch = 0;
+  bool closed = false;
+  std::vector<std::weak_ptr<EpochState>> epochs;
+  // (epoch, index, reason) over every epoch, in the order next() saw them.
+  std::vector<std::tuple<uint32_t, uint64_t, std::string>> skipped;
+};
+
+// fusednorm.SampleError: a sample that cannot be read (set by BindLoader).
+PyObject* g_sample_error = nullptr;
+
+const Setting kCopySetting{
+    "copy", SettingType::kBool, "false",
+    "give owned arrays instead of views of the transfer slots"};
+
+// The Loader's keywords: the recipe's and copy.
+const std::vector<const Setting*>& LoaderRows() {
+  static const auto* rows = [] {
+    auto* r = new std::vector<const Setting*>(RecipeSettings());
+    r->push_back(&kCopySetting);
+    return r;
+  }();
+  return *rows;
+}
+
+// Raises the exception for an epoch's failed next(): the Loader's state
+// (closed, interrupted) first, then the status's kind.
+[[noreturn]] void RaiseEpochError(const absl::Status& status, bool closed,
+                                  bool interrupted) {
+  if (closed) throw py::value_error("the Loader is closed");
+  if (interrupted) throw std::runtime_error("the epoch was interrupted");
+  if (status.code() == absl::StatusCode::kResourceExhausted) {
+    PyErr_SetString(PyExc_MemoryError, std::string(status.message()).c_str());
+    throw py::error_already_set();
+  }
+  if (status.code() == absl::StatusCode::kCancelled)
+    throw std::runtime_error(std::string(status.message()));
+  PyErr_SetString(g_sample_error, std::string(status.message()).c_str());
+  throw py::error_already_set();
+}
+
+class PyEpoch {
+ public:
+  PyEpoch(std::shared_ptr<LoaderCore> core, std::shared_ptr<EpochState> state)
+      : core_(std::move(core)), state_(std::move(state)) {}
+
+  // The next batch as (images, labels), or StopIteration.
+  py::tuple Next() {
+    std::shared_ptr<EpochLoader> loader = Loader();
+    if (loader == nullptr) RaiseEpochError({}, Closed(), state_->interrupted);
+    WaitForBatch(*loader);
+    absl::StatusOr<BatchRef> batch = WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(state_->next_mu);
+      return loader->Next();
+    });
+    if (!batch.ok())
+      RaiseEpochError(batch.status(), Closed(), state_->interrupted);
+    if (*batch == nullptr) throw py::stop_iteration();
+    RecordSkipped(**batch);
+    return py::make_tuple(Images(*batch),
+                          py::array(py::cast((*batch)->labels)));
+  }
+
+  py::list skipped() const { return py::cast(state_->skipped); }
+  uint32_t epoch() const { return state_->epoch; }
+
+ private:
+  std::shared_ptr<EpochLoader> Loader() const {
+    return WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(state_->next_mu);
+      return state_->loader;
+    });
+  }
+  bool Closed() const {
+    return WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(core_->mu);
+      return core_->closed;
+    });
+  }
+
+  // Waits without the GIL until the batch is ready, running Python's signal
+  // handlers every kSignalCheck; a handler's exception cancels the epoch.
+  void WaitForBatch(EpochLoader& loader) {
+    while (!WithoutGil([&] { return loader.WaitReady(kSignalCheck); })) {
+      if (PyErr_CheckSignals() != 0) {
+        state_->interrupted = true;
+        loader.Cancel();
+        throw py::error_already_set();
+      }
+    }
+  }
+
+  // The batch's images: a view that owns the batch (or a copy).
+  py::array Images(const BatchRef& batch) const {
+    const FusedNormalization& fused =
+        core_->preprocessor->fused(core_->options.split);
+    const Size2 size = core_->preprocessor->sample_size();
+    std::vector<py::ssize_t> shape =
+        OutputShape(fused, size.height, size.width, core_->data->channels());
+    shape.insert(shape.begin(), static_cast<py::ssize_t>(batch->count));
+    if (core_->copy)
+      return py::array(NumpyDType(fused.dtype()), shape, batch->data);
+    py::capsule owner(new BatchRef(batch),
+                      [](void* p) { delete static_cast<BatchRef*>(p); });
+    return py::array(NumpyDType(fused.dtype()), shape, batch->data, owner);
+  }
+
+  void RecordSkipped(const Batch& b) {
+    for (size_t k = 0; k < b.count; ++k) {
+      if (b.valid[k]) continue;
+      state_->skipped.emplace_back(b.sample_indices[k], b.errors[k]);
+      core_->skipped.emplace_back(state_->epoch, b.sample_indices[k],
+                                  b.errors[k]);
+    }
+  }
+
+  std::shared_ptr<LoaderCore> core_;
+  std::shared_ptr<EpochState> state_;
+};
+
 class PyLoader {
  public:
-  PyLoader(RecipeOptions options, uint32_t epoch, bool copy)
-      : options_(std::move(options)), epoch_(epoch), copy_(copy) {
-    absl::StatusOr<std::shared_ptr<const Dataset>> data;
-    {
-      py::gil_scoped_release release;
-      data = OpenRecipeDataset(options_);
-    }
+  explicit PyLoader(const py::kwargs& keywords)
+      : core_(std::make_shared<LoaderCore>()) {
+    const SettingValues values = FromKeywords(keywords, LoaderRows(), "Loader");
+    core_->options = Value(RecipeFromSettings(values));
+    core_->copy = Value(values.Bool(kCopySetting));
+    core_->next_epoch = core_->options.epoch;
+    absl::StatusOr<std::shared_ptr<const Dataset>> data =
+        WithoutGil([&] { return OpenRecipeDataset(core_->options); });
     Raise(data.status(), NotFound::kFile);
-    data_ = *std::move(data);
-    preprocessor_.emplace(Value(BuildRecipe(options_, data_)));
+    core_->data = *std::move(data);
+    absl::StatusOr<Preprocessor> p =
+        WithoutGil([&] { return BuildRecipe(core_->options, core_->data); });
+    core_->preprocessor =
+        std::make_shared<const Preprocessor>(Value(std::move(p)));
   }
   ~PyLoader() { Close(); }
 
-  // Starts the next epoch (the first: `epoch`); a running one is stopped.
-  void Start() {
-    Close();
-    loader_ = Value(preprocessor_->StartEpoch(options_.split, epoch_++));
+  // A new iterator over the next epoch.
+  PyEpoch Iter() {
+    auto state = std::make_shared<EpochState>();
+    const absl::Status status = WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(core_->mu);
+      if (core_->closed) return absl::FailedPreconditionError("closed");
+      state->epoch = core_->next_epoch++;
+      absl::StatusOr<std::unique_ptr<EpochLoader>> loader =
+          core_->preprocessor->StartEpoch(core_->options.split, state->epoch);
+      if (!loader.ok()) return loader.status();
+      state->loader = *std::move(loader);
+      core_->epochs.push_back(state);
+      return absl::OkStatus();
+    });
+    if (status.code() == absl::StatusCode::kFailedPrecondition)
+      throw py::value_error("the Loader is closed");
+    Raise(status);
+    return PyEpoch(core_, std::move(state));
   }
 
-  // The next batch as (images, labels), or StopIteration.
-  py::tuple Next(py::object self) {
-    if (loader_ == nullptr) throw py::stop_iteration();
-    absl::StatusOr<const Batch*> batch;
-    {
-      py::gil_scoped_release release;
-      batch = loader_->Next();
-    }
-    Raise(batch.status());
-    if (*batch == nullptr) {
-      Close();
-      throw py::stop_iteration();
-    }
-    const Batch& b = **batch;
-    const FusedNormalization& fused = preprocessor_->fused(options_.split);
-    const Size2 size = preprocessor_->sample_size();
-    std::vector<py::ssize_t> shape =
-        OutputShape(fused, size.height, size.width, data_->channels());
-    shape.insert(shape.begin(), static_cast<py::ssize_t>(b.count));
-    py::array images =
-        copy_ ? py::array(NumpyDType(fused.dtype()), shape, b.data)
-              : py::array(NumpyDType(fused.dtype()), shape, b.data, self);
-    return py::make_tuple(images, py::array(py::cast(b.labels)));
-  }
-
+  // Cancels every epoch and stops their workers; later iteration raises.
   void Close() {
-    py::gil_scoped_release release;
-    loader_.reset();
+    WithoutGil([&] {
+      std::vector<std::shared_ptr<EpochState>> live;
+      {
+        std::lock_guard<std::mutex> lock(core_->mu);
+        core_->closed = true;
+        for (const auto& e : core_->epochs) {
+          if (auto s = e.lock()) live.push_back(std::move(s));
+        }
+        core_->epochs.clear();
+      }
+      for (const auto& s : live) {
+        std::shared_ptr<EpochLoader> loader;
+        {
+          std::lock_guard<std::mutex> lock(s->next_mu);
+          loader = std::move(s->loader);
+        }
+        if (loader != nullptr) loader->Cancel();
+      }  // the workers are joined as the last reference goes
+    });
   }
 
-  size_t batches() const { return preprocessor_->batches_per_epoch(); }
+  size_t batches() const { return core_->preprocessor->batches_per_epoch(); }
   std::string Describe() const {
-    return preprocessor_->Describe(options_.split);
+    return core_->preprocessor->Describe(core_->options.split);
   }
+  py::list skipped() const { return py::cast(core_->skipped); }
 
  private:
-  RecipeOptions options_;
-  uint32_t epoch_;
-  bool copy_;
-  std::shared_ptr<const Dataset> data_;
-  std::optional<Preprocessor> preprocessor_;
-  std::unique_ptr<EpochLoader> loader_;
+  std::shared_ptr<LoaderCore> core_;
 };
-
-RecipeOptions LoaderOptions(const std::string& data, const std::string& dataset,
-                            const std::string& path, const std::string& split,
-                            int64_t images, int64_t batch_size, int threads,
-                            uint64_t seed, const std::string& preset,
-                            std::optional<std::vector<float>> mean,
-                            std::optional<std::vector<float>> std,
-                            const std::string& dtype,
-                            std::optional<std::string> layout,
-                            const std::string& mode, const std::string& kernel,
-                            int64_t size, const std::string& resize_filter,
-                            const std::string& on_error, bool decode_scale,
-                            int rank, int world_size, bool pinned) {
-  RecipeOptions o;
-  o.normalization =
-      NormalizationOptions(preset, mean, std, dtype, layout, mode, kernel);
-  if (data == "synthetic") {
-    o.dataset = "synthetic";
-  } else if (!data.empty()) {
-    o.data = data;
-  } else {
-    o.dataset = dataset;
-    o.path = path;
-  }
-  o.split = Value(ParseSplit(split));
-  o.images = images;
-  o.batch = batch_size;
-  o.threads = threads;
-  o.seed = seed;
-  o.size = size;
-  o.resize_filter = Value(ParseResizeFilter(resize_filter));
-  o.on_error = Value(ParseErrorPolicy(on_error));
-  o.decode_scale = decode_scale;
-  o.rank = rank;
-  o.world_size = world_size;
-  o.pinned = pinned;
-  return o;
-}
 
 }  // namespace
 
 void BindLoader(py::module_& m) {
+  g_sample_error = PyErr_NewExceptionWithDoc(
+      "fusednorm.SampleError",
+      "A sample that cannot be read (its message names the file).",
+      PyExc_RuntimeError, nullptr);
+  m.add_object("SampleError", py::handle(g_sample_error));
+  py::class_<PyEpoch>(m, "Epoch")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &PyEpoch::Next)
+      .def_property_readonly("epoch", &PyEpoch::epoch)
+      .def_property_readonly("skipped", &PyEpoch::skipped);
   py::class_<PyLoader>(m, "Loader")
-      .def(py::init([](const std::string& data, const std::string& dataset,
-                       const std::string& path, const std::string& split,
-                       int64_t images, int64_t batch_size, int threads,
-                       uint64_t seed, uint32_t epoch, const std::string& preset,
-                       std::optional<std::vector<float>> mean,
-                       std::optional<std::vector<float>> std,
-                       const std::string& dtype,
-                       std::optional<std::string> layout,
-                       const std::string& mode, const std::string& kernel,
-                       int64_t size, const std::string& resize_filter,
-                       const std::string& on_error, bool decode_scale, int rank,
-                       int world_size, bool pinned, bool copy) {
-             return std::make_unique<PyLoader>(
-                 LoaderOptions(data, dataset, path, split, images, batch_size,
-                               threads, seed, preset, mean, std, dtype, layout,
-                               mode, kernel, size, resize_filter, on_error,
-                               decode_scale, rank, world_size, pinned),
-                 epoch, copy);
-           }),
-           py::kw_only(), py::arg("data") = "",
-           py::arg("dataset") = "synthetic", py::arg("path") = "",
-           py::arg("split") = "train", py::arg("images") = 512,
-           py::arg("batch_size") = 64, py::arg("threads") = 0,
-           py::arg("seed") = 0, py::arg("epoch") = 0,
-           py::arg("preset") = "imagenet", py::arg("mean") = py::none(),
-           py::arg("std") = py::none(), py::arg("dtype") = "float32",
-           py::arg("layout") = py::none(), py::arg("mode") = "fast",
-           py::arg("kernel") = "", py::arg("size") = 224,
-           py::arg("resize_filter") = "pil", py::arg("on_error") = "fail",
-           py::arg("decode_scale") = false, py::arg("rank") = 0,
-           py::arg("world_size") = 1, py::arg("pinned") = false,
-           py::arg("copy") = false)
-      .def("__iter__",
-           [](py::object self) {
-             self.cast<PyLoader&>().Start();
-             return self;
-           })
-      .def("__next__",
-           [](py::object self) { return self.cast<PyLoader&>().Next(self); })
+      .def(py::init<const py::kwargs&>())
+      .def("__iter__", &PyLoader::Iter, py::keep_alive<0, 1>())
       .def("__len__", &PyLoader::batches)
       .def("close", &PyLoader::Close)
-      .def("describe", &PyLoader::Describe);
+      .def("describe", &PyLoader::Describe)
+      .def_property_readonly("skipped", &PyLoader::skipped)
+      .def_property_readonly_static("settings", [](py::object) {
+        return DescribeSettings(LoaderRows());
+      });
 }
 
 }  // namespace fusednorm

@@ -14,8 +14,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/format_names.h"
 #include "ops/fused_normalization.h"
+#include "ops/op_settings.h"
 #include "python/convert.h"
+#include "python/gil.h"
+#include "python/settings_py.h"
+#include "rng/philox.h"
 
 namespace fusednorm {
 namespace {
@@ -37,15 +42,14 @@ class PyFusedNormalization {
       std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> erase,
       uint64_t index, uint32_t epoch) const {
     const Images im = ReadImages(image);
+    CheckIndices(index, im.n);
     std::vector<py::ssize_t> shape = OutputShape(op_, im.h, im.w, im.c);
     if (im.batched) shape.insert(shape.begin(), im.n);
     py::array result = out ? CheckOut(*out, op_.dtype(), shape)
                            : py::array(NumpyDType(op_.dtype()), shape);
     const size_t each = Value(op_.OutputBytes(im.h, im.w, im.c));
     uint8_t* dst = static_cast<uint8_t*>(result.mutable_data());
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
+    Raise(WithoutGil([&] {
       std::vector<ImageView> views(im.n);
       std::vector<Augmentation> augs(im.n);
       for (int64_t k = 0; k < im.n; ++k) {
@@ -63,10 +67,9 @@ class PyFusedNormalization {
       }
       // One call for the batch: every image is checked before a byte is
       // written, and kAuto streams when the whole output is large.
-      status = op_.ApplyBatch(views, augs,
-                              OutputView{absl::MakeSpan(dst, each * im.n)});
-    }
-    Raise(status);
+      return op_.ApplyBatch(views, augs,
+                            OutputView{absl::MakeSpan(dst, each * im.n)});
+    }));
     return result;
   }
 
@@ -74,54 +77,78 @@ class PyFusedNormalization {
   // (flip, (top, left, height, width) or None).
   py::tuple Decisions(uint64_t index, uint32_t epoch, int64_t height,
                       int64_t width) const {
+    CheckIndices(index, 1);
+    if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide) {
+      throw py::value_error("decisions: height = " + std::to_string(height) +
+                            ", width = " + std::to_string(width) +
+                            ": both must be in 1.." + std::to_string(kMaxSide));
+    }
     SampleStream stream(seed_, epoch, index);
     return DecisionsTuple(op_.Sample(height, width, stream));
+  }
+
+  // The kernel used for `channels` channels; ValueError when none is.
+  std::string Kernel(int channels) const {
+    if (channels < 1 || channels > kMaxChannels) {
+      throw py::value_error("channels = " + std::to_string(channels) +
+                            " must be in 1.." + std::to_string(kMaxChannels));
+    }
+    const std::string id = op_.kernel_id(channels);
+    if (id.empty()) {
+      throw py::value_error("no kernel variant runs this op for " +
+                            std::to_string(channels) + " channels");
+    }
+    return id;
   }
 
   const FusedNormalization& op() const { return op_; }
   const py::dict& kwargs() const { return kwargs_; }
 
  private:
+  // Images index .. index + n - 1 must have streams of their own.
+  static void CheckIndices(uint64_t index, int64_t n) {
+    if (index >= kSampleIndexLimit ||
+        static_cast<uint64_t>(n) > kSampleIndexLimit - index) {
+      throw py::value_error("index = " + std::to_string(index) + " with " +
+                            std::to_string(n) +
+                            " images: sample indices must be below 2^63");
+    }
+  }
+
   FusedNormalization op_;
   uint64_t seed_;
   py::dict kwargs_;  // the constructor's arguments, for pickling
 };
 
-PyFusedNormalization MakeOp(
-    const std::string& preset, std::optional<std::vector<float>> mean,
-    std::optional<std::vector<float>> std, const std::string& dtype,
-    std::optional<std::string> layout, const std::string& mode, double flip_p,
-    double erase_p, std::pair<double, double> scale,
-    std::pair<double, double> ratio, uint64_t seed, const std::string& kernel) {
-  FusedNormalizationOptions o =
-      NormalizationOptions(preset, mean, std, dtype, layout, mode, kernel);
-  o.flip_p = flip_p;
-  o.erase.enabled = erase_p > 0;
-  o.erase.p = erase_p;
-  std::tie(o.erase.scale_min, o.erase.scale_max) = scale;
-  std::tie(o.erase.ratio_min, o.erase.ratio_max) = ratio;
-  py::dict kwargs(py::arg("preset") = preset, py::arg("mean") = mean,
-                  py::arg("std") = std, py::arg("dtype") = dtype,
-                  py::arg("layout") = layout, py::arg("mode") = mode,
-                  py::arg("flip_p") = flip_p, py::arg("erase_p") = erase_p,
-                  py::arg("erase_scale") = scale,
-                  py::arg("erase_ratio") = ratio, py::arg("seed") = seed,
-                  py::arg("kernel") = kernel);
-  return PyFusedNormalization(o, seed, kwargs);
+// The op's keywords: the normalization, flip and erase, the seed. The op
+// erases only when asked: erase_p defaults to 0.
+const std::vector<const Setting*>& OpRows() {
+  static const auto* rows = [] {
+    auto* r = new std::vector<const Setting*>(NormalizationSettings());
+    for (const Setting* s :
+         {&kFlipPSetting, WithDefault(kErasePSetting, "0"), &kEraseScaleSetting,
+          &kEraseRatioSetting, &kSeedSetting}) {
+      r->push_back(s);
+    }
+    return r;
+  }();
+  return *rows;
+}
+
+PyFusedNormalization MakeOp(const py::dict& kwargs) {
+  const SettingValues v = FromKeywords(kwargs, OpRows(), "FusedNormalization");
+  FusedNormalizationOptions o = Value(NormalizationFromSettings(v));
+  o.flip_p = Value(v.Float(kFlipPSetting));
+  o.erase = Value(EraseFromSettings(v));
+  o.erase.enabled = o.erase.p > 0;
+  return PyFusedNormalization(o, Value(v.Uint64(kSeedSetting)), kwargs);
 }
 
 }  // namespace
 
 void BindFusedNormalization(py::module_& m) {
   py::class_<PyFusedNormalization>(m, "FusedNormalization")
-      .def(py::init(&MakeOp), py::kw_only(), py::arg("preset") = "imagenet",
-           py::arg("mean") = py::none(), py::arg("std") = py::none(),
-           py::arg("dtype") = "float32", py::arg("layout") = py::none(),
-           py::arg("mode") = "fast", py::arg("flip_p") = 0.5,
-           py::arg("erase_p") = 0.0,
-           py::arg("erase_scale") = std::make_pair(0.02, 0.33),
-           py::arg("erase_ratio") = std::make_pair(0.3, 3.3),
-           py::arg("seed") = 0, py::arg("kernel") = "")
+      .def(py::init([](const py::kwargs& kwargs) { return MakeOp(kwargs); }))
       .def("__call__", &PyFusedNormalization::Call, py::arg("image"),
            py::kw_only(), py::arg("out") = py::none(),
            py::arg("flip") = py::none(), py::arg("erase") = py::none(),
@@ -147,27 +174,11 @@ void BindFusedNormalization(py::module_& m) {
                              [](const PyFusedNormalization& p) {
                                return p.op().normalization().std;
                              })
-      .def(
-          "kernel",
-          [](const PyFusedNormalization& p, int channels) {
-            return std::string(p.op().kernel_id(channels));
-          },
-          py::arg("channels") = 3)
-      .def(py::pickle(
-          [](const PyFusedNormalization& p) { return p.kwargs(); },
-          [](const py::dict& kw) {
-            return MakeOp(
-                kw["preset"].cast<std::string>(),
-                kw["mean"].cast<std::optional<std::vector<float>>>(),
-                kw["std"].cast<std::optional<std::vector<float>>>(),
-                kw["dtype"].cast<std::string>(),
-                kw["layout"].cast<std::optional<std::string>>(),
-                kw["mode"].cast<std::string>(), kw["flip_p"].cast<double>(),
-                kw["erase_p"].cast<double>(),
-                kw["erase_scale"].cast<std::pair<double, double>>(),
-                kw["erase_ratio"].cast<std::pair<double, double>>(),
-                kw["seed"].cast<uint64_t>(), kw["kernel"].cast<std::string>());
-          }));
+      .def("kernel", &PyFusedNormalization::Kernel, py::arg("channels") = 3)
+      .def(py::pickle([](const PyFusedNormalization& p) { return p.kwargs(); },
+                      [](const py::dict& kwargs) { return MakeOp(kwargs); }))
+      .def_property_readonly_static(
+          "settings", [](py::object) { return DescribeSettings(OpRows()); });
 }
 
 }  // namespace fusednorm

@@ -12,6 +12,7 @@
 #include "kernels/resize/resize_dispatch.h"
 #include "ops/resize.h"
 #include "python/convert.h"
+#include "python/gil.h"
 
 namespace fusednorm {
 namespace {
@@ -26,13 +27,10 @@ py::array ResizedCrop(const py::buffer& image, int64_t top, int64_t left,
   const ImageView view{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w, im.c,
                        im.row_stride};
   Image out;
-  absl::Status status;
-  {
-    py::gil_scoped_release release;
-    status = ResizeBox(view, {top, left, height, width},
-                       {size.first, size.second}, f, &out, kernel);
-  }
-  Raise(status);
+  Raise(WithoutGil([&] {
+    return ResizeBox(view, {top, left, height, width},
+                     {size.first, size.second}, f, &out, kernel);
+  }));
   py::array_t<uint8_t> result(
       {out.height, out.width, static_cast<int64_t>(out.channels)});
   std::copy(out.pixels.begin(), out.pixels.end(), result.mutable_data());

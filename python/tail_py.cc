@@ -20,9 +20,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/format_names.h"
 #include "ops/fused_normalization.h"
+#include "ops/op_settings.h"
 #include "python/convert.h"
+#include "python/gil.h"
 #include "python/pil_image.h"
+#include "python/settings_py.h"
 
 namespace fusednorm {
 namespace {
@@ -72,6 +76,17 @@ class PyTail {
                    std::optional<bool> flip,
                    std::optional<EraseTuple> erase) const;
 
+  double flip_p() const { return op_.flip_p(); }
+  double erase_p() const { return op_.erase().enabled ? op_.erase().p : 0.0; }
+  std::pair<double, double> erase_scale() const {
+    return {op_.erase().scale_min, op_.erase().scale_max};
+  }
+  std::pair<double, double> erase_ratio() const {
+    return {op_.erase().ratio_min, op_.erase().ratio_max};
+  }
+  const char* dtype() const { return DTypeName(op_.dtype()); }
+  const char* layout() const { return LayoutName(op_.layout()); }
+
   // The decisions key draws for an h x w image: (flip, (top, left,
   // height, width) or None).
   py::tuple Decisions(uint64_t key, int64_t h, int64_t w) const {
@@ -115,12 +130,7 @@ class PyTail {
     py::array out(NumpyDType(op_.dtype()), OutputShape(op_, h, w, c));
     const OutputView view{absl::MakeSpan(
         static_cast<uint8_t*>(out.mutable_data()), out.nbytes())};
-    absl::Status status;
-    {
-      py::gil_scoped_release release;
-      status = apply(aug, view);
-    }
-    Raise(status);
+    Raise(WithoutGil([&] { return apply(aug, view); }));
     return out;
   }
 
@@ -182,19 +192,30 @@ py::array PyTail::Planes(const py::buffer& planes, uint64_t key,
       });
 }
 
-PyTail MakeTail(const std::string& preset,
-                std::optional<std::vector<float>> mean,
-                std::optional<std::vector<float>> std, const std::string& dtype,
-                const std::string& layout, const std::string& mode,
-                double flip_p, double erase_p, std::pair<double, double> scale,
-                std::pair<double, double> ratio, const std::string& kernel) {
-  FusedNormalizationOptions o =
-      NormalizationOptions(preset, mean, std, dtype, layout, mode, kernel);
-  o.flip_p = flip_p;
-  o.erase.enabled = erase_p > 0;
-  o.erase.p = erase_p;
-  std::tie(o.erase.scale_min, o.erase.scale_max) = scale;
-  std::tie(o.erase.ratio_min, o.erase.ratio_max) = ratio;
+// FusedTail's keywords: the normalization (torchvision's bits in CHW by
+// default, as ToTensor and Normalize give them), flip and erase.
+const std::vector<const Setting*>& TailRows() {
+  static const auto* rows = new std::vector<const Setting*>{
+      &kPresetSetting,
+      &kMeanSetting,
+      &kStdSetting,
+      &kDTypeSetting,
+      WithDefault(kLayoutSetting, LayoutName(Layout::kCHW)),
+      WithDefault(kModeSetting, ModeName(Mode::kTorchvisionExact)),
+      &kKernelSetting,
+      &kFlipPSetting,
+      &kErasePSetting,
+      &kEraseScaleSetting,
+      &kEraseRatioSetting};
+  return *rows;
+}
+
+PyTail MakeTail(const py::dict& kwargs) {
+  const SettingValues v = FromKeywords(kwargs, TailRows(), "FusedTail");
+  FusedNormalizationOptions o = Value(NormalizationFromSettings(v));
+  o.flip_p = Value(v.Float(kFlipPSetting));
+  o.erase = Value(EraseFromSettings(v));
+  o.erase.enabled = o.erase.p > 0;
   return PyTail(o);
 }
 
@@ -202,10 +223,7 @@ PyTail MakeTail(const std::string& preset,
 
 void BindTail(py::module_& m) {
   py::class_<PyTail>(m, "Tail")
-      .def(py::init(&MakeTail), py::kw_only(), py::arg("preset"),
-           py::arg("mean"), py::arg("std"), py::arg("dtype"), py::arg("layout"),
-           py::arg("mode"), py::arg("flip_p"), py::arg("erase_p"),
-           py::arg("erase_scale"), py::arg("erase_ratio"), py::arg("kernel"))
+      .def(py::init([](const py::kwargs& kwargs) { return MakeTail(kwargs); }))
       .def("hwc", &PyTail::Hwc, py::arg("image"), py::arg("key"),
            py::arg("flip") = py::none(), py::arg("erase") = py::none())
       .def("planes", &PyTail::Planes, py::arg("planes"), py::arg("key"),
@@ -215,8 +233,17 @@ void BindTail(py::module_& m) {
            py::arg("erase") = py::none())
       .def("decisions", &PyTail::Decisions, py::arg("key"), py::arg("height"),
            py::arg("width"))
+      .def_property_readonly("flip_p", &PyTail::flip_p)
+      .def_property_readonly("erase_p", &PyTail::erase_p)
+      .def_property_readonly("erase_scale", &PyTail::erase_scale)
+      .def_property_readonly("erase_ratio", &PyTail::erase_ratio)
+      .def_property_readonly("dtype", [](const PyTail& t) { return t.dtype(); })
+      .def_property_readonly("layout",
+                             [](const PyTail& t) { return t.layout(); })
       .def_property_readonly_static("pil_modes",
-                                    [](py::object) { return PilModes(); });
+                                    [](py::object) { return PilModes(); })
+      .def_property_readonly_static(
+          "settings", [](py::object) { return DescribeSettings(TailRows()); });
 }
 
 }  // namespace fusednorm

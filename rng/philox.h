@@ -124,6 +124,10 @@ class Generator {
 // A private stream of random words for one sample: (seed, epoch, sample_index).
 // Not thread-safe; each worker makes its own. Cheap to construct (no Philox
 // call until used).
+// Sample indices are below this: the stream's fourth counter word keeps its
+// top bit for itself, so 2^63 + k would be sample k's stream.
+inline constexpr uint64_t kSampleIndexLimit = uint64_t{1} << 63;
+
 class SampleStream {
  public:
   SampleStream(uint64_t seed, uint32_t epoch, uint64_t sample_index);

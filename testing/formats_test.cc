@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "core/format_names.h"
 #include "gtest/gtest.h"
 #include "testing/reference.h"
 

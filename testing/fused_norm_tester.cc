@@ -7,6 +7,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "core/format_names.h"
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "ops/fused_normalization.h"

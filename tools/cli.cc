@@ -2,10 +2,13 @@
 // find the command, parse its flags, run it, print its error.
 #include "tools/cli.h"
 
+#include <new>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/op_settings.h"
+#include "pipeline/recipe_settings.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "tools/flags.h"
@@ -16,47 +19,35 @@ namespace {
 struct Command {
   const char* name;
   const char* summary;
-  std::vector<const char*> flags;  // the only flags it accepts
-  absl::Status (*run)(FILE* out, FILE* err);
+  std::vector<const Setting*> flags;  // the only flags it accepts
+  absl::Status (*run)(const SettingValues& flags, FILE* out, FILE* err);
 };
+
+// `rows`, then `more`.
+std::vector<const Setting*> Join(std::vector<const Setting*> rows,
+                                 const std::vector<const Setting*>& more) {
+  rows.insert(rows.end(), more.begin(), more.end());
+  return rows;
+}
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"run",
        "run the training (or --split val) pipeline over a dataset and report",
-       {"data",   "dataset", "path",          "split",    "images",
-        "batch",  "threads", "epochs",        "seed",     "preset",
-        "mean",   "std",     "dtype",         "layout",   "mode",
-        "kernel", "size",    "resize_filter", "on_error", "decode_scale",
-        "output", "preview"},
+       Join(RecipeSettings(), {&kEpochsFlag, &kOutputFlag, &kPreviewFlag}),
        &RunCommand},
-      {"normalize",
-       "normalize uint8 images from .npy/PNG/JPEG into a .npy",
-       {"input",
-        "output",
-        "preset",
-        "mean",
-        "std",
-        "dtype",
-        "layout",
-        "mode",
-        "flip",
-        "flip_p",
-        "erase",
-        "erase_p",
-        "erase_scale",
-        "erase_ratio",
-        "seed",
-        "kernel",
-        "print_decisions",
-        "resized_crop",
-        "size",
-        "resize_filter"},
+      {"normalize", "normalize uint8 images from .npy/PNG/JPEG into a .npy",
+       Join({&kInputFlag, &kOutputFlag},
+            Join(NormalizationSettings(),
+                 {&kFlipFlag, &kFlipPSetting, &kEraseFlag, &kErasePSetting,
+                  &kEraseScaleSetting, &kEraseRatioSetting, &kSeedSetting,
+                  &kPrintDecisionsFlag, &kResizedCropFlag, &kResizeToFlag,
+                  &kResizeFilterSetting})),
        &NormalizeCommand},
       {"pack",
        "write a dataset as WebDataset tar shards (JPEG or raw .npy)",
-       {"data", "dataset", "path", "output", "max_side", "encoding", "quality",
-        "shard_bytes"},
+       {&kDataSetting, &kDatasetSetting, &kPathSetting, &kOutputFlag,
+        &kMaxSideFlag, &kEncodingFlag, &kQualityFlag, &kShardBytesFlag},
        &PackCommand},
       {"kernels",
        "list the kernel variants and the default choice",
@@ -77,8 +68,20 @@ std::string MainHelp() {
 std::string Help(const Command& c) {
   std::string out = absl::StrCat("usage: fusednorm ", c.name, " [flags]\n  ",
                                  c.summary, "\n");
-  for (const char* f : c.flags) out += FlagHelp(f);
+  for (const Setting* f : c.flags) out += SettingHelp(*f, SettingStyle::kFlag);
   return out;
+}
+
+// Runs the command; running out of memory anywhere in it is a data error
+// (exit 1) rather than an abort.
+absl::Status RunGuarded(const Command& c, const SettingValues& flags, FILE* out,
+                        FILE* err) {
+  try {
+    return c.run(flags, out, err);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        "out of memory (a buffer could not be allocated)");
+  }
 }
 
 const Command* Find(const std::string& name) {
@@ -102,16 +105,16 @@ int FusednormMain(const std::vector<std::string>& args, FILE* out, FILE* err) {
                  MainHelp().c_str());
     return 2;
   }
-  for (const Command& c : Commands()) ResetFlags(c.flags);
   bool help = false;
-  absl::Status status =
+  absl::StatusOr<SettingValues> flags =
       ParseFlags(command->name, command->flags,
                  std::vector<std::string>(args.begin() + 1, args.end()), &help);
-  if (status.ok() && help) {
+  if (flags.ok() && help) {
     std::fputs(Help(*command).c_str(), out);
     return 0;
   }
-  if (status.ok()) status = command->run(out, err);
+  absl::Status status = flags.status();
+  if (status.ok()) status = RunGuarded(*command, *flags, out, err);
   if (!status.ok()) {
     std::fprintf(err, "fusednorm %s: %s\n", command->name,
                  std::string(status.message()).c_str());

@@ -163,10 +163,10 @@ TEST(Cli, NormalizeFlagErrorsNameTheFlagAndLeaveNoFile) {
       {{"--flip=maybe"}, 2, "--flip=maybe"},
       {{"--erase=1,2,3"}, 2, "--erase=1,2,3"},
       {{"--erase=3,3,5,5"}, 2, "erase rectangle"},
-      {{"--mean=0.5,x", "--std=1,1"}, 2, "\"x\" is not a number"},
+      {{"--mean=0.5,x", "--std=1,1"}, 2, "\"x\" is not a finite number"},
       {{"--mean=0.5"}, 2, "--mean and --std go together"},
       {{"--preset=coco"}, 2, "coco"},
-      {{"--erase-p=2", "--erase=random"}, 2, "erase.p = 2"},
+      {{"--erase-p=2", "--erase=random"}, 2, "--erase-p=2: must be in 0..1"},
       {{"--erase-scale=0.1", "--erase=random"}, 2, "--erase-scale=0.1"},
       {{"--kernel=nope"}, 2, "kernel \"nope\" is not a known kernel id"},
       {{"--frobnicate=1"}, 2, "unknown flag --frobnicate"},
@@ -224,7 +224,7 @@ TEST(Cli, NormalizeFileErrorsNameTheFileAndLeaveNoFile) {
 TEST(Cli, RunWritesBatchesAndPreview) {
   const std::string out = Dir() + "/run.npy", preview = Dir() + "/preview.png";
   const Result r =
-      Cli({"run", "--images=10", "--batch=4", "--size=32", "--threads=2",
+      Cli({"run", "--images=10", "--batch-size=4", "--size=32", "--threads=2",
            "--output=" + out, "--preview=" + preview, "--dtype=bfloat16"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("10 images in"), std::string::npos) << r.out;
@@ -262,8 +262,8 @@ std::string FolderWithABadFile(int good) {
 
 TEST(Cli, RunOnErrorFailsOrSkipsAndListsTheFile) {
   const std::string root = FolderWithABadFile(5);
-  const std::vector<std::string> base = {"run", "--data=" + root, "--batch=4",
-                                         "--size=16", "--threads=2"};
+  const std::vector<std::string> base = {
+      "run", "--data=" + root, "--batch-size=4", "--size=16", "--threads=2"};
   std::vector<std::string> args = base;
   Result r = Cli(args);  // --on-error=fail is the default
   EXPECT_EQ(r.code, 1) << r.out;
@@ -273,7 +273,7 @@ TEST(Cli, RunOnErrorFailsOrSkipsAndListsTheFile) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("6 images in"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 skipped"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\nskipped sample 5: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nskipped sample 5 ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(root + "/a/broken.jpg): not a readable JPEG"),
             std::string::npos)
       << r.out;
@@ -288,8 +288,8 @@ TEST(Cli, RunOnErrorFailsOrSkipsAndListsTheFile) {
 TEST(Cli, RunErrors) {
   EXPECT_EQ(Cli({"run", "--split=test"}).code, 2);
   EXPECT_EQ(Cli({"run", "--dataset=imagenet21k"}).code, 2);
-  EXPECT_EQ(Cli({"run", "--batch=0"}).code, 2);
-  EXPECT_EQ(Cli({"run", "--batch=abc"}).code, 2);
+  EXPECT_EQ(Cli({"run", "--batch-size=0"}).code, 2);
+  EXPECT_EQ(Cli({"run", "--batch-size=abc"}).code, 2);
   EXPECT_EQ(Cli({"run", "--size=0"}).code, 2);
   EXPECT_EQ(Cli({"run", "--epochs=0"}).code, 2);
   EXPECT_EQ(Cli({"run", "--mean=1", "--std=1"}).code, 2);  // 1 != 3 channels

@@ -2,7 +2,7 @@
 #include "tools/exit_code.h"
 
 #include "absl/strings/cord.h"
-#include "util/status_macros.h"
+#include "core/status.h"
 
 namespace fusednorm {
 namespace {

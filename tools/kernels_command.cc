@@ -6,7 +6,7 @@
 
 namespace fusednorm {
 
-absl::Status KernelsCommand(FILE* out, FILE* err) {
+absl::Status KernelsCommand(const SettingValues&, FILE* out, FILE* err) {
   const absl::StatusOr<const KernelInfo*> active = ActiveKernel();
   std::fprintf(out, "%-16s %-10s %-7s %-9s %s\n", "id", "supported", "chosen",
                "target", "needs");

@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/image.h"
+#include "core/status.h"
 #include "ops/fused_normalization.h"
-#include "ops/image.h"
 #include "ops/resize.h"
 #include "ops/transforms.h"
 #include "pipeline/codecs.h"
@@ -19,7 +20,6 @@
 #include "tools/npy.h"
 #include "tools/options.h"
 #include "tools/output_npy.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -121,9 +121,10 @@ absl::Status NormalizeOne(const FusedNormalization& op,
 
 }  // namespace
 
-absl::Status NormalizeCommand(FILE* out, FILE* err) {
+absl::Status NormalizeCommand(const SettingValues& flags, FILE* out,
+                              FILE* err) {
   FUSEDNORM_ASSIGN_OR_RETURN(const NormalizeOptions o,
-                             NormalizeOptionsFromFlags());
+                             NormalizeOptionsFromFlags(flags));
   // Every option comes from a flag: an op that cannot be made is a usage
   // error.
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(o.op);

@@ -1,6 +1,6 @@
-// The flags of tools/flags.h turned into what the commands pass to the
-// library. Every bad value is a usage error (tools/exit_code.h) naming the
-// flag and the value; nothing is read from disk here.
+// The flags' values (tools/flags.h) turned into what the commands pass to
+// the library. Every bad value is a usage error (tools/exit_code.h) naming
+// the flag and the value; nothing is read from disk here.
 #ifndef FUSEDNORM_TOOLS_OPTIONS_H_
 #define FUSEDNORM_TOOLS_OPTIONS_H_
 
@@ -9,9 +9,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "kernels/kernel.h"
+#include "core/image.h"
+#include "core/settings.h"
 #include "ops/fused_normalization.h"
-#include "ops/image.h"
 #include "ops/resize.h"
 #include "pipeline/recipe.h"
 
@@ -21,10 +21,6 @@ namespace fusednorm {
 // BUILD_WORKING_DIRECTORY (the program itself runs in its runfiles tree);
 // absolute and empty paths are returned as they are.
 std::string ResolvePath(const std::string& path);
-
-// --preset or --mean/--std, --dtype, --layout, --mode and --kernel. Flip and
-// erase are left off (each command sets its own).
-absl::StatusOr<FusedNormalizationOptions> NormalizationFromFlags();
 
 // `fusednorm normalize`.
 struct NormalizeOptions {
@@ -42,7 +38,8 @@ struct NormalizeOptions {
   std::optional<Size2> size;
   ResizeFilter resize_filter = ResizeFilter::kPil;
 };
-absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags();
+absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags(
+    const SettingValues& flags);
 
 // `fusednorm pack`.
 struct PackOptions {
@@ -58,7 +55,7 @@ struct PackOptions {
 
   std::string ShardPath(size_t index) const;
 };
-absl::StatusOr<PackOptions> PackOptionsFromFlags();
+absl::StatusOr<PackOptions> PackOptionsFromFlags(const SettingValues& flags);
 
 // `fusednorm run`.
 struct RunOptions {
@@ -66,7 +63,7 @@ struct RunOptions {
   int epochs = 0;
   std::string output, preview;  // resolved paths, or ""
 };
-absl::StatusOr<RunOptions> RunOptionsFromFlags();
+absl::StatusOr<RunOptions> RunOptionsFromFlags(const SettingValues& flags);
 
 }  // namespace fusednorm
 

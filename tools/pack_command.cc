@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/status.h"
 #include "ops/resize.h"
 #include "pipeline/codecs.h"
 #include "pipeline/npy.h"
@@ -26,7 +27,6 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/progress.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -142,8 +142,8 @@ class ShardWriter {
 
 }  // namespace
 
-absl::Status PackCommand(FILE* out, FILE* err) {
-  FUSEDNORM_ASSIGN_OR_RETURN(const PackOptions o, PackOptionsFromFlags());
+absl::Status PackCommand(const SettingValues& flags, FILE* out, FILE* err) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const PackOptions o, PackOptionsFromFlags(flags));
   FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data,
                              OpenRecipeDataset(o.source));
   if (data->size() == 0)

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/status.h"
 #include "kernels/formats.h"
 #include "pipeline/codecs.h"
 #include "tools/atomic_file.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {

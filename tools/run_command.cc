@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "kernels/dispatch.h"
 #include "pipeline/recipe.h"
 #include "tools/commands.h"
@@ -16,7 +17,6 @@
 #include "tools/output_npy.h"
 #include "tools/preview.h"
 #include "tools/progress.h"
-#include "util/status_macros.h"
 
 namespace fusednorm {
 namespace {
@@ -50,7 +50,7 @@ absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
     FUSEDNORM_ASSIGN_OR_RETURN(std::unique_ptr<EpochLoader> loader,
                                p.StartEpoch(o.recipe.split, e));
     for (;;) {
-      FUSEDNORM_ASSIGN_OR_RETURN(const Batch* batch, loader->Next());
+      FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, loader->Next());
       if (batch == nullptr) break;
       r->skipped += batch->skipped;
       for (size_t k = 0; k < batch->count; ++k) {
@@ -116,8 +116,8 @@ absl::Status WriteFiles(FILE* out, const Preprocessor& p, const RunOptions& o,
 
 }  // namespace
 
-absl::Status RunCommand(FILE* out, FILE* err) {
-  FUSEDNORM_ASSIGN_OR_RETURN(const RunOptions o, RunOptionsFromFlags());
+absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const RunOptions o, RunOptionsFromFlags(flags));
   FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data,
                              OpenRecipeDataset(o.recipe));
   // Everything the builder checks came from a flag.

@@ -60,7 +60,7 @@ class Shards(unittest.TestCase):
                 self.assertEqual(members[2 * k], (f"{k:09d}.{ext}", data))
                 self.assertEqual(members[2 * k + 1], (f"{k:09d}.cls", str(label).encode()))
             r = run("run", "--data", os.path.join(d, "s-{00..%02d}.tar" % (len(shards) - 1)),
-                    "--images", "0", "--batch", "4", "--size", "16")
+                    "--images", "0", "--batch-size", "4", "--size", "16")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("10 images in", r.stdout)
 

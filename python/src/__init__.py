@@ -10,8 +10,10 @@ pass, and a multi-threaded loader around it, from Python.
 
 Arrays cross without copies. bfloat16 outputs come back as torch.bfloat16
 tensors when torch is installed, else as uint16 arrays holding the bits.
-Errors raise ValueError (a bad argument), FileNotFoundError (a missing
-path), TypeError (an array of the wrong type) or RuntimeError.
+Errors raise ValueError (a bad value), TypeError (a value or array of the
+wrong type, an unknown keyword), FileNotFoundError (a missing path),
+MemoryError, fusednorm.SampleError (a sample that cannot be read) or
+RuntimeError.
 """
 
 import atexit as _atexit
@@ -21,7 +23,8 @@ import numpy as _np
 
 from fusednorm import _fusednorm
 
-__all__ = ["FusedNormalization", "Loader", "resized_crop", "resize_kernels"]
+__all__ = ["FusedNormalization", "Loader", "SampleError", "resized_crop",
+           "resize_kernels"]
 __version__ = "0.1.0"  # the wheel's version (python/make_wheel.py reads it)
 
 
@@ -123,36 +126,41 @@ def resize_kernels():
 
 _live_loaders = _weakref.WeakSet()
 
+SampleError = _fusednorm.SampleError
+
 
 class Loader:
-    """Batches of the standard recipe (`fusednorm run`'s): keywords data
-    (an image folder, WebDataset shards "a.tar,b.tar" or
-    "train-{000000..000146}.tar", or "synthetic"), dataset/path (mnist,
-    cifar10), split, images, batch_size, threads, seed, epoch, preset, mean,
-    std, dtype, layout, mode, kernel, size, resize_filter ("pil", "tensor",
-    "bilinear"), on_error ("fail", or "skip": an unreadable sample is
-    zero-filled with label -1), decode_scale (reduced-size JPEG decoding
-    where crops allow: faster, other pixels), rank, world_size, pinned, copy.
+    """Batches of the standard recipe (`fusednorm run`'s), one epoch per
+    iteration. Keywords (the same names, defaults and checks as `fusednorm
+    run`'s flags; listed with their defaults in Loader.settings):
 
-    Iterating runs one epoch (the next iteration the following one) and
-    yields (images, labels) NumPy arrays. Without copy=True the images are
-    views of a transfer slot, valid until the next batch. The GIL is
-    released while the workers run and while next() waits."""
+    data (an image folder, WebDataset shards "a.tar,b.tar" or
+    "train-{000000..000146}.tar", or "synthetic"), dataset/path (mnist,
+    cifar10), split, images, batch_size, threads, epoch (the first), seed,
+    preset, mean, std, dtype, layout, mode, kernel, size, resize_filter
+    ("pil", "tensor", "bilinear"), on_error ("fail", or "skip": an unreadable
+    sample is zero-filled with label -1), decode_scale (reduced-size JPEG
+    decoding where crops allow: faster, other pixels), rank, world_size,
+    pinned, copy.
+
+    Each iter(loader) is an independent iterator over the next epoch,
+    yielding (images, labels) NumPy arrays. Without copy=True the images are
+    views of a transfer slot that own it: the slot is refilled only once the
+    array and its views are gone, so an array you hold always keeps its
+    batch. The GIL is released while the workers run and while next() waits;
+    Ctrl-C interrupts a waiting next(). A sample that cannot be read raises
+    fusednorm.SampleError (on_error="fail"), or is listed in the iterator's
+    and the Loader's `skipped` (on_error="skip")."""
+
+    settings = _fusednorm.Loader.settings
 
     def __init__(self, **kwargs):
         self._loader = _fusednorm.Loader(**kwargs)
-        self._dtype = kwargs.get("dtype", "float32")
+        self._bfloat16 = kwargs.get("dtype") == "bfloat16"
         _live_loaders.add(self)
 
     def __iter__(self):
-        iter(self._loader)
-        return self
-
-    def __next__(self):
-        images, labels = next(self._loader)
-        if self._dtype == "bfloat16":
-            images = _bfloat16(images)
-        return images, labels
+        return _Epoch(iter(self._loader), self._bfloat16)
 
     def __len__(self):
         return len(self._loader)
@@ -160,8 +168,14 @@ class Loader:
     def describe(self):
         return self._loader.describe()
 
+    @property
+    def skipped(self):
+        """(epoch, sample index, reason) of every sample skipped so far."""
+        return self._loader.skipped
+
     def close(self):
-        """Stops the workers (also on exit and when the loader is freed)."""
+        """Stops every epoch's workers (also on exit and when the loader is
+        freed); iterating afterwards raises ValueError."""
         self._loader.close()
 
     def __enter__(self):
@@ -169,6 +183,32 @@ class Loader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class _Epoch:
+    """One epoch's iterator (iter(loader))."""
+
+    def __init__(self, epoch, bfloat16):
+        self._epoch = epoch
+        self._bfloat16 = bfloat16
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        images, labels = next(self._epoch)
+        if self._bfloat16:
+            images = _bfloat16(images)
+        return images, labels
+
+    @property
+    def epoch(self):
+        return self._epoch.epoch
+
+    @property
+    def skipped(self):
+        """(sample index, reason) of this epoch's skipped samples so far."""
+        return self._epoch.skipped
 
 
 @_atexit.register

@@ -34,41 +34,41 @@ __all__ = ["FusedTail"]
 _KEY_RANGE = 1 << 62
 _RNGS = ("fusednorm", "torchvision")
 _PIL_MODES = frozenset(_core.Tail.pil_modes)  # read in place
+_WIDE_PIL_MODES = frozenset(("I", "F", "I;16", "I;16B", "I;16L", "I;16N"))
 
 
 class FusedTail:
     """Takes a PIL image, a uint8 CHW/HWC tensor or an HWC array; returns a
     torch.Tensor (CHW float32 by default, like ToTensor + Normalize).
-    mode="exact" (default) gives torchvision's bits; "fast" is faster and
-    within 4 ulp-scale of them (see the README). rng: "fusednorm" (default)
-    or "torchvision" (see the module's docstring).
+    Keywords (FusedTail.settings lists them with their defaults): flip_p,
+    erase_p, erase_scale, erase_ratio (RandomHorizontalFlip's and
+    RandomErasing's, with their defaults), preset or mean/std, dtype,
+    layout ("chw"), mode ("exact": torchvision's bits; "fast" is faster and
+    within 4 ulp-scale of them, see the README), kernel; rng: "fusednorm"
+    (default) or "torchvision" (see the module's docstring).
 
     PIL images of mode L, RGB, RGBA, RGBX and CMYK are read in place; other
     modes go through numpy.asarray (a copy)."""
 
-    def __init__(self, flip_p=0.5, erase_p=0.5, erase_scale=(0.02, 0.33),
-                 erase_ratio=(0.3, 3.3), preset="imagenet", mean=None, std=None,
-                 mode="exact", dtype="float32", layout="chw", kernel="",
-                 rng="fusednorm"):
+    settings = _core.Tail.settings  # keywords, defaults, help
+
+    def __init__(self, rng="fusednorm", **kwargs):
         if rng not in _RNGS:
             raise ValueError(f"rng must be one of {_RNGS}, not {rng!r}")
-        self._kwargs = dict(flip_p=flip_p, erase_p=erase_p,
-                            erase_scale=tuple(erase_scale),
-                            erase_ratio=tuple(erase_ratio), preset=preset,
-                            mean=mean, std=std, mode=mode, dtype=dtype,
-                            layout=layout, kernel=kernel, rng=rng)
+        self._kwargs = dict(kwargs, rng=rng)
         self._make()
 
     def _make(self):
         k = dict(self._kwargs)
         rng = k.pop("rng")
         self._tail = _core.Tail(**k)
-        self._bfloat16 = k["dtype"] == "bfloat16"
-        self._layout = k["layout"]
+        self._bfloat16 = self._tail.dtype == "bfloat16"
+        self._layout = self._tail.layout
         self._torchvision = None
         if rng == "torchvision":
+            t = self._tail
             self._torchvision = _TorchvisionDraws(
-                k["flip_p"], k["erase_p"], k["erase_scale"], k["erase_ratio"])
+                t.flip_p, t.erase_p, t.erase_scale, t.erase_ratio)
 
     def __getstate__(self):
         return self._kwargs
@@ -82,18 +82,40 @@ class FusedTail:
         (height, width))."""
         if isinstance(image, _torch.Tensor):
             return self._tensor_source(image)
-        if isinstance(image, _PILImage.Image) and image.mode in _PIL_MODES:
+        if isinstance(image, _PILImage.Image):
+            return self._pil_source(image)
+        if not isinstance(image, _np.ndarray):
+            raise TypeError("FusedTail takes a PIL image, a uint8 torch.Tensor "
+                            "or a uint8 numpy array, not "
+                            f"{type(image).__name__}")
+        return self._array_source(image)
+
+    def _array_source(self, array):
+        if array.ndim == 2:
+            array = array[:, :, None]
+        if array.ndim != 3:
+            raise ValueError("FusedTail takes one (H, W) or (H, W, C) image, "
+                             f"not an array of shape {array.shape}")
+        return self._tail.hwc, (array,), array.shape[:2]
+
+    def _pil_source(self, image):
+        width, height = image.size
+        if width == 0 or height == 0:
+            raise ValueError(f"FusedTail: the PIL image is empty ({width}x{height})")
+        if image.mode == "1":  # ToTensor's 0/255 for a bilevel image
+            return self._array_source(_np.asarray(image, dtype=_np.uint8) * 255)
+        if image.mode in _WIDE_PIL_MODES:
+            raise TypeError(f"FusedTail takes 8-bit images; PIL mode {image.mode!r} "
+                            "is not (ToTensor keeps such values unscaled): "
+                            "convert it first")
+        if image.mode in _PIL_MODES:
             image.load()
             core = image.im
             # Pillow 9.4's row table; a Pillow without it takes the copy below.
             ptrs = getattr(core, "unsafe_ptrs", None)
             if ptrs is not None:
-                width, height = core.size
                 return self._tail.pil, (ptrs, core.mode, core.size), (height, width)
-        array = _np.asarray(image)
-        if array.ndim == 2:
-            array = array[:, :, None]
-        return self._tail.hwc, (array,), array.shape[:2]
+        return self._array_source(_np.asarray(image))
 
     def _tensor_source(self, image):
         if image.dtype != _torch.uint8:

@@ -1,15 +1,35 @@
-// Owned images, sizes and crop boxes shared by the real transforms, with the
-// checks every one of them applies to its input and output sizes.
-#ifndef FUSEDNORM_OPS_IMAGE_H_
-#define FUSEDNORM_OPS_IMAGE_H_
+// Images as every layer above the kernels passes them: a view of the
+// caller's uint8 HWC pixels, an owned image, the caller's output buffer, and
+// the checks every transform applies to image and output sizes.
+#ifndef FUSEDNORM_CORE_IMAGE_H_
+#define FUSEDNORM_CORE_IMAGE_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "ops/fused_normalization.h"
+#include "absl/types/span.h"
+#include "core/formats.h"
+#include "core/geometry.h"
 
 namespace fusednorm {
+
+// A uint8 HWC input image. `pixels` must hold (height-1)*row_stride +
+// width*channels bytes.
+struct ImageView {
+  absl::Span<const uint8_t> pixels;
+  int64_t height = 0;
+  int64_t width = 0;
+  int channels = 0;
+  int64_t row_stride = 0;  // bytes between rows, >= width * channels
+};
+
+// The caller's output buffer. The row stride is derived from dtype and layout:
+// `row_stride` exists only to reject callers that pass one (it must stay 0).
+struct OutputView {
+  absl::Span<uint8_t> bytes;
+  int64_t row_stride = 0;
+};
 
 // An owned, compact uint8 HWC image.
 struct Image {
@@ -23,17 +43,6 @@ struct Image {
     return {absl::MakeConstSpan(pixels), height, width, channels,
             width * channels};
   }
-};
-
-// Output height and width.
-struct Size2 {
-  int64_t height = 0;
-  int64_t width = 0;
-};
-
-// A crop window: top, left, height, width (input pixels).
-struct CropWindow {
-  int64_t top = 0, left = 0, height = 0, width = 0;
 };
 
 // Largest image side and pixel count the real ops accept (keeps every size
@@ -60,4 +69,4 @@ void AllocateImage(int64_t height, int64_t width, int channels, Image* out);
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_OPS_IMAGE_H_
+#endif  // FUSEDNORM_CORE_IMAGE_H_

@@ -1,13 +1,11 @@
 // Image checks and views (image.h).
-#include "ops/image.h"
+#include "core/image.h"
 
-#include "util/status_macros.h"
+#include "core/status.h"
 
 namespace fusednorm {
 
 absl::Status ValidateImage(const ImageView& in) {
-  if (in.pixels.data() == nullptr)
-    return InvalidArgumentCat("input pixels is null");
   if (in.height < 1 || in.height > kMaxSide) {
     return InvalidArgumentCat("input height = ", in.height, " must be in 1..",
                               kMaxSide);
@@ -20,6 +18,8 @@ absl::Status ValidateImage(const ImageView& in) {
     return InvalidArgumentCat("input channels = ", in.channels,
                               " must be in 1..", kMaxChannels);
   }
+  if (in.pixels.data() == nullptr)
+    return InvalidArgumentCat("input pixels is null");
   if (in.row_stride < in.width * in.channels) {
     return InvalidArgumentCat(
         "input row_stride = ", in.row_stride,

@@ -1,6 +1,6 @@
 // Every name an enum prints parses back to it; anything else is an error
 // listing the accepted names.
-#include "ops/option_names.h"
+#include "core/format_names.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 // Rounding as the Python code fusednorm follows does it (torchvision's random
 // crop and erase geometry calls Python's round()).
-#ifndef FUSEDNORM_UTIL_ROUND_H_
-#define FUSEDNORM_UTIL_ROUND_H_
+#ifndef FUSEDNORM_CORE_ROUND_H_
+#define FUSEDNORM_CORE_ROUND_H_
 
 #include <cmath>
 #include <cstdint>
@@ -16,4 +16,4 @@ inline int64_t RoundHalfEven(double v) {
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_UTIL_ROUND_H_
+#endif  // FUSEDNORM_CORE_ROUND_H_

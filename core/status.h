@@ -1,7 +1,7 @@
 // Small status helpers: Debian's Abseil 20220623 has no ABSL_RETURN_IF_ERROR.
 // Used by every layer above kernels (which never return a Status).
-#ifndef FUSEDNORM_UTIL_STATUS_MACROS_H_
-#define FUSEDNORM_UTIL_STATUS_MACROS_H_
+#ifndef FUSEDNORM_CORE_STATUS_H_
+#define FUSEDNORM_CORE_STATUS_H_
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -47,4 +47,4 @@ absl::Status InvalidArgumentCat(const Parts&... parts) {
   if (!statusor.ok()) return statusor.status();                \
   lhs = std::move(statusor).value()
 
-#endif  // FUSEDNORM_UTIL_STATUS_MACROS_H_
+#endif  // FUSEDNORM_CORE_STATUS_H_

@@ -1,0 +1,159 @@
+// Parsing and checking setting values (settings.h).
+#include "core/settings.h"
+
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+
+namespace fusednorm {
+namespace {
+
+// "min..max" for a message, leaving out infinite ends.
+std::string Range(const Setting& s) {
+  if (std::isinf(s.min) && std::isinf(s.max)) return "";
+  if (std::isinf(s.max)) return absl::StrCat(">= ", s.min);
+  if (std::isinf(s.min)) return absl::StrCat("<= ", s.max);
+  return absl::StrCat("in ", s.min, "..", s.max);
+}
+
+bool InRange(const Setting& s, double v) { return v >= s.min && v <= s.max; }
+
+}  // namespace
+
+std::string SettingName(const Setting& s, SettingStyle style) {
+  if (style == SettingStyle::kKeyword) return s.name;
+  return absl::StrCat("--", absl::StrReplaceAll(s.name, {{"_", "-"}}));
+}
+
+const Setting* SettingValues::Find(absl::string_view name) const {
+  for (const Setting* s : accepted_) {
+    if (name == s->name) return s;
+  }
+  return nullptr;
+}
+
+void SettingValues::Set(const Setting& setting, std::string text) {
+  given_[setting.name] = std::move(text);
+}
+
+bool SettingValues::Given(const Setting& setting) const {
+  return given_.count(setting.name) > 0;
+}
+
+const std::string& SettingValues::Text(const Setting& setting) const {
+  const auto it = given_.find(setting.name);
+  if (it != given_.end()) return it->second;
+  const Setting* accepted = Find(setting.name);
+  return accepted != nullptr ? accepted->default_value : setting.default_value;
+}
+
+absl::Status SettingValues::Error(const Setting& setting,
+                                  absl::string_view why) const {
+  if (style_ == SettingStyle::kFlag) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        SettingName(setting, style_), "=", Text(setting), ": ", why));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      SettingName(setting, style_), " = \"", Text(setting), "\": ", why));
+}
+
+absl::StatusOr<bool> SettingValues::Bool(const Setting& setting) const {
+  const std::string t = absl::AsciiStrToLower(Text(setting));
+  if (t == "true" || t == "1") return true;
+  if (t == "false" || t == "0") return false;
+  return Error(setting, "is not true or false");
+}
+
+absl::StatusOr<int64_t> SettingValues::Int(const Setting& setting) const {
+  int64_t v;
+  if (!absl::SimpleAtoi(Text(setting), &v))
+    return Error(setting, "is not an integer");
+  if (!InRange(setting, static_cast<double>(v)))
+    return Error(setting, absl::StrCat("must be ", Range(setting)));
+  return v;
+}
+
+absl::StatusOr<uint64_t> SettingValues::Uint64(const Setting& setting) const {
+  uint64_t v;
+  if (!absl::SimpleAtoi(Text(setting), &v))
+    return Error(setting, "is not an integer in 0..2^64-1");
+  return v;
+}
+
+absl::StatusOr<double> SettingValues::Float(const Setting& setting) const {
+  double v;
+  if (!absl::SimpleAtod(Text(setting), &v) || !std::isfinite(v))
+    return Error(setting, "is not a finite number");
+  if (!InRange(setting, v))
+    return Error(setting, absl::StrCat("must be ", Range(setting)));
+  return v;
+}
+
+absl::StatusOr<std::vector<double>> SettingValues::Floats(
+    const Setting& setting) const {
+  std::vector<double> out;
+  const std::string& t = Text(setting);
+  for (absl::string_view part : absl::StrSplit(t, ',')) {
+    double v;
+    if (!absl::SimpleAtod(part, &v) || !std::isfinite(v))
+      return Error(setting,
+                   absl::StrCat("\"", part, "\" is not a finite number"));
+    if (!InRange(setting, v)) {
+      return Error(setting,
+                   absl::StrCat("each value must be ", Range(setting)));
+    }
+    out.push_back(v);
+  }
+  const int n = static_cast<int>(out.size());
+  if (t.empty() || n < setting.min_count || n > setting.max_count) {
+    return Error(setting,
+                 setting.min_count == setting.max_count
+                     ? absl::StrCat("needs ", setting.min_count, " values")
+                     : absl::StrCat("needs ", setting.min_count, " to ",
+                                    setting.max_count, " values"));
+  }
+  return out;
+}
+
+absl::StatusOr<Size2> SettingValues::Size(const Setting& setting) const {
+  std::vector<int64_t> sides;
+  for (absl::string_view part : absl::StrSplit(Text(setting), ',')) {
+    int64_t v;
+    if (!absl::SimpleAtoi(part, &v)) return Error(setting, "is not N or H,W");
+    sides.push_back(v);
+  }
+  if (sides.size() > 2) return Error(setting, "is not N or H,W");
+  for (int64_t v : sides) {
+    if (!InRange(setting, static_cast<double>(v)))
+      return Error(setting, absl::StrCat("sides must be ", Range(setting)));
+  }
+  return Size2{sides[0], sides.back()};
+}
+
+absl::StatusOr<std::string> SettingValues::Choice(
+    const Setting& setting) const {
+  const std::string& t = Text(setting);
+  if (setting.type != SettingType::kChoice) return t;
+  for (const std::string& c : setting.choices) {
+    if (t == c) return t;
+  }
+  return Error(setting, absl::StrCat("is not one of ",
+                                     absl::StrJoin(setting.choices, ", ")));
+}
+
+std::string SettingHelp(const Setting& s, SettingStyle style) {
+  std::string out = absl::StrCat("  ", SettingName(s, style));
+  if (s.type == SettingType::kChoice)
+    absl::StrAppend(&out, " ", absl::StrJoin(s.choices, "|"));
+  if (!s.default_value.empty())
+    absl::StrAppend(&out, " (default ", s.default_value, ")");
+  absl::StrAppend(&out, "\n      ", s.help, "\n");
+  return out;
+}
+
+}  // namespace fusednorm

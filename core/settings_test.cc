@@ -1,0 +1,101 @@
+// Settings: every type parses its text, every bad value is an error naming
+// the setting as the user wrote it and the value; defaults and interface
+// overrides; flag and keyword styles.
+#include "core/settings.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+const Setting kFlag{"decode_scale", SettingType::kBool, "false", "b"};
+const Setting kCount{"batch_size", SettingType::kInt, "64", "n", {}, 1, 100};
+const Setting kSeed{"seed", SettingType::kUint64, "0", "s"};
+const Setting kP{"erase_p", SettingType::kFloat, "0.5", "p", {}, 0, 1};
+const Setting kMean{
+    "mean", SettingType::kFloats, "", "m", {}, -kNoLimit, kNoLimit, 1, 4};
+const Setting kMode{
+    "mode", SettingType::kChoice, "fast", "c", {"fast", "exact"}};
+const Setting kSize{"size", SettingType::kSize, "224", "z", {}, 1, 4096};
+
+SettingValues Values(SettingStyle style = SettingStyle::kKeyword) {
+  return SettingValues({&kFlag, &kCount, &kSeed, &kP, &kMean, &kMode, &kSize},
+                       style);
+}
+
+void ExpectError(const absl::Status& s, const std::string& needle) {
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(std::string(s.message()).find(needle), std::string::npos)
+      << s.message() << "\nshould contain: " << needle;
+}
+
+TEST(Settings, DefaultsAndGivenValues) {
+  SettingValues v = Values();
+  EXPECT_FALSE(*v.Bool(kFlag));
+  EXPECT_EQ(*v.Int(kCount), 64);
+  EXPECT_EQ(*v.Float(kP), 0.5);
+  EXPECT_EQ(*v.Choice(kMode), "fast");
+  EXPECT_EQ(v.Size(kSize)->height, 224);
+  EXPECT_FALSE(v.Given(kMean));
+  v.Set(kFlag, "true");
+  v.Set(kCount, "7");
+  v.Set(kSeed, "18446744073709551615");
+  v.Set(kP, "0.25");
+  v.Set(kMean, "0.5,0.25,1");
+  v.Set(kMode, "exact");
+  v.Set(kSize, "32,48");
+  EXPECT_TRUE(*v.Bool(kFlag));
+  EXPECT_EQ(*v.Int(kCount), 7);
+  EXPECT_EQ(*v.Uint64(kSeed), ~uint64_t{0});
+  EXPECT_EQ(*v.Float(kP), 0.25);
+  EXPECT_EQ(*v.Floats(kMean), (std::vector<double>{0.5, 0.25, 1}));
+  EXPECT_EQ(*v.Choice(kMode), "exact");
+  EXPECT_EQ(v.Size(kSize)->height, 32);
+  EXPECT_EQ(v.Size(kSize)->width, 48);
+}
+
+TEST(Settings, BadValuesNameTheSettingAndValue) {
+  SettingValues v = Values();
+  v.Set(kCount, "0");
+  ExpectError(v.Int(kCount).status(), "batch_size = \"0\": must be in 1..100");
+  v.Set(kCount, "1e3");
+  ExpectError(v.Int(kCount).status(), "is not an integer");
+  v.Set(kSeed, "-1");
+  ExpectError(v.Uint64(kSeed).status(), "seed = \"-1\"");
+  v.Set(kSeed, "18446744073709551616");  // 2^64
+  ExpectError(v.Uint64(kSeed).status(), "0..2^64-1");
+  for (const char* bad : {"nan", "-0.1", "1.5", "inf", ""}) {
+    v.Set(kP, bad);
+    ExpectError(v.Float(kP).status(), "erase_p");
+  }
+  for (const char* bad : {"", "1,2,3,4,5", "1,,2", "1,x"}) {
+    v.Set(kMean, bad);
+    ExpectError(v.Floats(kMean).status(), "mean");
+  }
+  v.Set(kMode, "Exact");
+  ExpectError(v.Choice(kMode).status(), "is not one of fast, exact");
+  v.Set(kSize, "0");
+  ExpectError(v.Size(kSize).status(), "sides must be in 1..4096");
+  v.Set(kSize, "1,2,3");
+  ExpectError(v.Size(kSize).status(), "is not N or H,W");
+  v.Set(kFlag, "yes");
+  ExpectError(v.Bool(kFlag).status(), "is not true or false");
+}
+
+TEST(Settings, FlagStyleAndOverriddenDefaults) {
+  SettingValues flags = Values(SettingStyle::kFlag);
+  flags.Set(kCount, "101");
+  ExpectError(flags.Int(kCount).status(),
+              "--batch-size=101: must be in 1..100");
+  Setting other = kP;
+  other.default_value = "0";
+  const SettingValues v({&other}, SettingStyle::kKeyword);
+  EXPECT_EQ(*v.Float(kP), 0.0) << "the accepted row's default wins";
+  EXPECT_EQ(v.Find("erase_p"), &other);
+  EXPECT_EQ(v.Find("batch_size"), nullptr);
+}
+
+}  // namespace
+}  // namespace fusednorm

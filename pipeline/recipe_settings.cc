@@ -1,0 +1,155 @@
+// The recipe's setting rows and their reading (recipe_settings.h).
+#include "pipeline/recipe_settings.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "ops/op_settings.h"
+#include "ops/resize.h"
+#include "pipeline/dataset.h"
+#include "pipeline/epoch_loader.h"
+#include "pipeline/preprocessor.h"
+
+namespace fusednorm {
+namespace {
+
+const RecipeOptions kDefaults;
+
+// Largest batch the settings accept (the batch's bytes are checked too).
+constexpr int64_t kMaxBatchSize = int64_t{1} << 24;
+
+}  // namespace
+
+const Setting kDataSetting{
+    "data", SettingType::kText, "",
+    "an image folder (class sub-folders of JPEG/PNG files) or WebDataset "
+    "shards: a.tar,b.tar or train-{000000..000146}.tar; else --dataset"};
+const Setting kDatasetSetting{
+    "dataset", SettingType::kChoice, kDefaults.dataset,
+    "a built-in dataset kind (with --path)", DatasetKinds()};
+const Setting kPathSetting{"path", SettingType::kText, "",
+                           "directory of the --dataset files"};
+const Setting kSplitSetting{
+    "split", SettingType::kChoice, NameOf(SplitNames(), kDefaults.split),
+    "train (random crops) or val (center crops)", Choices(SplitNames())};
+const Setting kImagesSetting{"images",
+                             SettingType::kInt,
+                             absl::StrCat(kDefaults.images),
+                             "use the first N samples of the dataset (0: all)",
+                             {},
+                             0};
+const Setting kBatchSizeSetting{"batch_size",
+                                SettingType::kInt,
+                                absl::StrCat(kDefaults.loader.batch_size),
+                                "samples per batch",
+                                {},
+                                1,
+                                static_cast<double>(kMaxBatchSize)};
+const Setting kThreadsSetting{"threads",
+                              SettingType::kInt,
+                              absl::StrCat(kDefaults.loader.threads),
+                              "worker threads (0: all cores)",
+                              {},
+                              0,
+                              kMaxThreads};
+const Setting kEpochSetting{
+    "epoch",
+    SettingType::kInt,
+    absl::StrCat(kDefaults.epoch),
+    "the first epoch's number (decisions depend on it)",
+    {},
+    0,
+    static_cast<double>(std::numeric_limits<uint32_t>::max())};
+const Setting kSizeSetting{"size",
+                           SettingType::kSize,
+                           absl::StrCat(kDefaults.size.height),
+                           "output size N (square) or H,W",
+                           {},
+                           1,
+                           kMaxCropSide};
+const Setting kResizeFilterSetting{
+    "resize_filter", SettingType::kChoice,
+    ResizeFilterName(kDefaults.resize_filter),
+    "pil: Pillow's bits (torchvision's PIL route); tensor: torchvision's "
+    "tensor route; bilinear: no antialiasing",
+    Choices(ResizeFilterNames())};
+const Setting kOnErrorSetting{
+    "on_error", SettingType::kChoice,
+    NameOf(ErrorPolicyNames(), kDefaults.loader.policy),
+    "fail: stop at the first sample that cannot be read; skip: zero-fill "
+    "it in its batch (label -1) and list it",
+    Choices(ErrorPolicyNames())};
+const Setting kDecodeScaleSetting{
+    "decode_scale", SettingType::kBool, "false",
+    "decode JPEGs at 1/2, 1/4 or 1/8 size when the crop allows (faster; "
+    "other pixels)"};
+const Setting kRankSetting{
+    "rank",
+    SettingType::kInt,
+    "0",
+    "this process's rank among world_size",
+    {},
+    0,
+    static_cast<double>(std::numeric_limits<int>::max())};
+const Setting kWorldSizeSetting{
+    "world_size",
+    SettingType::kInt,
+    "1",
+    "processes sharing each epoch",
+    {},
+    1,
+    static_cast<double>(std::numeric_limits<int>::max())};
+const Setting kPinnedSetting{
+    "pinned", SettingType::kBool, "false",
+    "page-lock the transfer slots (mlock); an error if the OS refuses"};
+
+std::vector<const Setting*> RecipeSettings() {
+  std::vector<const Setting*> rows = {
+      &kDataSetting,        &kDatasetSetting,      &kPathSetting,
+      &kSplitSetting,       &kImagesSetting,       &kBatchSizeSetting,
+      &kThreadsSetting,     &kEpochSetting,        &kSeedSetting,
+      &kSizeSetting,        &kResizeFilterSetting, &kOnErrorSetting,
+      &kDecodeScaleSetting, &kRankSetting,         &kWorldSizeSetting,
+      &kPinnedSetting};
+  for (const Setting* s : NormalizationSettings()) rows.push_back(s);
+  return rows;
+}
+
+absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
+  RecipeOptions o;
+  FUSEDNORM_ASSIGN_OR_RETURN(o.normalization, NormalizationFromSettings(v));
+  o.data = v.Text(kDataSetting);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.dataset, v.Choice(kDatasetSetting));
+  o.path = v.Text(kPathSetting);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.split, v.Enum(kSplitSetting, SplitNames()));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.images, v.Int(kImagesSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.size, v.Size(kSizeSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.resize_filter,
+                             v.Enum(kResizeFilterSetting, ResizeFilterNames()));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epoch, v.Int(kEpochSetting));
+  o.epoch = static_cast<uint32_t>(epoch);
+  LoaderSettings& l = o.loader;
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t batch, v.Int(kBatchSizeSetting));
+  l.batch_size = static_cast<size_t>(batch);
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t threads, v.Int(kThreadsSetting));
+  l.threads = static_cast<int>(threads);
+  FUSEDNORM_ASSIGN_OR_RETURN(l.seed, v.Uint64(kSeedSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(l.policy,
+                             v.Enum(kOnErrorSetting, ErrorPolicyNames()));
+  FUSEDNORM_ASSIGN_OR_RETURN(l.decode_scale, v.Bool(kDecodeScaleSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t rank, v.Int(kRankSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t world, v.Int(kWorldSizeSetting));
+  if (rank >= world) {
+    return InvalidArgumentCat(
+        SettingName(kRankSetting, v.style()), " = ", rank, " must be below ",
+        SettingName(kWorldSizeSetting, v.style()), " = ", world);
+  }
+  l.rank = static_cast<int>(rank);
+  l.world = static_cast<int>(world);
+  FUSEDNORM_ASSIGN_OR_RETURN(l.pinned, v.Bool(kPinnedSetting));
+  return o;
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,41 @@
+// The standard recipe's settings (core/settings.h): the data, the epoch's
+// shape and the loader's resources. `fusednorm run` and Python's Loader
+// accept these rows (plus the op's, ops/op_settings.h) and read them with
+// RecipeFromSettings, so the two take the same names, defaults and checks.
+#ifndef FUSEDNORM_PIPELINE_RECIPE_SETTINGS_H_
+#define FUSEDNORM_PIPELINE_RECIPE_SETTINGS_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/settings.h"
+#include "pipeline/recipe.h"
+
+namespace fusednorm {
+
+extern const Setting kDataSetting;
+extern const Setting kDatasetSetting;
+extern const Setting kPathSetting;
+extern const Setting kSplitSetting;
+extern const Setting kImagesSetting;
+extern const Setting kBatchSizeSetting;
+extern const Setting kThreadsSetting;
+extern const Setting kEpochSetting;
+extern const Setting kSizeSetting;
+extern const Setting kResizeFilterSetting;
+extern const Setting kOnErrorSetting;
+extern const Setting kDecodeScaleSetting;
+extern const Setting kRankSetting;
+extern const Setting kWorldSizeSetting;
+extern const Setting kPinnedSetting;
+
+// Every row RecipeFromSettings reads: the recipe's and the op's
+// normalization, seed.
+std::vector<const Setting*> RecipeSettings();
+
+// The recipe the values describe (paths as given).
+absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& values);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_PIPELINE_RECIPE_SETTINGS_H_

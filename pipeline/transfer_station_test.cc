@@ -1,0 +1,84 @@
+// TransferStation: page-aligned slots, lent and returned, never lent twice,
+// alive while a lease is; pinning is either done or a clear error.
+#include "pipeline/transfer_station.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+TEST(TransferStation, PageAlignedWritableSlots) {
+  auto ts = TransferStation::Create(10000, false, 3);
+  ASSERT_TRUE(ts.ok()) << ts.status();
+  EXPECT_EQ((*ts)->slots_mapped(), 3u);
+  std::vector<Slot> lent;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<Slot> s = (*ts)->Acquire();
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(s->data()) % sysconf(_SC_PAGESIZE),
+              0u);
+    EXPECT_EQ(s->bytes(), 10000u);
+    std::memset(s->data(), i + 1, s->bytes());
+    lent.push_back(*std::move(s));
+  }
+  EXPECT_EQ((*ts)->slots_mapped(), 3u) << "the prepared slots are used first";
+}
+
+TEST(TransferStation, ALentSlotIsNeverLentAgain) {
+  auto ts = TransferStation::Create(100, false);
+  ASSERT_TRUE(ts.ok());
+  std::vector<Slot> lent;
+  std::set<uint8_t*> seen;
+  for (int i = 0; i < 5; ++i) {
+    lent.push_back(*(*ts)->Acquire());
+    EXPECT_TRUE(seen.insert(lent.back().data()).second)
+        << "slot " << i << " was already lent";
+  }
+  EXPECT_EQ((*ts)->slots_mapped(), 5u) << "the pool grows while all are lent";
+  uint8_t* returned = lent[2].data();
+  lent.erase(lent.begin() + 2);  // destroying the lease returns the slot
+  Slot again = *(*ts)->Acquire();
+  EXPECT_EQ(again.data(), returned);
+  EXPECT_EQ((*ts)->slots_mapped(), 5u);
+}
+
+TEST(TransferStation, ALeaseKeepsItsStationAlive) {
+  Slot kept;
+  {
+    auto ts = TransferStation::Create(4096, false);
+    ASSERT_TRUE(ts.ok());
+    kept = *(*ts)->Acquire();
+  }  // the caller's reference is gone; the lease still holds the station
+  std::memset(kept.data(), 7, kept.bytes());
+  EXPECT_EQ(kept.data()[4095], 7);
+  Slot moved = std::move(kept);
+  EXPECT_FALSE(kept);
+  EXPECT_EQ(moved.data()[0], 7);
+}
+
+TEST(TransferStation, BadSizesAndPinning) {
+  EXPECT_EQ(TransferStation::Create(0, false).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(TransferStation::Create(size_t{1} << 40, false).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Pinned: either locked, or a clear error (never silently unpinned).
+  auto pinned = TransferStation::Create(4096, true, 1);
+  if (pinned.ok()) {
+    EXPECT_TRUE((*pinned)->pinned());
+  } else {
+    EXPECT_EQ(pinned.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_NE(std::string(pinned.status().message()).find("mlock"),
+              std::string::npos)
+        << pinned.status();
+  }
+}
+
+}  // namespace
+}  // namespace fusednorm

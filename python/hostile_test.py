@@ -1,0 +1,286 @@
+"""What a hostile or careless user does to the Python module: arrays kept
+past their epoch, threads sharing a loader, iterators started twice, closing
+under a running epoch, exiting with daemon threads, Ctrl-C, huge or invalid
+arguments. Each must give correct results or a clear exception, never a
+signal. Run by //python:hostile_test with Debian's /usr/bin/python3."""
+
+import gc
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import unittest
+
+import numpy as np
+import torch
+from PIL import Image
+
+import fusednorm
+from fusednorm.torch import FusedTail
+
+SMALL = dict(images=24, batch_size=4, size=16, seed=3)
+
+
+def run_python(code, timeout=120):
+    """Runs `code` in a fresh interpreter with this package on the path."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+class BatchLifetime(unittest.TestCase):
+    def reference(self):
+        return [images.copy() for images, _ in fusednorm.Loader(copy=True, **SMALL)]
+
+    def test_arrays_kept_after_the_loop_hold_their_batches(self):
+        expected = self.reference()
+        loader = fusednorm.Loader(**SMALL)
+        kept = []
+        for images, _ in loader:
+            kept.append(images)
+        self.assertEqual(len(kept), len(expected))
+        for got, want in zip(kept, expected):
+            self.assertTrue(np.array_equal(got, want))
+        last = kept[-1]
+        loader.close()
+        del loader, kept
+        gc.collect()
+        self.assertTrue(np.array_equal(last, expected[-1]))  # after close, too
+        self.assertEqual(float(last.sum()), float(expected[-1].sum()))
+
+    def test_list_of_an_epoch_and_views_of_views(self):
+        expected = self.reference()
+        got = list(fusednorm.Loader(**SMALL))
+        for (images, _), want in zip(got, expected):
+            self.assertTrue(np.array_equal(images, want))
+        view = got[0][0][1:, ::2]
+        tensor = torch.from_numpy(got[1][0])
+        del got
+        gc.collect()
+        self.assertTrue(np.array_equal(view, expected[0][1:, ::2]))
+        self.assertTrue(np.array_equal(tensor.numpy(), expected[1]))
+
+
+class Concurrency(unittest.TestCase):
+    def test_two_threads_on_one_iterator_share_its_batches(self):
+        loader = fusednorm.Loader(threads=2, **SMALL)
+        epoch = iter(loader)
+        seen, errors = [], []
+
+        def consume():
+            try:
+                for images, labels in epoch:
+                    seen.append(images.copy())
+            except Exception as e:  # noqa: BLE001 -- reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=consume) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        expected = [images for images, _ in fusednorm.Loader(copy=True, **SMALL)]
+        self.assertEqual(len(seen), len(expected))
+        self.assertEqual(sorted(a.tobytes() for a in seen),
+                         sorted(a.tobytes() for a in expected))
+
+    def test_iterators_are_independent_epochs(self):
+        loader = fusednorm.Loader(**SMALL)
+        first = iter(loader)
+        a0 = next(first)[0].copy()
+        second = iter(loader)  # must not end the first
+        rest_first = [images.copy() for images, _ in first]
+        whole_second = [images.copy() for images, _ in second]
+        self.assertEqual(len(rest_first), len(loader) - 1)
+        self.assertEqual(len(whole_second), len(loader))
+        self.assertEqual(first.epoch, 0)
+        self.assertEqual(second.epoch, 1)
+        # epoch 1 is epoch 1 of a fresh loader started at epoch 1
+        fresh = [images for images, _ in fusednorm.Loader(epoch=1, copy=True, **SMALL)]
+        self.assertTrue(all(np.array_equal(x, y) for x, y in zip(whole_second, fresh)))
+        self.assertFalse(np.array_equal(a0, whole_second[0]))
+
+    def test_close_under_a_running_epoch_and_after(self):
+        loader = fusednorm.Loader(threads=2, **SMALL)
+        epoch = iter(loader)
+        next(epoch)
+        loader.close()
+        with self.assertRaisesRegex(ValueError, "closed"):
+            next(epoch)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            iter(loader)
+        loader.close()  # twice is fine
+
+    def test_interpreter_exit_with_daemon_threads_iterating(self):
+        r = run_python("""
+            import threading, numpy as np, fusednorm
+            loader = fusednorm.Loader(images=4096, batch_size=8, size=64, threads=2)
+            op = fusednorm.FusedNormalization()
+            img = np.full((600, 600, 3), 7, np.uint8)
+            def iterate():
+                for _ in iter(loader):
+                    pass
+            def normalize():
+                while True:
+                    op(img)
+            for target in (iterate, iterate, normalize, normalize):
+                threading.Thread(target=target, daemon=True).start()
+            import time; time.sleep(0.5)
+            print("bye")
+        """)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "bye")
+        self.assertNotIn("terminate", r.stderr)
+
+    def test_ctrl_c_interrupts_a_waiting_next(self):
+        # A batch of eight large PNGs takes about a second to decode on one
+        # thread; a SIGINT 0.2 s into next() must stop it with
+        # KeyboardInterrupt, not deliver the batch and only then raise.
+        r = run_python("""
+            import io, os, signal, tempfile, threading, numpy as np, fusednorm
+            from PIL import Image
+            d = tempfile.mkdtemp()
+            os.makedirs(os.path.join(d, "c"))
+            noise = np.random.default_rng(1).integers(0, 255, (2500, 2500, 3), np.uint8)
+            buf = io.BytesIO()
+            Image.fromarray(noise).save(buf, "PNG", compress_level=1)
+            for i in range(8):
+                with open(os.path.join(d, "c", f"{i}.png"), "wb") as f:
+                    f.write(buf.getvalue())
+            loader = fusednorm.Loader(data=d, images=0, batch_size=8, size=32,
+                                      threads=1, split="val")
+            epoch = iter(loader)
+            threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+            try:
+                next(epoch)
+                print("delivered")
+            except KeyboardInterrupt:
+                print("interrupted")
+            try:
+                next(epoch)
+            except RuntimeError as e:
+                print("then:", e)
+        """)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("interrupted", r.stdout)
+        self.assertIn("then: the epoch was interrupted", r.stdout)
+
+
+class Limits(unittest.TestCase):
+    def test_resource_limits_are_clear_errors(self):
+        for kwargs, needle in [
+                (dict(threads=200000), "threads"),
+                (dict(threads=-1), "threads"),
+                (dict(batch_size=2 ** 62), "batch_size"),
+                (dict(batch_size=1 << 24, size=4096), "batch_size"),
+                (dict(images=-1), "images"),
+                (dict(size=0), "size"),
+                (dict(size=(16, 5000)), "size"),
+                (dict(rank=2, world_size=2), "rank"),
+                (dict(epoch=2 ** 32), "epoch"),
+                (dict(seed=-1), "seed"),
+                (dict(seed=2 ** 64), "seed")]:
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaisesRegex(ValueError, needle):
+                    fusednorm.Loader(**SMALL | kwargs)
+
+    def test_wrong_types_and_unknown_keywords_are_type_errors(self):
+        for kwargs in (dict(batch_size=4.0), dict(batch_size="4"), dict(threads=True),
+                       dict(copy=1), dict(size="16"), dict(mean="0.5"),
+                       dict(nonsense=1), dict(batch=4)):
+            with self.subTest(kwargs=kwargs), self.assertRaises(TypeError):
+                fusednorm.Loader(**SMALL | kwargs)
+
+    def test_numpy_integers_and_paths_are_accepted(self):
+        loader = fusednorm.Loader(images=np.int64(8), batch_size=np.int32(4), size=16)
+        self.assertEqual(len(loader), 2)
+
+
+class ArgumentChecks(unittest.TestCase):
+    def test_bad_probabilities_and_empty_lists(self):
+        for kwargs, needle in [(dict(erase_p=-0.1), "erase_p"),
+                               (dict(erase_p=math.nan), "erase_p"),
+                               (dict(erase_p=1.5), "erase_p"),
+                               (dict(flip_p=math.inf), "flip_p"),
+                               (dict(mean=[], std=[]), "mean"),
+                               (dict(mean=[0.5], std=[]), "std"),
+                               (dict(mean=[0.5]), "go together"),
+                               (dict(erase_scale=(0.1,)), "erase_scale"),
+                               (dict(erase_ratio=(0.0, 1.0)), "ratio")]:
+            for make in (fusednorm.FusedNormalization, FusedTail):
+                with self.subTest(make=make.__name__, kwargs=kwargs):
+                    with self.assertRaisesRegex(ValueError, needle):
+                        make(**kwargs)
+
+    def test_indices_sizes_and_kernels(self):
+        op = fusednorm.FusedNormalization(erase_p=0.5)
+        img = np.full((4, 4, 3), 9, np.uint8)
+        with self.assertRaisesRegex(ValueError, "2\\^63"):
+            op(img, index=2 ** 63)
+        with self.assertRaisesRegex(ValueError, "2\\^63"):
+            op(np.stack([img, img]), index=2 ** 63 - 1)
+        op(img, index=2 ** 63 - 1)  # the last index is fine
+        with self.assertRaises((OverflowError, TypeError)):
+            op(img, index=-1)
+        for h, w in ((0, 5), (5, 0), (-3, 4)):
+            with self.assertRaisesRegex(ValueError, "height"):
+                op.decisions(0, 0, h, w)
+        for c in (0, 5, -1):
+            with self.assertRaisesRegex(ValueError, "channels"):
+                op.kernel(c)
+        self.assertTrue(op.kernel(3))
+
+    def test_fused_tail_inputs(self):
+        tail = FusedTail()
+        for bad in ("photo.jpg", None, 3, [1, 2, 3], b"\xff\xd8"):
+            with self.subTest(bad=bad):
+                with self.assertRaisesRegex(TypeError, "PIL image"):
+                    tail(bad)
+        with self.assertRaisesRegex(ValueError, "empty"):
+            tail(Image.new("RGB", (0, 5)))
+        with self.assertRaisesRegex(TypeError, "8-bit"):
+            tail(Image.new("I", (4, 4)))
+        with self.assertRaisesRegex(ValueError, "shape"):
+            tail(np.zeros((2, 4, 4, 3), np.uint8))
+
+    def test_bilevel_images_convert_as_to_tensor_does(self):
+        import torchvision.transforms as T
+        bits = (np.arange(35).reshape(5, 7) % 3 == 0)
+        image = Image.fromarray(bits.astype(np.uint8) * 255).convert("1")
+        tail = FusedTail(preset="none", flip_p=0.0, erase_p=0.0)
+        expected = T.Normalize([0.0], [1.0])(T.ToTensor()(image))
+        self.assertTrue(torch.equal(tail(image), expected))
+
+
+class SampleErrors(unittest.TestCase):
+    def test_a_corrupt_sample_is_a_sample_error_naming_it_once(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "c"))
+            Image.new("RGB", (20, 20), (1, 2, 3)).save(os.path.join(d, "c", "a.png"))
+            with open(os.path.join(d, "c", "b.jpg"), "wb") as f:
+                f.write(b"\xff\xd8\xff not a jpeg")
+            kw = dict(data=d, size=8, batch_size=2, images=0, split="val")
+            with self.assertRaises(fusednorm.SampleError) as cm:
+                list(fusednorm.Loader(**kw))
+            message = str(cm.exception)
+            self.assertIn("b.jpg", message)
+            self.assertEqual(message.count("sample 1"), 1, message)
+            self.assertNotIsInstance(cm.exception, ValueError)
+            loader = fusednorm.Loader(on_error="skip", **kw)
+            epoch = iter(loader)
+            (images, labels), = list(epoch)
+            self.assertEqual(labels.tolist(), [0, -1])
+            (index, reason), = epoch.skipped
+            self.assertEqual(index, 1)
+            self.assertIn("b.jpg", reason)
+            self.assertEqual(loader.skipped, [(0, 1, reason)])
+
+
+if __name__ == "__main__":
+    unittest.main()

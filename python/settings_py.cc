@@ -1,0 +1,121 @@
+// Keywords to setting values (settings_py.h).
+#include "python/settings_py.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace fusednorm {
+namespace {
+
+[[noreturn]] void WrongType(const char* callable, const Setting& s,
+                            const py::handle& v, const char* expected) {
+  throw py::type_error(absl::StrCat(
+      callable, "() argument '", s.name, "' must be ", expected, ", not ",
+      std::string(py::str(py::type::of(v).attr("__name__")))));
+}
+
+bool IsBool(const py::handle& v) { return PyBool_Check(v.ptr()); }
+// An integer (int, numpy integers: anything with __index__), not a bool.
+bool IsInt(const py::handle& v) { return !IsBool(v) && PyIndex_Check(v.ptr()); }
+bool IsNumber(const py::handle& v) {
+  return IsInt(v) || PyFloat_Check(v.ptr()) ||
+         (!IsBool(v) && py::hasattr(v, "__float__") &&
+          !py::isinstance<py::str>(v));
+}
+
+std::string IntText(const py::handle& v) {
+  return py::str(py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())));
+}
+// The shortest text that reads back as the same double (Python's repr).
+std::string FloatText(const py::handle& v) {
+  if (IsInt(v)) return IntText(v);
+  return py::repr(py::float_(py::reinterpret_borrow<py::object>(v)));
+}
+
+// The numbers of a sequence (not a str), each by `text`.
+template <typename Text>
+std::string Items(const char* callable, const Setting& s, const py::handle& v,
+                  bool (*is_item)(const py::handle&), Text text,
+                  const char* expected) {
+  if (py::isinstance<py::str>(v) || py::isinstance<py::bytes>(v) ||
+      !PySequence_Check(v.ptr()))
+    WrongType(callable, s, v, expected);
+  std::vector<std::string> parts;
+  for (const py::handle item : py::reinterpret_borrow<py::sequence>(v)) {
+    if (!is_item(item)) WrongType(callable, s, item, expected);
+    parts.push_back(text(item));
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+// `v` as the text of setting `s`.
+std::string AsText(const char* callable, const Setting& s,
+                   const py::handle& v) {
+  switch (s.type) {
+    case SettingType::kBool:
+      if (!IsBool(v)) WrongType(callable, s, v, "a bool");
+      return v.ptr() == Py_True ? "true" : "false";
+    case SettingType::kInt:
+    case SettingType::kUint64:
+      if (!IsInt(v)) WrongType(callable, s, v, "an int");
+      return IntText(v);
+    case SettingType::kFloat:
+      if (!IsNumber(v)) WrongType(callable, s, v, "a number");
+      return FloatText(v);
+    case SettingType::kFloats:
+      return Items(callable, s, v, &IsNumber, &FloatText,
+                   "a sequence of numbers");
+    case SettingType::kSize:
+      if (IsInt(v)) return IntText(v);
+      return Items(callable, s, v, &IsInt, &IntText,
+                   "an int or a (height, width) pair of ints");
+    case SettingType::kText:
+      if (PyUnicode_Check(v.ptr())) return py::str(v);
+      if (py::hasattr(v, "__fspath__"))
+        return py::str(py::module_::import("os").attr("fspath")(v));
+      WrongType(callable, s, v, "a str or a path");
+    case SettingType::kChoice:
+      if (!PyUnicode_Check(v.ptr())) WrongType(callable, s, v, "a str");
+      return py::str(v);
+  }
+  WrongType(callable, s, v, "a supported value");
+}
+
+}  // namespace
+
+SettingValues FromKeywords(const py::dict& keywords,
+                           const std::vector<const Setting*>& accepted,
+                           const char* callable) {
+  SettingValues values(accepted, SettingStyle::kKeyword);
+  for (const auto& [key, value] : keywords) {
+    const std::string name = py::str(key);
+    const Setting* s = values.Find(name);
+    if (s == nullptr) {
+      throw py::type_error(absl::StrCat(
+          callable, "() got an unexpected keyword argument '", name, "'"));
+    }
+    if (value.is_none()) continue;
+    values.Set(*s, AsText(callable, *s, value));
+  }
+  return values;
+}
+
+py::list DescribeSettings(const std::vector<const Setting*>& accepted) {
+  py::list out;
+  for (const Setting* s : accepted) {
+    py::object d = py::none();
+    if (!s->default_value.empty()) d = py::str(s->default_value);
+    out.append(py::make_tuple(s->name, d, s->help));
+  }
+  return out;
+}
+
+const Setting* WithDefault(const Setting& row, std::string default_value) {
+  Setting* copy = new Setting(row);
+  copy->default_value = std::move(default_value);
+  return copy;
+}
+
+}  // namespace fusednorm
