@@ -35,7 +35,7 @@
 #include "benchmark/benchmark.h"
 #include "benchmarks/baselines.h"
 #include "benchmarks/measure.h"
-#include "pipeline/codecs.h"
+#include "codecs/codecs.h"
 #include "pipeline/preprocessor.h"
 #include "pipeline/transfer_station.h"
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "pipeline/codecs.h"
+#include "codecs/codecs.h"
 #include "pipeline/preprocessor.h"
-#include "pipeline/shards.h"
-#include "pipeline/tar.h"
+#include "data/shards.h"
+#include "data/tar.h"
 
 // Sanitizers bring their own allocator: there the test is skipped.
 #if defined(__has_feature)
@@ -92,10 +92,12 @@ void ExpectNoPerSampleAllocations(
   const long large = EpochAllocations(make(144));
   std::printf("%s: %ld allocations for 16 samples, %ld for 144\n", what, small,
               large);
-  // 128 more samples and 4 more batches: far fewer extra allocations than
-  // samples (a per-sample allocation would add at least 128; each batch
-  // makes a handful: its record, its lists and the reference to it).
-  EXPECT_LT(large - small, 48) << what;
+  // 128 more samples and 4 more batches: fewer extra allocations than
+  // samples (one per sample would add at least 128). Each batch makes about
+  // ten (its record, its lists, the reference to it; the slot pool grows
+  // once), and the workers' buffers grow at different moments, so the
+  // difference varies from run to run (35 to 60 seen).
+  EXPECT_LT(large - small, 100) << what;
 }
 
 TEST(Allocations, NonePerSample) {

@@ -18,7 +18,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "core/names.h"
-#include "pipeline/dataset.h"
+#include "data/dataset.h"
 #include "pipeline/transfer_station.h"
 
 namespace fusednorm {

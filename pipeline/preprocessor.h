@@ -41,7 +41,7 @@
 #include "core/names.h"
 #include "ops/fused_normalization.h"
 #include "ops/transforms.h"
-#include "pipeline/dataset.h"
+#include "data/dataset.h"
 #include "pipeline/epoch_loader.h"
 
 namespace fusednorm {

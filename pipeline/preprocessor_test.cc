@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "pipeline/codecs.h"
-#include "pipeline/npy.h"
-#include "pipeline/shards.h"
-#include "pipeline/tar.h"
+#include "codecs/codecs.h"
+#include "codecs/npy.h"
+#include "data/shards.h"
+#include "data/tar.h"
 
 namespace fusednorm {
 namespace {

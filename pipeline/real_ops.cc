@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "pipeline/codecs.h"
-#include "pipeline/jpeg.h"
-#include "pipeline/npy.h"
+#include "codecs/codecs.h"
+#include "codecs/jpeg.h"
+#include "codecs/npy.h"
 
 namespace fusednorm {
 namespace {

@@ -2,7 +2,7 @@
 // decode it, then each op in order. Where the dataset stores the sample as a
 // JPEG and the first op reads only a window of its input (RandomResizedCrop),
 // the window is drawn from the header's size first and only that part of the
-// image is decoded: the pixels are the full decode's (pipeline/jpeg.h), so
+// image is decoded: the pixels are the full decode's (codecs/jpeg.h), so
 // the result is byte-identical either way. A raw .npy sample is read where
 // the dataset keeps it, without a copy. Internal to pipeline/.
 #ifndef FUSEDNORM_PIPELINE_REAL_OPS_H_
@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "pipeline/chain.h"
-#include "pipeline/dataset.h"
-#include "pipeline/jpeg.h"
+#include "data/dataset.h"
+#include "codecs/jpeg.h"
 #include "rng/philox.h"
 
 namespace fusednorm {

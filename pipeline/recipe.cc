@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "pipeline/shards.h"
+#include "data/shards.h"
 
 namespace fusednorm {
 namespace {

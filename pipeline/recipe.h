@@ -18,7 +18,7 @@
 #include "core/geometry.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
-#include "pipeline/dataset.h"
+#include "data/dataset.h"
 #include "pipeline/epoch_loader.h"
 #include "pipeline/preprocessor.h"
 
@@ -28,7 +28,7 @@ struct RecipeOptions {
   // Normalization, dtype, layout, mode and kernel (flip and erase are the
   // recipe's).
   FusedNormalizationOptions normalization;
-  // Shards (a .tar, a list, a brace pattern: pipeline/shards.h) or an image
+  // Shards (a .tar, a list, a brace pattern: data/shards.h) or an image
   // folder; when empty, `dataset` at `path`.
   std::string data;
   std::string dataset = "synthetic";  // a kind OpenDataset knows

@@ -8,7 +8,7 @@
 #include "core/status.h"
 #include "ops/op_settings.h"
 #include "ops/resize.h"
-#include "pipeline/dataset.h"
+#include "data/dataset.h"
 #include "pipeline/epoch_loader.h"
 #include "pipeline/preprocessor.h"
 

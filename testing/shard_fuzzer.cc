@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/codecs.h"
-#include "pipeline/npy.h"
-#include "pipeline/shards.h"
-#include "pipeline/tar.h"
+#include "codecs/codecs.h"
+#include "codecs/npy.h"
+#include "data/shards.h"
+#include "data/tar.h"
 
 namespace fusednorm {
 namespace {

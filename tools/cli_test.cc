@@ -13,9 +13,9 @@
 
 #include "gtest/gtest.h"
 #include "ops/presets.h"
-#include "pipeline/codecs.h"
+#include "codecs/codecs.h"
 #include "testing/reference.h"
-#include "tools/npy.h"
+#include "data/npy_writer.h"
 
 namespace fusednorm {
 namespace {

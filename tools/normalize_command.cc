@@ -14,10 +14,10 @@
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
 #include "ops/transforms.h"
-#include "pipeline/codecs.h"
+#include "codecs/codecs.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
-#include "tools/npy.h"
+#include "data/npy_writer.h"
 #include "tools/options.h"
 #include "tools/output_npy.h"
 

@@ -1,7 +1,7 @@
 // WriteOutputNpy (output_npy.h): the dtype and shape of the op's outputs.
 #include "tools/output_npy.h"
 
-#include "tools/npy.h"
+#include "data/npy_writer.h"
 
 namespace fusednorm {
 

@@ -7,8 +7,8 @@
 
 #include "core/status.h"
 #include "kernels/formats.h"
-#include "pipeline/codecs.h"
-#include "tools/atomic_file.h"
+#include "codecs/codecs.h"
+#include "data/atomic_file.h"
 
 namespace fusednorm {
 namespace {

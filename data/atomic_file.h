@@ -1,8 +1,8 @@
 // Writing an output file so that a failed or interrupted run never leaves a
 // partial one: the bytes go to path + ".tmp", which is renamed into place
 // only when all of them are written.
-#ifndef FUSEDNORM_TOOLS_ATOMIC_FILE_H_
-#define FUSEDNORM_TOOLS_ATOMIC_FILE_H_
+#ifndef FUSEDNORM_DATA_ATOMIC_FILE_H_
+#define FUSEDNORM_DATA_ATOMIC_FILE_H_
 
 #include <cstdint>
 #include <cstdio>
@@ -47,4 +47,4 @@ absl::Status WriteFileAtomically(
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_TOOLS_ATOMIC_FILE_H_
+#endif  // FUSEDNORM_DATA_ATOMIC_FILE_H_

@@ -1,6 +1,6 @@
 // The datasets (dataset.h): synthetic, in memory, image folders, MNIST idx
 // files and CIFAR-10 batches.
-#include "pipeline/dataset.h"
+#include "data/dataset.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status.h"
-#include "pipeline/codecs.h"
+#include "codecs/codecs.h"
 #include "rng/philox.h"
 
 namespace fusednorm {

@@ -10,8 +10,8 @@
 // We parse tar ourselves rather than through libarchive because a sample must
 // be read where it lies in the memory-mapped shard, and libarchive hands out
 // file contents only by copying them.
-#ifndef FUSEDNORM_PIPELINE_TAR_H_
-#define FUSEDNORM_PIPELINE_TAR_H_
+#ifndef FUSEDNORM_DATA_TAR_H_
+#define FUSEDNORM_DATA_TAR_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -50,4 +50,4 @@ size_t TarPadding(uint64_t size);
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_PIPELINE_TAR_H_
+#endif  // FUSEDNORM_DATA_TAR_H_

@@ -1,7 +1,7 @@
 // Writing .npy files for the command-line program; parsing and headers are
-// pipeline/npy.h's.
-#ifndef FUSEDNORM_TOOLS_NPY_H_
-#define FUSEDNORM_TOOLS_NPY_H_
+// codecs/npy.h's.
+#ifndef FUSEDNORM_DATA_NPY_WRITER_H_
+#define FUSEDNORM_DATA_NPY_WRITER_H_
 
 #include <cstdint>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "pipeline/npy.h"
+#include "codecs/npy.h"
 
 namespace fusednorm {
 
@@ -21,4 +21,4 @@ absl::Status WriteNpy(const std::string& path, const std::string& descr,
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_TOOLS_NPY_H_
+#endif  // FUSEDNORM_DATA_NPY_WRITER_H_

@@ -1,8 +1,8 @@
 // Datasets: indexed collections of decoded uint8 HWC images with labels. Get()
 // is thread-safe; every error names the sample (its index, and its file where
 // it has one).
-#ifndef FUSEDNORM_PIPELINE_DATASET_H_
-#define FUSEDNORM_PIPELINE_DATASET_H_
+#ifndef FUSEDNORM_DATA_DATASET_H_
+#define FUSEDNORM_DATA_DATASET_H_
 
 #include <cstdint>
 #include <memory>
@@ -101,4 +101,4 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(const std::string& kind,
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_PIPELINE_DATASET_H_
+#endif  // FUSEDNORM_DATA_DATASET_H_

@@ -1,5 +1,5 @@
 // Tar reading and header writing (tar.h).
-#include "pipeline/tar.h"
+#include "data/tar.h"
 
 #include <algorithm>
 #include <cstring>

@@ -5,8 +5,8 @@
 // image. Errors are InvalidArgument naming `what`. Warnings libjpeg recovers
 // from are accepted, as PIL accepts them, except a premature end of data
 // (PIL reports a truncated file).
-#ifndef FUSEDNORM_PIPELINE_JPEG_H_
-#define FUSEDNORM_PIPELINE_JPEG_H_
+#ifndef FUSEDNORM_CODECS_JPEG_H_
+#define FUSEDNORM_CODECS_JPEG_H_
 
 #include <cstdint>
 #include <optional>
@@ -64,4 +64,4 @@ absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_PIPELINE_JPEG_H_
+#endif  // FUSEDNORM_CODECS_JPEG_H_

@@ -2,7 +2,7 @@
 // random
 // boxes in every chroma subsampling TurboJPEG writes (and gray, CMYK/YCCK,
 // progressive, restart intervals); errors name the file.
-#include "pipeline/jpeg.h"
+#include "codecs/jpeg.h"
 
 #include <turbojpeg.h>
 

@@ -1,5 +1,5 @@
 // AtomicFile and WriteFileAtomically (atomic_file.h).
-#include "tools/atomic_file.h"
+#include "data/atomic_file.h"
 
 #include <cerrno>
 #include <cstring>

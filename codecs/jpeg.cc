@@ -1,7 +1,7 @@
 // JPEG decoding through libjpeg (jpeg.h). libjpeg reports fatal errors by
 // calling error_exit, which must not return: it longjmps back to the call
 // that set up the decompressor, and the status is made there.
-#include "pipeline/jpeg.h"
+#include "codecs/jpeg.h"
 
 // clang-format off
 #include <csetjmp>

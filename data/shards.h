@@ -8,15 +8,15 @@
 // -1 without one. Other members are ignored. Opening indexes every shard, so
 // that the dataset has a size and global shuffling and rank/world-size
 // sharding work as for folders.
-#ifndef FUSEDNORM_PIPELINE_SHARDS_H_
-#define FUSEDNORM_PIPELINE_SHARDS_H_
+#ifndef FUSEDNORM_DATA_SHARDS_H_
+#define FUSEDNORM_DATA_SHARDS_H_
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "pipeline/dataset.h"
+#include "data/dataset.h"
 
 namespace fusednorm {
 
@@ -41,4 +41,4 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_PIPELINE_SHARDS_H_
+#endif  // FUSEDNORM_DATA_SHARDS_H_

@@ -1,7 +1,7 @@
 // JPEG (jpeg.h; TurboJPEG for encoding) and PNG (libpng) decoding and
 // encoding (codecs.h); each library's error handling ends here as an
 // absl::Status naming the file.
-#include "pipeline/codecs.h"
+#include "codecs/codecs.h"
 
 #include <png.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "pipeline/jpeg.h"
+#include "codecs/jpeg.h"
 
 namespace fusednorm {
 namespace {

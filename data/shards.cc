@@ -1,6 +1,6 @@
 // WebDataset shards (shards.h): brace patterns, memory-mapped tar files, the
 // per-sample index, and reading a sample in place.
-#include "pipeline/shards.h"
+#include "data/shards.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -17,9 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/status.h"
-#include "pipeline/codecs.h"
-#include "pipeline/npy.h"
-#include "pipeline/tar.h"
+#include "codecs/codecs.h"
+#include "codecs/npy.h"
+#include "data/tar.h"
 
 namespace fusednorm {
 namespace {

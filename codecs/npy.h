@@ -1,7 +1,7 @@
 // Minimal .npy (NumPy format 1.0/2.0): parsing in place, and headers for
 // writing. Used by shards (.npy samples) and the command-line program.
-#ifndef FUSEDNORM_PIPELINE_NPY_H_
-#define FUSEDNORM_PIPELINE_NPY_H_
+#ifndef FUSEDNORM_CODECS_NPY_H_
+#define FUSEDNORM_CODECS_NPY_H_
 
 #include <cstdint>
 #include <string>
@@ -36,4 +36,4 @@ std::string NpyHeader(const std::string& descr,
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_PIPELINE_NPY_H_
+#endif  // FUSEDNORM_CODECS_NPY_H_

@@ -1,5 +1,5 @@
 // .npy parsing and headers (npy.h).
-#include "pipeline/npy.h"
+#include "codecs/npy.h"
 
 #include <cstring>
 

@@ -1,7 +1,7 @@
 // Tar reading against archives made with TarFileHeader and hand-patched
 // headers (pax, GNU long names, corruptions), and a mutation loop that must
 // never read outside the archive.
-#include "pipeline/tar.h"
+#include "data/tar.h"
 
 #include <cstring>
 #include <random>

@@ -2,8 +2,8 @@
 // decoding to uint8 HWC images, and encoding for tests and benchmarks. Corrupt
 // or truncated data is an InvalidArgument naming `what` (a file name or
 // sample), never a crash.
-#ifndef FUSEDNORM_PIPELINE_CODECS_H_
-#define FUSEDNORM_PIPELINE_CODECS_H_
+#ifndef FUSEDNORM_CODECS_CODECS_H_
+#define FUSEDNORM_CODECS_CODECS_H_
 
 #include <cstdint>
 #include <string>
@@ -34,4 +34,4 @@ absl::StatusOr<std::vector<uint8_t>> EncodePng(const Image& image);
 
 }  // namespace fusednorm
 
-#endif  // FUSEDNORM_PIPELINE_CODECS_H_
+#endif  // FUSEDNORM_CODECS_CODECS_H_

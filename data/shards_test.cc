@@ -1,6 +1,6 @@
 // WebDataset shards: brace patterns, grouping by key across formats and
 // shards, labels, in-place decoding, and every error naming its file.
-#include "pipeline/shards.h"
+#include "data/shards.h"
 
 #include <sys/stat.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "pipeline/codecs.h"
-#include "pipeline/npy.h"
-#include "pipeline/tar.h"
+#include "codecs/codecs.h"
+#include "codecs/npy.h"
+#include "data/tar.h"
 
 namespace fusednorm {
 namespace {

@@ -1,7 +1,7 @@
 // Writing .npy files (npy.h).
-#include "tools/npy.h"
+#include "data/npy_writer.h"
 
-#include "tools/atomic_file.h"
+#include "data/atomic_file.h"
 
 namespace fusednorm {
 
