@@ -54,7 +54,7 @@ std::shared_ptr<const Dataset> Decoded() {
     std::vector<Image> images;
     std::vector<int64_t> labels;
     for (int i = 0; i < kImages; ++i) {
-      Sample s = *synth->Get(i);
+      Sample s = *DecodeSample(*synth, i);
       images.push_back(std::move(s.image));
       labels.push_back(s.label);
     }
@@ -73,7 +73,8 @@ std::shared_ptr<const Dataset> Jpegs() {
     mkdir((dir + "/x").c_str(), 0755);
     auto synth = MakeSyntheticDataset(kImages, 11);
     for (int i = 0; i < kImages; ++i) {
-      const std::vector<uint8_t> jpg = *EncodeJpeg((*synth->Get(i)).image, 90);
+      const std::vector<uint8_t> jpg =
+          *EncodeJpeg((*DecodeSample(*synth, i)).image, 90);
       std::ofstream(absl::StrCat(dir, "/x/", i, ".jpg"), std::ios::binary)
           .write(reinterpret_cast<const char*>(jpg.data()), jpg.size());
     }
@@ -145,7 +146,7 @@ void BM_TrainUnfused(benchmark::State& state) {
         Image cropped;
         for (int i = t; i < kImages; i += threads) {
           SampleStream s(1, epoch, i);
-          const Sample sample = *data->Get(i);
+          const Sample sample = *DecodeSample(*data, i);
           if (!crop.Execute(sample.image.view(), s, &cropped).ok())
             std::abort();
           u.aug = sampler.Sample(kSide, kSide, s);

@@ -13,8 +13,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "core/status.h"
 #include "codecs/jpeg.h"
+#include "core/status.h"
 
 namespace fusednorm {
 namespace {
@@ -80,7 +80,7 @@ absl::Status DecodeImageInto(absl::Span<const uint8_t> bytes,
     return s;
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      what, ": neither a JPEG nor a PNG (", bytes.size(), " bytes)"));
+      what, ": neither a JPEG, a PNG nor a .npy (", bytes.size(), " bytes)"));
 }
 
 absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
@@ -88,38 +88,6 @@ absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
   Image image;
   FUSEDNORM_RETURN_IF_ERROR(DecodeImageInto(bytes, what, &image));
   return image;
-}
-
-absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"),
-                                          &std::fclose);
-  if (!f) {
-    return absl::NotFoundError(
-        absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
-  }
-  struct stat st;
-  if (fstat(fileno(f.get()), &st) != 0 || st.st_size < 0) {
-    return absl::DataLossError(
-        absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
-  }
-  // The size stat gives, then whatever more the file has grown by.
-  out->resize(static_cast<size_t>(st.st_size));
-  size_t n = std::fread(out->data(), 1, out->size(), f.get());
-  for (int c; n == out->size() && (c = std::fgetc(f.get())) != EOF;) {
-    out->push_back(static_cast<uint8_t>(c));
-    ++n;
-  }
-  if (std::ferror(f.get()) || n != out->size()) {
-    return absl::DataLossError(
-        absl::StrCat(path, ": read error: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &bytes));
-  return bytes;
 }
 
 absl::StatusOr<std::vector<uint8_t>> EncodeJpeg(const Image& image,

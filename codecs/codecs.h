@@ -22,11 +22,6 @@ absl::StatusOr<Image> DecodeImage(absl::Span<const uint8_t> bytes,
 absl::Status DecodeImageInto(absl::Span<const uint8_t> bytes,
                              const std::string& what, Image* out);
 
-// Reads a whole file.
-absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path);
-// The same into `out`, reusing its storage.
-absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out);
-
 // Encodes an RGB (3-channel) image.
 absl::StatusOr<std::vector<uint8_t>> EncodeJpeg(const Image& image,
                                                 int quality = 90);

@@ -1,56 +1,87 @@
 // AtomicFile and WriteFileAtomically (atomic_file.h).
 #include "data/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
 namespace fusednorm {
 
 absl::StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
-  FILE* f = std::fopen((path + ".tmp").c_str(), "wb");
-  if (f == nullptr) {
+  std::string temp = path + ".tmp-XXXXXX";
+  std::vector<char> name(temp.begin(), temp.end());
+  name.push_back('\0');
+  const int fd = mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) {
     return absl::PermissionDeniedError(
         absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
   }
-  return AtomicFile(path, f);
+  // mkostemp makes the file 0600; an output file gets the usual mode.
+  const mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  return AtomicFile(path, name.data(), fd);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
     : path_(std::move(other.path_)),
-      f_(std::exchange(other.f_, nullptr)),
+      temp_(std::move(other.temp_)),
+      fd_(std::exchange(other.fd_, -1)),
       written_(other.written_) {}
 
 AtomicFile::~AtomicFile() {
-  if (f_ == nullptr) return;
-  std::fclose(f_);
-  std::remove((path_ + ".tmp").c_str());
+  if (fd_ < 0) return;
+  close(fd_);
+  unlink(temp_.c_str());
 }
 
-absl::Status AtomicFile::Fail(int error) {
-  if (f_ != nullptr) std::fclose(f_);
-  f_ = nullptr;
-  std::remove((path_ + ".tmp").c_str());
+absl::Status AtomicFile::Fail(const char* step, int error) {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  unlink(temp_.c_str());
   return absl::DataLossError(
-      absl::StrCat(path_, ": write failed: ", std::strerror(error)));
+      absl::StrCat(path_, ": ", step, " failed: ", std::strerror(error)));
 }
 
 absl::Status AtomicFile::Write(absl::Span<const uint8_t> bytes) {
-  if (f_ == nullptr) return Fail(EBADF);
-  if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
-    return Fail(errno);
+  if (fd_ < 0) return Fail("write", EBADF);
+  const uint8_t* p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    const ssize_t n = write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Fail("write", n < 0 ? errno : ENOSPC);
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
   written_ += bytes.size();
   return absl::OkStatus();
 }
 
 absl::Status AtomicFile::Commit() {
-  if (f_ == nullptr) return Fail(EBADF);
-  FILE* f = std::exchange(f_, nullptr);
-  if (std::fclose(f) != 0 ||
-      std::rename((path_ + ".tmp").c_str(), path_.c_str()) != 0) {
-    return Fail(errno);
+  if (fd_ < 0) return Fail("write", EBADF);
+  if (fsync(fd_) != 0) return Fail("flush to disk", errno);
+  const int fd = std::exchange(fd_, -1);
+  if (close(fd) != 0) {
+    fd_ = -1;
+    const int error = errno;
+    unlink(temp_.c_str());
+    return absl::DataLossError(
+        absl::StrCat(path_, ": close failed: ", std::strerror(error)));
+  }
+  if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    unlink(temp_.c_str());
+    return absl::DataLossError(
+        absl::StrCat(path_, ": rename failed: ", std::strerror(error)));
   }
   return absl::OkStatus();
 }

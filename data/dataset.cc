@@ -13,12 +13,18 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codecs/codec.h"
 #include "core/status.h"
-#include "codecs/codecs.h"
+#include "data/read_file.h"
 #include "rng/philox.h"
 
 namespace fusednorm {
 namespace {
+
+absl::Status CheckIndex(size_t index, size_t size) {
+  if (index < size) return absl::OkStatus();
+  return absl::OutOfRangeError(absl::StrCat("sample ", index, " >= ", size));
+}
 
 class Synthetic : public Dataset {
  public:
@@ -28,29 +34,32 @@ class Synthetic : public Dataset {
   }
   size_t size() const override { return count_; }
   int channels() const override { return 3; }
-  absl::StatusOr<Sample> Get(size_t index) const override {
-    Sample out;
-    FUSEDNORM_RETURN_IF_ERROR(GetInto(index, &out, nullptr));
-    return out;
+  absl::Status Read(size_t index, SampleBuffer* buffer,
+                    RawSample* out) const override {
+    FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, count_));
+    Draw(index, &buffer->image);
+    *out = RawSample();
+    out->index = index;
+    out->pixels = buffer->image.view();
+    out->label = static_cast<int64_t>(index % 10);
+    absl::StrAppend(&out->what, "sample ", index);
+    return absl::OkStatus();
   }
-  absl::Status GetInto(size_t index, Sample* out,
-                       EncodedSample*) const override {
-    if (index >= count_)
-      return absl::OutOfRangeError(
-          absl::StrCat("sample ", index, " >= ", count_));
-    // Size and pattern parameters from a stream of their own (never the
-    // sample's).
+
+ private:
+  // Sample `index`'s picture: size and pattern from a stream of their own
+  // (never the sample's).
+  void Draw(size_t index, Image* image) const {
     SampleStream s(seed_ ^ 0x5e17e71cull, 0, index);
     const int64_t h = s.UniformInt(64, 320), w = s.UniformInt(64, 320);
     const float fx = 0.02f + 0.2f * s.Uniform(),
                 fy = 0.02f + 0.2f * s.Uniform();
     const int tint = static_cast<int>(s.UniformInt(0, 2));
-    out->label = static_cast<int64_t>(index % 10);
-    out->image.height = h;
-    out->image.width = w;
-    out->image.channels = 3;
-    out->image.pixels.resize(static_cast<size_t>(h * w * 3));
-    uint8_t* p = out->image.pixels.data();
+    image->height = h;
+    image->width = w;
+    image->channels = 3;
+    image->pixels.resize(static_cast<size_t>(h * w * 3));
+    uint8_t* p = image->pixels.data();
     uint32_t noise = static_cast<uint32_t>(index * 2654435761u + 1);
     for (int64_t y = 0; y < h; ++y) {
       for (int64_t x = 0; x < w; ++x, p += 3) {
@@ -65,14 +74,13 @@ class Synthetic : public Dataset {
             (y * 255 / h + (noise >> 28) + (tint == 2 ? checker : 0)) & 0xff);
       }
     }
-    return absl::OkStatus();
   }
 
- private:
   size_t count_;
   uint64_t seed_;
 };
 
+// Images held in memory, read in place.
 class InMemory : public Dataset {
  public:
   InMemory(std::vector<Image> images, std::vector<int64_t> labels,
@@ -85,25 +93,14 @@ class InMemory : public Dataset {
   int channels() const override {
     return images_.empty() ? 3 : images_[0].channels;
   }
-  absl::StatusOr<Sample> Get(size_t index) const override {
-    if (index >= images_.size()) {
-      return absl::OutOfRangeError(
-          absl::StrCat("sample ", index, " >= ", images_.size()));
-    }
-    return Sample{images_[index], labels_[index]};
-  }
-  absl::Status GetInto(size_t index, Sample* out,
-                       EncodedSample*) const override {
-    if (index >= images_.size()) {
-      return absl::OutOfRangeError(
-          absl::StrCat("sample ", index, " >= ", images_.size()));
-    }
-    const Image& in = images_[index];
-    out->image.height = in.height;
-    out->image.width = in.width;
-    out->image.channels = in.channels;
-    out->image.pixels.assign(in.pixels.begin(), in.pixels.end());
+  absl::Status Read(size_t index, SampleBuffer*,
+                    RawSample* out) const override {
+    FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, images_.size()));
+    *out = RawSample();
+    out->index = index;
+    out->pixels = images_[index].view();
     out->label = labels_[index];
+    absl::StrAppend(&out->what, "sample ", index);
     return absl::OkStatus();
   }
 
@@ -122,35 +119,18 @@ class Folder : public Dataset {
   }
   size_t size() const override { return files_.size(); }
   int channels() const override { return 3; }
-  absl::StatusOr<Sample> Get(size_t index) const override {
-    Sample out;
-    EncodedSample scratch;
-    FUSEDNORM_RETURN_IF_ERROR(GetInto(index, &out, &scratch));
-    return out;
-  }
-  absl::Status GetInto(size_t index, Sample* out,
-                       EncodedSample* scratch) const override {
-    FUSEDNORM_RETURN_IF_ERROR(GetEncodedInto(index, scratch));
-    out->label = scratch->label;
-    return DecodeImageInto(scratch->bytes, scratch->what, &out->image);
-  }
-  bool stores_encoded() const override { return true; }
-  absl::Status GetEncodedInto(size_t index, EncodedSample* e) const override {
-    if (index >= files_.size()) {
-      return absl::OutOfRangeError(
-          absl::StrCat("sample ", index, " >= ", files_.size()));
-    }
+  absl::Status Read(size_t index, SampleBuffer* buffer,
+                    RawSample* out) const override {
+    FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, files_.size()));
     const std::string& path = files_[index].first;
-    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
-        ReadFileInto(path, &e->owned), absl::StrCat("sample ", index, ": ")));
-    e->bytes = e->owned;
-    const size_t dot = path.rfind('.') + 1;
-    e->format.assign(path, dot, std::string::npos);
-    absl::AsciiStrToLower(&e->format);
-    if (e->format == "jpeg") e->format = "jpg";
-    e->label = files_[index].second;
-    e->what.clear();
-    absl::StrAppend(&e->what, "sample ", index, " (", path, ")");
+    *out = RawSample();
+    out->index = index;
+    absl::StrAppend(&out->what, "sample ", index, " (", path, ")");
+    FUSEDNORM_RETURN_IF_ERROR(
+        PrefixStatus(ReadFileInto(path, &buffer->bytes),
+                     "sample " + std::to_string(index) + ": "));
+    out->encoded = buffer->bytes;
+    out->label = files_[index].second;
     return absl::OkStatus();
   }
 
@@ -186,16 +166,27 @@ uint32_t BigEndian32(const uint8_t* p) {
 
 }  // namespace
 
-absl::Status Dataset::GetInto(size_t index, Sample* out,
-                              EncodedSample* scratch) const {
-  FUSEDNORM_ASSIGN_OR_RETURN(*out, Get(index));
-  return absl::OkStatus();
+absl::StatusOr<Image> DecodeRawSample(const RawSample& raw) {
+  if (raw.is_encoded()) return DecodeWhole(raw.encoded, raw.what);
+  const ImageView& v = raw.pixels;
+  Image image;
+  AllocateImage(v.height, v.width, v.channels, &image);
+  for (int64_t y = 0; y < v.height; ++y) {
+    std::copy_n(v.pixels.begin() + y * v.row_stride, v.width * v.channels,
+                image.pixels.begin() + y * v.width * v.channels);
+  }
+  return image;
 }
 
-absl::StatusOr<EncodedSample> Dataset::GetEncoded(size_t index) const {
-  EncodedSample e;
-  FUSEDNORM_RETURN_IF_ERROR(GetEncodedInto(index, &e));
-  return e;
+absl::StatusOr<Sample> DecodeSample(const Dataset& dataset, size_t index) {
+  SampleBuffer buffer;
+  RawSample raw;
+  FUSEDNORM_RETURN_IF_ERROR(dataset.Read(index, &buffer, &raw));
+  Sample out;
+  out.label = raw.label;
+  FUSEDNORM_ASSIGN_OR_RETURN(out.image, DecodeRawSample(raw));
+  FUSEDNORM_RETURN_IF_ERROR(dataset.CheckUnchanged(raw));
+  return out;
 }
 
 std::unique_ptr<Dataset> MakeSyntheticDataset(size_t count, uint64_t seed) {
@@ -236,11 +227,10 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenImageFolder(
     FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> names,
                                ListDir(dir));
     for (const std::string& n : names) {
-      const std::string lower = absl::AsciiStrToLower(n);
-      if (absl::EndsWith(lower, ".jpg") || absl::EndsWith(lower, ".jpeg") ||
-          absl::EndsWith(lower, ".png")) {
+      // Folders hold what decodes to RGB (JPEG, PNG): one channel count.
+      const Codec* codec = CodecForFile(n);
+      if (codec != nullptr && codec->channels == 3)
         files.emplace_back(absl::StrCat(dir, "/", n), label);
-      }
     }
     ++label;
   }

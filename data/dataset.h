@@ -1,6 +1,8 @@
-// Datasets: indexed collections of decoded uint8 HWC images with labels. Get()
-// is thread-safe; every error names the sample (its index, and its file where
-// it has one).
+// Datasets: indexed collections of images with labels. A sample is read as
+// its dataset stores it -- encoded bytes (a JPEG, a PNG, a .npy; decoded by
+// codecs/codec.h) or decoded pixels -- through one method, Read(), into
+// storage the caller keeps from sample to sample. Read() is thread-safe;
+// every error names the sample (its index, and its file where it has one).
 #ifndef FUSEDNORM_DATA_DATASET_H_
 #define FUSEDNORM_DATA_DATASET_H_
 
@@ -11,27 +13,36 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "ops/transforms.h"
+#include "core/image.h"
 
 namespace fusednorm {
 
+// A sample decoded whole (DecodeSample).
 struct Sample {
   Image image;
   int64_t label = -1;
 };
 
-// A sample's image as the dataset stores it, for copying without decoding
-// or decoding only a part: the encoded bytes (in `owned`, or in the
-// dataset's own memory), their format ("jpg", "png", "npy"), and the name
-// errors give them (e.g. "sample 7 (dir/a.jpg)").
-struct EncodedSample {
-  absl::Span<const uint8_t> bytes;
-  std::vector<uint8_t> owned;
-  std::string format;
+// One sample as its dataset stores it: exactly one of `encoded` (a JPEG,
+// PNG or .npy's bytes) and `pixels` (a decoded image) is set. Both point
+// into the dataset's memory or the reader's SampleBuffer, and stay valid
+// until that buffer is read into again.
+struct RawSample {
+  size_t index = 0;  // in its dataset
+  absl::Span<const uint8_t> encoded;
+  ImageView pixels;
   int64_t label = -1;
+  // Names the sample in errors, e.g. "sample 7 (dir/a.jpg)".
   std::string what;
+  bool is_encoded() const { return pixels.pixels.data() == nullptr; }
+};
+
+// A reader's storage for Read(), kept from sample to sample: once it has
+// grown to the largest sample, reading allocates nothing.
+struct SampleBuffer {
+  std::vector<uint8_t> bytes;  // a file's bytes
+  Image image;                 // generated pixels
 };
 
 class Dataset {
@@ -39,27 +50,29 @@ class Dataset {
   virtual ~Dataset() = default;
   virtual std::string name() const = 0;
   virtual size_t size() const = 0;
-  // Channels of every image.
+  // Channels of every image (encoded JPEG and PNG images: 3).
   virtual int channels() const = 0;
-  // Decodes sample `index` (< size()).
-  virtual absl::StatusOr<Sample> Get(size_t index) const = 0;
 
-  // The same into `out`, reusing its storage; `scratch` holds the encoded
-  // bytes where the dataset reads files. A worker that keeps both stops
-  // allocating once they fit its largest sample. The default calls Get().
-  virtual absl::Status GetInto(size_t index, Sample* out,
-                               EncodedSample* scratch) const;
+  // Reads sample `index` (< size()) into *out, using `buffer` where the
+  // dataset does not keep the sample in memory.
+  virtual absl::Status Read(size_t index, SampleBuffer* buffer,
+                            RawSample* out) const = 0;
 
-  // Whether GetEncodedInto gives samples (folders and shards do).
-  virtual bool stores_encoded() const { return false; }
-  // Sample `index` as stored, into `out` (reusing out->owned), where the
-  // dataset keeps images encoded (folders, shards); Unimplemented elsewhere.
-  virtual absl::Status GetEncodedInto(size_t index, EncodedSample* out) const {
-    return absl::UnimplementedError(
-        absl::StrCat(name(), " does not store encoded images"));
+  // Checks, after `sample` (read by Read) was used, that its bytes were
+  // still the dataset's: a shard replaced or truncated while it was read
+  // is an error naming the shard. OK for datasets whose memory cannot
+  // change under them.
+  virtual absl::Status CheckUnchanged(const RawSample& sample) const {
+    return absl::OkStatus();
   }
-  absl::StatusOr<EncodedSample> GetEncoded(size_t index) const;
 };
+
+// A sample read by Read(), decoded whole into an image of its own.
+absl::StatusOr<Image> DecodeRawSample(const RawSample& raw);
+
+// Sample `index` read and decoded whole (a copy of its own): for tools and
+// tests; the loader decodes only what each sample needs instead.
+absl::StatusOr<Sample> DecodeSample(const Dataset& dataset, size_t index);
 
 // Procedural RGB images of varied sizes (64..320 per side), labels index % 10:
 // the dataset used when no data is given. Deterministic in (seed, index).
@@ -70,8 +83,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> MakeInMemoryDataset(
     std::vector<Image> images, std::vector<int64_t> labels);
 
 // A folder with one sub-folder per class (sorted names are labels 0, 1, ...),
-// each holding .jpg/.jpeg/.png files (sorted). Files are read and decoded in
-// Get().
+// each holding image files the codecs know by extension (sorted). Files are
+// read in Read(); a file that changed while it was read is an error.
 absl::StatusOr<std::unique_ptr<Dataset>> OpenImageFolder(
     const std::string& root);
 

@@ -2,12 +2,6 @@
 // per-sample index, and reading a sample in place.
 #include "data/shards.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -16,9 +10,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/status.h"
-#include "codecs/codecs.h"
 #include "codecs/npy.h"
+#include "core/status.h"
+#include "data/mapped_file.h"
 #include "data/tar.h"
 
 namespace fusednorm {
@@ -26,53 +20,13 @@ namespace {
 
 constexpr size_t kMaxShards = 1000000;
 
-// A read-only private mapping of a whole file (empty files map nothing).
-class MappedFile {
- public:
-  static absl::StatusOr<std::unique_ptr<MappedFile>> Open(
-      const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      const std::string why = std::strerror(errno);
-      return errno == ENOENT
-                 ? absl::NotFoundError(absl::StrCat(path, ": ", why))
-                 : absl::InvalidArgumentError(absl::StrCat(path, ": ", why));
-    }
-    struct stat st;
-    void* map = nullptr;
-    if (fstat(fd, &st) == 0 && st.st_size > 0) {
-      map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
-                 MAP_PRIVATE, fd, 0);
-    }
-    const int err = errno;
-    close(fd);
-    if (map == MAP_FAILED) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": cannot map: ", std::strerror(err)));
-    }
-    auto file = std::unique_ptr<MappedFile>(new MappedFile());
-    file->data_ = static_cast<const uint8_t*>(map);
-    file->size_ = map == nullptr ? 0 : static_cast<size_t>(st.st_size);
-    return file;
-  }
-  ~MappedFile() {
-    if (data_ != nullptr) munmap(const_cast<uint8_t*>(data_), size_);
-  }
-  absl::Span<const uint8_t> bytes() const { return {data_, size_}; }
-
- private:
-  MappedFile() = default;
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
-
 // One sample of the index.
 struct ShardSample {
   uint32_t shard = 0;
   bool has_image = false;
   bool npy = false;
-  std::string format;           // "jpg", "png" or "npy"
   size_t offset = 0, size = 0;  // the image member
+  std::string link_error;       // the image member is a broken link
   int64_t label = -1;
   std::string key;
 };
@@ -106,12 +60,29 @@ class Shards : public Dataset {
   }
   size_t size() const override { return samples_.size(); }
   int channels() const override { return channels_; }
-  absl::StatusOr<Sample> Get(size_t index) const override;
-  absl::Status GetInto(size_t index, Sample* out,
-                       EncodedSample* scratch) const override;
-  bool stores_encoded() const override { return true; }
+
   // Names the sample "sample 7 (shard.tar at byte 1536, key 000000007)".
-  absl::Status GetEncodedInto(size_t index, EncodedSample* e) const override;
+  absl::Status Read(size_t index, SampleBuffer*,
+                    RawSample* out) const override {
+    if (index >= samples_.size()) {
+      return absl::OutOfRangeError(
+          absl::StrCat("sample ", index, " >= ", samples_.size()));
+    }
+    const ShardSample& s = samples_[index];
+    *out = RawSample();
+    out->index = index;
+    out->label = s.label;
+    absl::StrAppend(&out->what, "sample ", index, " (", paths_[s.shard],
+                    " at byte ", s.offset, ", key ", s.key, ")");
+    if (!s.link_error.empty())
+      return InvalidArgumentCat(out->what, ": its image ", s.link_error);
+    out->encoded = files_[s.shard]->bytes().subspan(s.offset, s.size);
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckUnchanged(const RawSample& sample) const override {
+    return files_[samples_[sample.index].shard]->CheckUnchanged();
+  }
 
  private:
   std::vector<std::string> paths_;
@@ -119,45 +90,6 @@ class Shards : public Dataset {
   std::vector<ShardSample> samples_;
   int channels_;
 };
-
-absl::StatusOr<Sample> Shards::Get(size_t index) const {
-  Sample out;
-  EncodedSample scratch;
-  FUSEDNORM_RETURN_IF_ERROR(GetInto(index, &out, &scratch));
-  return out;
-}
-
-absl::Status Shards::GetInto(size_t index, Sample* out,
-                             EncodedSample* scratch) const {
-  FUSEDNORM_RETURN_IF_ERROR(GetEncodedInto(index, scratch));
-  out->label = scratch->label;
-  if (scratch->format != "npy") {
-    return DecodeImageInto(scratch->bytes, scratch->what, &out->image);
-  }
-  // Checked at open; the one copy a Sample's owned Image needs.
-  FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a,
-                             ParseNpyImage(scratch->bytes, scratch->what));
-  out->image.height = a.shape[0];
-  out->image.width = a.shape[1];
-  out->image.channels = static_cast<int>(a.shape[2]);
-  out->image.pixels.assign(a.data.begin(), a.data.end());
-  return absl::OkStatus();
-}
-
-absl::Status Shards::GetEncodedInto(size_t index, EncodedSample* e) const {
-  if (index >= samples_.size()) {
-    return absl::OutOfRangeError(
-        absl::StrCat("sample ", index, " >= ", samples_.size()));
-  }
-  const ShardSample& s = samples_[index];
-  e->bytes = files_[s.shard]->bytes().subspan(s.offset, s.size);
-  e->format = s.format;
-  e->label = s.label;
-  e->what.clear();
-  absl::StrAppend(&e->what, "sample ", index, " (", paths_[s.shard],
-                  " at byte ", s.offset, ", key ", s.key, ")");
-  return absl::OkStatus();
-}
 
 // Adds member `m` of shard `shard` to the index (a new sample when its key
 // differs from the last one's).
@@ -170,13 +102,15 @@ absl::Status AddMember(const TarMember& m, uint32_t shard,
       ext == "jpg" || ext == "jpeg" || ext == "png" || ext == "npy";
   if (!image && ext != "cls") return absl::OkStatus();
   if (!*open || samples->back().shard != shard || samples->back().key != key) {
-    samples->push_back({shard, false, false, "", 0, 0, -1, key});
+    samples->push_back({shard, false, false, 0, 0, "", -1, key});
     *open = true;
   }
   ShardSample& s = samples->back();
   const std::string where =
       absl::StrCat(path, ": member ", m.name, " at byte ", m.offset);
   if (ext == "cls") {
+    if (!m.link_error.empty())
+      return InvalidArgumentCat(where, ": .cls ", m.link_error);
     const absl::string_view text(
         reinterpret_cast<const char*>(bytes.data() + m.offset), m.size);
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &s.label))
@@ -187,9 +121,9 @@ absl::Status AddMember(const TarMember& m, uint32_t shard,
     return InvalidArgumentCat(where, ": a second image for key ", key);
   s.has_image = true;
   s.npy = ext == "npy";
-  s.format = ext == "jpeg" ? "jpg" : ext;
   s.offset = m.offset;
   s.size = m.size;
+  s.link_error = m.link_error;
   return absl::OkStatus();
 }
 
@@ -198,7 +132,7 @@ absl::Status AddMember(const TarMember& m, uint32_t shard,
 absl::StatusOr<int> Channels(const ShardSample& s,
                              absl::Span<const uint8_t> bytes,
                              const std::string& what) {
-  if (!s.npy) return 3;
+  if (!s.npy || !s.link_error.empty()) return 3;
   FUSEDNORM_ASSIGN_OR_RETURN(
       const NpyArray a, ParseNpyImage(bytes.subspan(s.offset, s.size), what));
   return static_cast<int>(a.shape[2]);
@@ -249,7 +183,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
   for (uint32_t shard = 0; shard < paths.size(); ++shard) {
     FUSEDNORM_ASSIGN_OR_RETURN(files.emplace_back(),
                                MappedFile::Open(paths[shard]));
-    const absl::Span<const uint8_t> bytes = files.back()->bytes();
+    const MappedFile& file = *files.back();
+    const absl::Span<const uint8_t> bytes = file.bytes();
     FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<TarMember> members,
                                ReadTarIndex(bytes, paths[shard]));
     const size_t first = samples.size();
@@ -270,6 +205,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
       }
       channels = c;
     }
+    // An index read while the shard changed under it is no index.
+    FUSEDNORM_RETURN_IF_ERROR(file.CheckUnchanged());
   }
   if (samples.empty())
     return InvalidArgumentCat(paths.front(), ": the shards hold no samples");

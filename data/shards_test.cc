@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "codecs/codecs.h"
 #include "codecs/npy.h"
 #include "data/tar.h"
+#include "gtest/gtest.h"
 
 namespace fusednorm {
 namespace {
@@ -92,7 +92,7 @@ TEST(Shards, GroupsByKeyAcrossFormatsAndShards) {
   const std::vector<int64_t> labels = {4, 1, 9};
   const std::vector<Image> images = {*DecodeImage(jpeg, "a"), b, c};
   for (size_t i = 0; i < 3; ++i) {
-    const absl::StatusOr<Sample> s = (*d)->Get(i);
+    const absl::StatusOr<Sample> s = DecodeSample(**d, i);
     ASSERT_TRUE(s.ok()) << s.status();
     EXPECT_EQ(s->label, labels[i]);
     EXPECT_EQ(s->image.height, images[i].height);
@@ -137,7 +137,7 @@ TEST(Shards, CorruptImageIsTheSampleErrorWithShardAndOffset) {
       WriteShard("c.tar", {{"a.jpg", "\xff\xd8\xff broken"}, {"a.cls", "0"}});
   const absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards({path});
   ASSERT_TRUE(d.ok()) << d.status();
-  const absl::StatusOr<Sample> s = (*d)->Get(0);
+  const absl::StatusOr<Sample> s = DecodeSample(**d, 0);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find(path + " at byte 512, key a"),
             std::string::npos)

@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "core/status.h"
 
@@ -17,7 +21,8 @@ namespace {
 constexpr size_t kName = 0, kNameLen = 100;
 constexpr size_t kMode = 100, kSize = 124, kSizeLen = 12;
 constexpr size_t kChecksum = 148, kChecksumLen = 8;
-constexpr size_t kType = 156, kMagic = 257;
+constexpr size_t kType = 156, kLinkName = 157, kLinkNameLen = 100;
+constexpr size_t kMagic = 257;
 constexpr size_t kPrefix = 345, kPrefixLen = 155;
 
 // A numeric field: octal digits, optionally space/NUL-padded on both sides,
@@ -76,10 +81,17 @@ bool ChecksumMatches(const uint8_t* h) {
          static_cast<int64_t>(stored) == signed_sum;
 }
 
-// Pax records "LEN key=value\n": returns the values of `path` and `size`
-// where present.
-absl::Status ParsePax(absl::string_view records, std::string* path,
-                      uint64_t* size, bool* has_size) {
+// What the extension headers before a member said about it.
+struct Pending {
+  std::string name;  // from pax path= or a GNU long name; "" if none
+  std::string link;  // from pax linkpath= or a GNU long link name
+  uint64_t size = 0;
+  bool has_size = false;
+};
+
+// Pax records "LEN key=value\n": the values of `path`, `linkpath` and
+// `size` where present.
+absl::Status ParsePax(absl::string_view records, Pending* p) {
   while (!records.empty()) {
     const size_t space = records.find(' ');
     uint64_t len;
@@ -94,37 +106,50 @@ absl::Status ParsePax(absl::string_view records, std::string* path,
     if (eq == absl::string_view::npos)
       return absl::InvalidArgumentError("pax record without '='");
     const absl::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
-    if (key == "path") *path = std::string(value);
+    if (key == "path") p->name = std::string(value);
+    if (key == "linkpath") p->link = std::string(value);
     if (key == "size") {
-      if (!absl::SimpleAtoi(value, size))
+      if (!absl::SimpleAtoi(value, &p->size))
         return absl::InvalidArgumentError("pax size is not a number");
-      *has_size = true;
+      p->has_size = true;
     }
   }
   return absl::OkStatus();
 }
 
-// What the extension headers before a member said about it.
-struct Pending {
-  std::string name;  // from pax path= or a GNU long name; "" if none
-  uint64_t size = 0;
-  bool has_size = false;
+// A link member, resolved once the whole index is read.
+struct Link {
+  size_t member;       // its entry in the index
+  std::string target;  // the path it names, as stored
+  bool symbolic;
 };
 
-// Reads the header at `at`: appends a regular file to `out`, records an
-// extension in `pending`, and returns the offset of the next header.
+// The member's name: a pax or GNU long name, else the header's (with the
+// ustar prefix).
+std::string MemberName(const uint8_t* h, const Pending& pending) {
+  if (!pending.name.empty()) return pending.name;
+  std::string name = Text(h + kName, kNameLen);
+  if (std::memcmp(h + kMagic, "ustar", 5) == 0) {
+    const std::string prefix = Text(h + kPrefix, kPrefixLen);
+    if (!prefix.empty()) name = prefix + "/" + name;
+  }
+  return name;
+}
+
+// Reads the header at `at`: appends a file or link to `out` (links also to
+// `links`), records an extension in `pending`, and returns the offset of
+// the next header.
 absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
-                                  Pending* pending,
-                                  std::vector<TarMember>* out) {
+                                  Pending* pending, std::vector<TarMember>* out,
+                                  std::vector<Link>* links) {
   const uint8_t* h = bytes.data() + at;
   if (!ChecksumMatches(h)) return InvalidArgumentCat("bad header checksum");
   uint64_t size;
   if (!ParseNumber(h + kSize, kSizeLen, &size))
     return InvalidArgumentCat("bad size field");
   const char type = static_cast<char>(h[kType]);
-  if (type == '0' || type == 0 || type == '7') {
-    if (pending->has_size) size = pending->size;
-  }
+  const bool file = type == '0' || type == 0 || type == '7';
+  if (file && pending->has_size) size = pending->size;
   const size_t data = at + kTarBlock;
   if (size > bytes.size() - data) {
     return InvalidArgumentCat("member of ", size, " bytes runs past the end (",
@@ -135,25 +160,87 @@ absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
                                size);
   if (type == 'x') {
     Pending p;
-    FUSEDNORM_RETURN_IF_ERROR(ParsePax(body, &p.name, &p.size, &p.has_size));
+    FUSEDNORM_RETURN_IF_ERROR(ParsePax(body, &p));
     *pending = p;
   } else if (type == 'L') {
     pending->name = Text(h + kTarBlock, size);
-  } else if (type == '0' || type == 0 || type == '7') {
-    std::string name = pending->name;
-    if (name.empty()) {
-      name = Text(h + kName, kNameLen);
-      if (std::memcmp(h + kMagic, "ustar", 5) == 0) {
-        const std::string prefix = Text(h + kPrefix, kPrefixLen);
-        if (!prefix.empty()) name = prefix + "/" + name;
-      }
-    }
-    out->push_back({name, data, size});
+  } else if (type == 'K') {
+    pending->link = Text(h + kTarBlock, size);
+  } else if (file) {
+    out->push_back({MemberName(h, *pending), data, size, ""});
+    *pending = Pending();
+  } else if (type == '1' || type == '2') {
+    const std::string target = pending->link.empty()
+                                   ? Text(h + kLinkName, kLinkNameLen)
+                                   : pending->link;
+    links->push_back({out->size(), target, type == '2'});
+    out->push_back({MemberName(h, *pending), 0, 0, ""});
     *pending = Pending();
   } else {
-    *pending = Pending();  // directories, links, global headers: passed over
+    *pending = Pending();  // directories, devices, global headers: passed over
   }
   return std::min(next, bytes.size());
+}
+
+// `path` with "." and "x/.." steps removed, or "" when it leaves the
+// archive's root.
+std::string Normalize(const std::string& path) {
+  std::vector<absl::string_view> parts;
+  for (absl::string_view p : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    if (p == ".") continue;
+    if (p == "..") {
+      if (parts.empty()) return "";
+      parts.pop_back();
+      continue;
+    }
+    parts.push_back(p);
+  }
+  return absl::StrJoin(parts, "/");
+}
+
+// The path a link names: a hard link's target is a path in the archive; a
+// symbolic link's is relative to the link's directory.
+std::string LinkTarget(const std::string& link_name, const Link& link) {
+  if (!link.symbolic || absl::StartsWith(link.target, "/"))
+    return Normalize(link.target);
+  const size_t slash = link_name.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "" : link_name.substr(0, slash + 1);
+  return Normalize(dir + link.target);
+}
+
+// Gives each link its target's bytes, following links up to 32 deep.
+void ResolveLinks(const std::vector<Link>& links,
+                  std::vector<TarMember>* members) {
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < members->size(); ++i)
+    by_name[Normalize((*members)[i].name)] = i;
+  std::map<size_t, const Link*> link_of;
+  for (const Link& l : links) link_of[l.member] = &l;
+  for (const Link& l : links) {
+    TarMember& m = (*members)[l.member];
+    size_t at = l.member;
+    std::string why;
+    for (int depth = 0; why.empty(); ++depth) {
+      const auto link = link_of.find(at);
+      if (link == link_of.end()) break;  // a regular file
+      const std::string target = LinkTarget((*members)[at].name, *link->second);
+      const auto found = by_name.find(target);
+      if (depth == 32) {
+        why = "links nest more than 32 deep (a cycle?)";
+      } else if (target.empty() || found == by_name.end()) {
+        why = absl::StrCat("links to \"", link->second->target,
+                           "\", which is not a file of the archive");
+      } else {
+        at = found->second;
+      }
+    }
+    m.link_error = why;
+    if (why.empty()) {
+      m.offset = (*members)[at].offset;
+      m.size = (*members)[at].size;
+    }
+  }
 }
 
 }  // namespace
@@ -161,11 +248,13 @@ absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
 absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
     absl::Span<const uint8_t> bytes, const std::string& what) {
   std::vector<TarMember> members;
+  std::vector<Link> links;
   Pending pending;
   size_t at = 0;
   while (at + kTarBlock <= bytes.size()) {
     if (AllZero(bytes.data() + at)) break;  // the end-of-archive blocks
-    absl::StatusOr<size_t> next = ReadMember(bytes, at, &pending, &members);
+    absl::StatusOr<size_t> next =
+        ReadMember(bytes, at, &pending, &members, &links);
     if (!next.ok()) {
       return InvalidArgumentCat(what, ": tar header at byte ", at, ": ",
                                 next.status().message());
@@ -178,6 +267,7 @@ absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
       return InvalidArgumentCat(what, ": truncated tar header at byte ", at);
     }
   }
+  ResolveLinks(links, &members);
   return members;
 }
 

@@ -25,16 +25,23 @@ namespace fusednorm {
 
 inline constexpr size_t kTarBlock = 512;
 
-// One regular file: its path in the archive and where its bytes lie.
+// One file: its path in the archive and where its bytes lie. A hard or
+// symbolic link to another file of the archive has that file's bytes; a
+// link whose target is not a file of the archive has none, and
+// `link_error` says why.
 struct TarMember {
   std::string name;
   size_t offset = 0;  // of the first data byte, from the archive's start
   size_t size = 0;
+  std::string link_error;
 };
 
-// The regular files of `bytes`, in archive order. Directories, links and
-// global pax headers are passed over; the archive ends at two zero blocks
-// or at its last byte. `what` names the archive in errors.
+// The files of `bytes`, in archive order: regular files, and links
+// resolved to the files they name (hard links by path, as GNU tar writes a
+// file stored twice; symbolic links relative to their directory, through
+// other links, up to 32 deep). Directories and global pax headers are
+// passed over; the archive ends at two zero blocks or at its last byte.
+// `what` names the archive in errors.
 absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
     absl::Span<const uint8_t> bytes, const std::string& what);
 

@@ -18,12 +18,26 @@ namespace {
 absl::Status RecordOnly(const std::string& name) {
   return absl::UnimplementedError(
       absl::StrCat(name,
-                   " has no Execute: it is fused into FusedNormalization, "
-                   "which a Preprocessor appends "
-                   "to every transform chain"));
+                   " is fused into FusedNormalization, which a Preprocessor "
+                   "appends to every transform chain: it transforms no "
+                   "pixels of its own"));
 }
 
 }  // namespace
+
+absl::Status PreprocessOp::Execute(const ImageView& input, SampleStream& stream,
+                                   Image* output) const {
+  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+  return Apply(input, Decide({input.height, input.width}, stream), output);
+}
+
+absl::StatusOr<Size2> RecordOnlyOp::OutputSize(Size2) const {
+  return RecordOnly(name());
+}
+absl::Status RecordOnlyOp::Apply(const ImageView&, const OpDecision&,
+                                 Image*) const {
+  return RecordOnly(name());
+}
 
 absl::Status Crop(const ImageView& in, int64_t top, int64_t left, int64_t h,
                   int64_t w, Image* out) {
@@ -56,10 +70,6 @@ std::string RandomHorizontalFlip::name() const {
 std::unique_ptr<PreprocessOp> RandomHorizontalFlip::Clone() const {
   return std::make_unique<RandomHorizontalFlip>(*this);
 }
-absl::Status RandomHorizontalFlip::Execute(const ImageView&, SampleStream&,
-                                           Image*) const {
-  return RecordOnly("RandomHorizontalFlip");
-}
 
 RandomErasing::RandomErasing(double p, double scale_min, double scale_max,
                              double ratio_min, double ratio_max) {
@@ -79,19 +89,12 @@ std::string RandomErasing::name() const {
 std::unique_ptr<PreprocessOp> RandomErasing::Clone() const {
   return std::make_unique<RandomErasing>(*this);
 }
-absl::Status RandomErasing::Execute(const ImageView&, SampleStream&,
-                                    Image*) const {
-  return RecordOnly("RandomErasing");
-}
 
 std::string Normalize::name() const {
   return absl::StrCat("Normalize(", PresetName(preset_), ")");
 }
 std::unique_ptr<PreprocessOp> Normalize::Clone() const {
   return std::make_unique<Normalize>(*this);
-}
-absl::Status Normalize::Execute(const ImageView&, SampleStream&, Image*) const {
-  return RecordOnly("Normalize");
 }
 
 // ---- Resize ----
@@ -117,7 +120,8 @@ std::optional<Size2> Resize::FixedOutputSize() const {
   return exact_;
 }
 
-absl::StatusOr<Size2> Resize::OutputSize(int64_t height, int64_t width) const {
+absl::StatusOr<Size2> Resize::OutputSize(Size2 input) const {
+  const int64_t height = input.height, width = input.width;
   if (shorter_ <= 0) {
     FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(exact_.height, exact_.width));
     return exact_;
@@ -137,10 +141,10 @@ absl::StatusOr<Size2> Resize::OutputSize(int64_t height, int64_t width) const {
   return r;
 }
 
-absl::Status Resize::Execute(const ImageView& input, SampleStream&,
-                             Image* output) const {
+absl::Status Resize::Apply(const ImageView& input, const OpDecision&,
+                           Image* output) const {
   FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size,
-                             OutputSize(input.height, input.width));
+                             OutputSize({input.height, input.width}));
   return ResizeBox(input, {0, 0, input.height, input.width}, size, filter_,
                    output);
 }
@@ -154,8 +158,8 @@ std::unique_ptr<PreprocessOp> CenterCrop::Clone() const {
   return std::make_unique<CenterCrop>(*this);
 }
 
-absl::Status CenterCrop::Execute(const ImageView& input, SampleStream&,
-                                 Image* output) const {
+absl::Status CenterCrop::Apply(const ImageView& input, const OpDecision&,
+                               Image* output) const {
   // torchvision: pad symmetrically (floor on the top/left) when the crop is
   // larger, else start at round((n - c) / 2).
   const auto start = [](int64_t n, int64_t c) {
@@ -209,8 +213,12 @@ absl::Status RandomResizedCrop::Validate() const {
   return absl::OkStatus();
 }
 
-CropWindow RandomResizedCrop::SampleWindow(int64_t height, int64_t width,
-                                           SampleStream& stream) const {
+OpDecision RandomResizedCrop::Decide(Size2 input, SampleStream& stream) const {
+  return {Window(input.height, input.width, stream)};
+}
+
+CropWindow RandomResizedCrop::Window(int64_t height, int64_t width,
+                                     SampleStream& stream) const {
   const double area = static_cast<double>(height) * width;
   const double log_min = std::log(ratio_min_), log_max = std::log(ratio_max_);
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -238,19 +246,14 @@ CropWindow RandomResizedCrop::SampleWindow(int64_t height, int64_t width,
   return {(height - h) / 2, (width - w) / 2, h, w};
 }
 
-absl::Status RandomResizedCrop::Execute(const ImageView& input,
-                                        SampleStream& stream,
-                                        Image* output) const {
+absl::Status RandomResizedCrop::Apply(const ImageView& input,
+                                      const OpDecision& decision,
+                                      Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(Validate());
-  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
-  return ExecuteWindow(input, SampleWindow(input.height, input.width, stream),
-                       output);
-}
-
-absl::Status RandomResizedCrop::ExecuteWindow(const ImageView& input,
-                                              const CropWindow& window,
-                                              Image* output) const {
-  return ResizeBox(input, window, size_, filter_, output);
+  if (!decision.window) {
+    return InvalidArgumentCat(name(), ": Apply needs the window Decide drew");
+  }
+  return ResizeBox(input, *decision.window, size_, filter_, output);
 }
 
 }  // namespace fusednorm

@@ -5,7 +5,7 @@
 //   - real ops that produce a new image: Resize, CenterCrop, RandomResizedCrop;
 //   - record-only ops whose work FusedNormalization does in its single pass:
 //     RandomHorizontalFlip, RandomErasing, Normalize. They carry parameters for
-//     the Preprocessor to extract; their Execute returns Unimplemented.
+//     the Preprocessor to extract; their Apply returns Unimplemented.
 // Random ops draw from the sample's SampleStream, so results depend only on
 // (seed, epoch, sample index). All geometry follows torchvision 0.14; resizing
 // defaults to Pillow's arithmetic, as torchvision applies it to PIL images
@@ -29,6 +29,13 @@
 
 namespace fusednorm {
 
+// One op's random decisions for one sample, drawn by Decide() from the
+// input's size alone, before any pixel is read.
+struct OpDecision {
+  // The window of its input the op reads (crops); nullopt: all of it.
+  std::optional<CropWindow> window;
+};
+
 class PreprocessOp {
  public:
   virtual ~PreprocessOp() = default;
@@ -40,16 +47,30 @@ class PreprocessOp {
   // objects).
   virtual std::unique_ptr<PreprocessOp> Clone() const = 0;
 
-  // Transforms `input` into `*output`, drawing random decisions from `stream`.
-  // Record-only ops return Unimplemented naming FusedNormalization.
-  virtual absl::Status Execute(const ImageView& input, SampleStream& stream,
-                               Image* output) const = 0;
-
-  // The output size when it does not depend on the input (crops), else nullopt.
-  virtual std::optional<Size2> FixedOutputSize() const { return std::nullopt; }
-
   // Checks the op's parameters, before any image meets it.
   virtual absl::Status Validate() const { return absl::OkStatus(); }
+
+  // The output size for an input of `input` (InvalidArgument for a size the
+  // op cannot make), and the size when it does not depend on the input.
+  virtual absl::StatusOr<Size2> OutputSize(Size2 input) const = 0;
+  virtual std::optional<Size2> FixedOutputSize() const { return std::nullopt; }
+
+  // Draws the op's decisions for an input of `input` from `stream`
+  // (deterministic ops draw nothing).
+  virtual OpDecision Decide(Size2 input, SampleStream& stream) const {
+    return {};
+  }
+
+  // Transforms `input` into `*output` under `decision`, whose window is in
+  // `input`'s coordinates: a loader that decoded only the window (and a
+  // margin) passes that part of the image. Record-only ops return
+  // Unimplemented naming FusedNormalization.
+  virtual absl::Status Apply(const ImageView& input, const OpDecision& decision,
+                             Image* output) const = 0;
+
+  // Decide() then Apply() on a whole image.
+  absl::Status Execute(const ImageView& input, SampleStream& stream,
+                       Image* output) const;
 
   // The part of FusedNormalization's single pass a record-only op stands
   // for; kNone for real ops.
@@ -59,34 +80,25 @@ class PreprocessOp {
   // Record-only ops: writes the op's parameters into `options` (flip_p, or
   // erase). Others leave it alone.
   virtual void FuseInto(FusedNormalizationOptions* options) const {}
+};
 
-  // Ops that read only a window of their input (RandomResizedCrop), so that a
-  // loader may decode just that window: draws it for an input of height x
-  // width from `stream` exactly as Execute does. nullopt for other ops.
-  virtual bool DrawsWindow() const { return false; }
-  virtual std::optional<CropWindow> DrawWindow(int64_t height, int64_t width,
-                                               SampleStream& stream) const {
-    return std::nullopt;
-  }
-  // Finishes what Execute does once DrawWindow has drawn `window`: `input`
-  // holds the window (its coordinates are in `input`). Unimplemented for ops
-  // without DrawWindow.
-  virtual absl::Status ExecuteWindow(const ImageView& input,
-                                     const CropWindow& window,
-                                     Image* output) const {
-    return absl::UnimplementedError(name() + " draws no window");
-  }
+// The base of the record-only ops: no size, no decision of their own, no
+// Apply (FusedNormalization does their work).
+class RecordOnlyOp : public PreprocessOp {
+ public:
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override;
+  absl::Status Apply(const ImageView&, const OpDecision&,
+                     Image*) const override;
 };
 
 // ---- record-only ops ----
 
-class RandomHorizontalFlip : public PreprocessOp {
+class RandomHorizontalFlip : public RecordOnlyOp {
  public:
   explicit RandomHorizontalFlip(double p = 0.5) : p_(p) {}
   double p() const { return p_; }
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView&, SampleStream&, Image*) const override;
   FusedPart fused_part() const override { return FusedPart::kFlip; }
   void FuseInto(FusedNormalizationOptions* options) const override {
     options->flip_p = p_;
@@ -96,7 +108,7 @@ class RandomHorizontalFlip : public PreprocessOp {
   double p_;
 };
 
-class RandomErasing : public PreprocessOp {
+class RandomErasing : public RecordOnlyOp {
  public:
   explicit RandomErasing(double p = EraseOptions{}.p,
                          double scale_min = EraseOptions{}.scale_min,
@@ -106,7 +118,6 @@ class RandomErasing : public PreprocessOp {
   const EraseOptions& options() const { return options_; }
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView&, SampleStream&, Image*) const override;
   FusedPart fused_part() const override { return FusedPart::kErase; }
   void FuseInto(FusedNormalizationOptions* options) const override {
     options->erase = options_;
@@ -118,13 +129,12 @@ class RandomErasing : public PreprocessOp {
 
 // Present so that a torchvision-style list can be written; a Preprocessor
 // rejects it in a transform list (normalization is a setting of its own).
-class Normalize : public PreprocessOp {
+class Normalize : public RecordOnlyOp {
  public:
   explicit Normalize(Preset preset = Preset::kImagenet) : preset_(preset) {}
   Preset preset() const { return preset_; }
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView&, SampleStream&, Image*) const override;
   FusedPart fused_part() const override { return FusedPart::kNormalize; }
 
  private:
@@ -147,12 +157,10 @@ class Resize : public PreprocessOp {
   explicit Resize(Size2 size, ResizeFilter filter = ResizeFilter::kPil);
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView& input, SampleStream&,
-                       Image* output) const override;
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override;
   std::optional<Size2> FixedOutputSize() const override;
-
-  // The output size for an input of height x width.
-  absl::StatusOr<Size2> OutputSize(int64_t height, int64_t width) const;
+  absl::Status Apply(const ImageView& input, const OpDecision&,
+                     Image* output) const override;
 
  private:
   int64_t shorter_ = 0;  // > 0: shorter-side mode
@@ -166,9 +174,10 @@ class CenterCrop : public PreprocessOp {
   CenterCrop(int64_t height, int64_t width) : size_{height, width} {}
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView& input, SampleStream&,
-                       Image* output) const override;
+  absl::StatusOr<Size2> OutputSize(Size2) const override { return size_; }
   std::optional<Size2> FixedOutputSize() const override { return size_; }
+  absl::Status Apply(const ImageView& input, const OpDecision&,
+                     Image* output) const override;
 
  private:
   Size2 size_;
@@ -187,21 +196,18 @@ class RandomResizedCrop : public PreprocessOp {
                     ResizeFilter filter = ResizeFilter::kPil);
   std::string name() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  absl::Status Execute(const ImageView& input, SampleStream& stream,
-                       Image* output) const override;
+  absl::StatusOr<Size2> OutputSize(Size2) const override { return size_; }
   std::optional<Size2> FixedOutputSize() const override { return size_; }
 
   // torchvision's RandomResizedCrop.get_params: 10 attempts, then the central
-  // crop with the ratio clamped. Draws from `stream`.
-  CropWindow SampleWindow(int64_t height, int64_t width,
-                          SampleStream& stream) const;
-  bool DrawsWindow() const override { return true; }
-  std::optional<CropWindow> DrawWindow(int64_t height, int64_t width,
-                                       SampleStream& stream) const override {
-    return SampleWindow(height, width, stream);
-  }
-  absl::Status ExecuteWindow(const ImageView& input, const CropWindow& window,
-                             Image* output) const override;
+  // crop with the ratio clamped. The window is the decision.
+  OpDecision Decide(Size2 input, SampleStream& stream) const override;
+  // Resizes the decision's window of `input` to the op's size.
+  absl::Status Apply(const ImageView& input, const OpDecision& decision,
+                     Image* output) const override;
+
+  // The window get_params draws for an input of height x width.
+  CropWindow Window(int64_t height, int64_t width, SampleStream& stream) const;
 
   // Checks the parameters (size >= 1, 0 < scale_min <= scale_max,
   // 0 < ratio_min <= ratio_max, all finite).

@@ -91,8 +91,11 @@ class FixedResizedCrop : public PreprocessOp {
   std::unique_ptr<PreprocessOp> Clone() const override {
     return std::make_unique<FixedResizedCrop>(*this);
   }
-  absl::Status Execute(const ImageView& in, SampleStream&,
-                       Image* out) const override {
+  absl::StatusOr<Size2> OutputSize(Size2) const override {
+    return Size2{h_, w_};
+  }
+  absl::Status Apply(const ImageView& in, const OpDecision&,
+                     Image* out) const override {
     return ResizeBox(in, win_, {h_, w_}, filter_, out);
   }
 
@@ -147,8 +150,8 @@ TEST(RandomResizedCrop, WindowsInsideReproducibleAndFallback) {
   ASSERT_TRUE(rrc.Validate().ok());
   for (int i = 0; i < 5000; ++i) {
     SampleStream a(9, 1, i), b(9, 1, i);
-    const CropWindow w = rrc.SampleWindow(120, 90, a);
-    const CropWindow v = rrc.SampleWindow(120, 90, b);
+    const CropWindow w = rrc.Window(120, 90, a);
+    const CropWindow v = rrc.Window(120, 90, b);
     ASSERT_EQ(w.top, v.top);
     ASSERT_EQ(w.width, v.width);
     ASSERT_GE(w.top, 0);
@@ -162,7 +165,7 @@ TEST(RandomResizedCrop, WindowsInsideReproducibleAndFallback) {
   // clamped.
   const RandomResizedCrop wide(8, 0.5, 1.0, 4.0, 5.0);
   SampleStream s(1, 0, 0);
-  const CropWindow w = wide.SampleWindow(40, 40, s);
+  const CropWindow w = wide.Window(40, 40, s);
   EXPECT_EQ(w.width, 40);
   EXPECT_EQ(w.height, 10);  // round(40 / 4)
   EXPECT_EQ(w.top, 15);

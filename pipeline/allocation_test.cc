@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "codecs/codecs.h"
-#include "pipeline/preprocessor.h"
 #include "data/shards.h"
 #include "data/tar.h"
+#include "gtest/gtest.h"
+#include "pipeline/preprocessor.h"
 
 // Sanitizers bring their own allocator: there the test is skipped.
 #if defined(__has_feature)
@@ -81,7 +81,7 @@ long EpochAllocations(std::shared_ptr<const Dataset> data) {
 // Same-size images (so that buffers reach their size early).
 std::vector<Image> Images(int n) {
   auto synth = MakeSyntheticDataset(1, 3);
-  const Image base = (*synth->Get(0)).image;
+  const Image base = (*DecodeSample(*synth, 0)).image;
   return std::vector<Image>(n, base);
 }
 

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -15,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "pipeline/chain.h"
-#include "pipeline/real_ops.h"
+#include "pipeline/runner.h"
 #include "pipeline/transfer_station.h"
 
 namespace fusednorm {
@@ -54,6 +55,10 @@ absl::Status LoaderSettings::Validate(size_t sample_bytes) const {
   return absl::OkStatus();
 }
 
+size_t LoaderSettings::epoch_samples(size_t dataset_size) const {
+  return samples == 0 ? dataset_size : std::min(samples, dataset_size);
+}
+
 size_t LoaderSettings::global_batches(size_t samples) const {
   return (samples + batch_size - 1) / batch_size;
 }
@@ -89,12 +94,13 @@ struct EpochLoader::Impl {
   absl::Status fatal;          // a batch that could not get a slot
   bool stop = false;
   size_t max_in_flight = 0;
-  std::atomic<int64_t> ns_load{0}, ns_transforms{0}, ns_fused{0};
+  StageCounters counters;
   std::vector<std::thread> workers;
 
   size_t BatchCount(size_t j) const {
     const uint64_t g = my_batches[j];
-    return std::min<size_t>(s.batch_size, dataset->size() - g * s.batch_size);
+    return std::min<size_t>(
+        s.batch_size, s.epoch_samples(dataset->size()) - g * s.batch_size);
   }
   size_t BatchOfTask(size_t t) const {
     return std::upper_bound(first_task.begin(), first_task.end(), t) -
@@ -103,7 +109,7 @@ struct EpochLoader::Impl {
 
   // The epoch's order and this rank's batches.
   void Plan() {
-    const size_t n = dataset->size();
+    const size_t n = s.epoch_samples(dataset->size());
     order.resize(n);
     for (size_t i = 0; i < n; ++i) order[i] = i;
     if (s.shuffle) {
@@ -118,33 +124,19 @@ struct EpochLoader::Impl {
     }
   }
 
-  // Runs the chain for one sample into position `pos` of `slot`, with the
-  // worker's buffers `ws`; returns its label.
+  // Runs one sample into position `pos` of `slot` with the worker's
+  // buffers; returns its label. Running out of memory fails the sample.
   absl::StatusOr<int64_t> Process(uint64_t index, const Slot& slot, size_t pos,
-                                  SampleWorkspace* ws) {
+                                  Workspace* ws) {
     SampleStream stream(s.seed, epoch, index);
-    StageClock clock;
-    FUSEDNORM_RETURN_IF_ERROR(RunRealOps(
-        *chain, *dataset, index, stream, {s.crop_decode, s.decode_scale},
-        &clock, {&ns_load, &ns_transforms}, ws));
-    const Image& cur = ws->sample.image;
-    if (cur.height != chain->size.height || cur.width != chain->size.width ||
-        cur.channels != dataset->channels()) {
-      return InvalidArgumentCat(
-          "sample ", index, ": after the transforms it is ", cur.height, "x",
-          cur.width, "x", cur.channels, " but the batch holds ",
-          chain->size.height, "x", chain->size.width, "x", dataset->channels(),
-          " samples");
+    try {
+      return RunSample(
+          *chain, *dataset, index, stream, {s.crop_decode, s.decode_scale},
+          {absl::MakeSpan(slot.data(), slot.bytes()), pos}, &counters, ws);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("sample ", index, ": out of memory"));
     }
-    // The slot is the batch: the op's store policy sees its whole size.
-    const Augmentation aug =
-        chain->fused->Sample(cur.height, cur.width, stream);
-    const absl::Status st = chain->fused->ApplyBatch(
-        {cur.view()}, {aug},
-        OutputView{absl::MakeSpan(slot.data(), slot.bytes())}, pos);
-    clock.Add(&ns_fused);
-    if (!st.ok()) return PrefixStatus(st, absl::StrCat("sample ", index, ": "));
-    return ws->sample.label;
   }
 
   // Opens ring position `r` for local batch j with a slot of its own (under
@@ -197,7 +189,7 @@ struct EpochLoader::Impl {
   }
 
   void Work() {
-    SampleWorkspace ws;  // reused for every sample this worker runs
+    Workspace ws;  // reused for every sample this worker runs
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
       // Backpressure: a sample starts only when its batch is among the
@@ -298,8 +290,9 @@ size_t EpochLoader::max_in_flight() const {
 }
 
 EpochLoader::StageSeconds EpochLoader::stage_seconds() const {
-  return {impl_->ns_load.load() * 1e-9, impl_->ns_transforms.load() * 1e-9,
-          impl_->ns_fused.load() * 1e-9};
+  const StageCounters& c = impl_->counters;
+  return {c.load.load() * 1e-9, c.transforms.load() * 1e-9,
+          c.fused.load() * 1e-9};
 }
 
 bool EpochLoader::WaitReady(absl::Duration timeout) {

@@ -67,6 +67,7 @@ struct LoaderSettings {
   size_t slots = 2;
   bool pinned = false;
   bool shuffle = true;  // the epoch's order (training only)
+  size_t samples = 0;   // an epoch is the dataset's first N samples; 0: all
   int rank = 0, world = 1;
   ErrorPolicy policy = ErrorPolicy::kFail;
   // Decode only the first op's window of JPEGs (the same bytes come out;
@@ -81,6 +82,8 @@ struct LoaderSettings {
   // `sample_bytes`-byte samples too large to allocate.
   absl::Status Validate(size_t sample_bytes) const;
 
+  // The samples of an epoch over a dataset of `dataset_size`.
+  size_t epoch_samples(size_t dataset_size) const;
   // Batches of one epoch of `samples` samples: in the single-process run,
   // and for this rank (global batches rank, rank + world, ...).
   size_t global_batches(size_t samples) const;
@@ -118,7 +121,7 @@ class EpochLoader {
 
   // Worker time spent per stage so far, summed over threads, in seconds.
   struct StageSeconds {
-    double load = 0;        // Dataset::Get: reading and decoding
+    double load = 0;        // reading and decoding
     double transforms = 0;  // the real ops (crops, resizes)
     double fused = 0;       // FusedNormalization
   };

@@ -107,6 +107,10 @@ PreprocessorBuilder& PreprocessorBuilder::pinned(bool on) {
   loader_.pinned = on;
   return *this;
 }
+PreprocessorBuilder& PreprocessorBuilder::samples(size_t n) {
+  loader_.samples = n;
+  return *this;
+}
 PreprocessorBuilder& PreprocessorBuilder::shuffle(bool on) {
   loader_.shuffle = on;
   return *this;
@@ -182,10 +186,14 @@ const FusedNormalization& Preprocessor::fused(Split s) const {
 Size2 Preprocessor::sample_size() const { return state_->train.size; }
 size_t Preprocessor::sample_bytes() const { return state_->train.sample_bytes; }
 size_t Preprocessor::batch_size() const { return state_->loader.batch_size; }
+size_t Preprocessor::samples_per_epoch() const {
+  return state_->loader.epoch_samples(state_->dataset->size());
+}
 int Preprocessor::threads() const { return state_->loader.threads; }
 const Dataset& Preprocessor::dataset() const { return *state_->dataset; }
 size_t Preprocessor::batches_per_epoch() const {
-  return state_->loader.local_batches(state_->dataset->size());
+  const LoaderSettings& l = state_->loader;
+  return l.local_batches(l.epoch_samples(state_->dataset->size()));
 }
 
 std::string Preprocessor::Describe(Split split) const {

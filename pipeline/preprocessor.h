@@ -39,9 +39,9 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/names.h"
+#include "data/dataset.h"
 #include "ops/fused_normalization.h"
 #include "ops/transforms.h"
-#include "data/dataset.h"
 #include "pipeline/epoch_loader.h"
 
 namespace fusednorm {
@@ -73,6 +73,8 @@ class Preprocessor {
   const Dataset& dataset() const;
   // Batches of an epoch for this rank.
   size_t batches_per_epoch() const;
+  // Samples of an epoch, over all ranks (the dataset's first `samples`).
+  size_t samples_per_epoch() const;
 
  private:
   friend class PreprocessorBuilder;
@@ -130,6 +132,8 @@ class PreprocessorBuilder {
   PreprocessorBuilder& slots(size_t n);
   PreprocessorBuilder& pinned(bool on);
   PreprocessorBuilder& shuffle(bool on);
+  // An epoch is the dataset's first `n` samples (0, the default: all).
+  PreprocessorBuilder& samples(size_t n);
   PreprocessorBuilder& shard(int rank, int world_size);
   PreprocessorBuilder& error_policy(ErrorPolicy policy);
   // Whether JPEGs are decoded only over the first op's window (default on;

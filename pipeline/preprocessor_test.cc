@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "codecs/codecs.h"
 #include "codecs/npy.h"
 #include "data/shards.h"
 #include "data/tar.h"
+#include "gtest/gtest.h"
 
 namespace fusednorm {
 namespace {
@@ -307,8 +307,9 @@ TEST(Preprocessor, SampleErrorsReachTheConsumer) {
     auto loader = p->StartEpoch(Split::kTrain, 0);
     ASSERT_TRUE(loader.ok());
     ASSERT_TRUE((*loader)->Next().ok());  // batch 0: samples 0..3
-    ExpectError((*loader)->Next().status(), StatusCode::kInvalidArgument,
-                "sample 6: after the transforms it is 9x8x3");
+    ExpectError(
+        (*loader)->Next().status(), StatusCode::kInvalidArgument,
+        "sample 6: after the transforms it is 9x8 but the batch holds 8x8");
   }
   {
     PreprocessorBuilder b;
@@ -388,7 +389,7 @@ TEST(Datasets, Mnist) {
   ASSERT_TRUE(ds.ok()) << ds.status();
   ASSERT_EQ((*ds)->size(), 3u);
   EXPECT_EQ((*ds)->channels(), 1);
-  const Sample s = *(*ds)->Get(2);
+  const Sample s = *DecodeSample(**ds, 2);
   EXPECT_EQ(s.label, 4);
   EXPECT_EQ(s.image.height, 4);
   EXPECT_EQ(s.image.width, 5);
@@ -415,7 +416,7 @@ TEST(Datasets, Cifar10) {
   WriteFile(dir + "/test_batch.bin", bytes);
   auto ds = OpenDataset("cifar10", dir, /*test_split=*/true);
   ASSERT_TRUE(ds.ok()) << ds.status();
-  const Sample s = *(*ds)->Get(1);
+  const Sample s = *DecodeSample(**ds, 1);
   EXPECT_EQ(s.label, 4);
   EXPECT_EQ(s.image.pixels[0], 1);    // R plane
   EXPECT_EQ(s.image.pixels[1], 101);  // G plane, interleaved into HWC
@@ -437,7 +438,8 @@ TEST(Datasets, ImageFolderJpegPngAndCorruptFiles) {
   mkdir((dir + "/dog").c_str(), 0755);
   auto synth = MakeSyntheticDataset(4, 9);
   std::vector<Image> originals;
-  for (int i = 0; i < 4; ++i) originals.push_back((*synth->Get(i)).image);
+  for (int i = 0; i < 4; ++i)
+    originals.push_back((*DecodeSample(*synth, i)).image);
   WriteFile(dir + "/cat/a.jpg", *EncodeJpeg(originals[0], 95));
   WriteFile(dir + "/cat/b.png", *EncodePng(originals[1]));
   WriteFile(dir + "/dog/c.jpeg", *EncodeJpeg(originals[2], 95));
@@ -446,10 +448,10 @@ TEST(Datasets, ImageFolderJpegPngAndCorruptFiles) {
   auto ds = OpenImageFolder(dir);
   ASSERT_TRUE(ds.ok()) << ds.status();
   ASSERT_EQ((*ds)->size(), 4u);
-  const Sample png = *(*ds)->Get(1);
+  const Sample png = *DecodeSample(**ds, 1);
   EXPECT_EQ(png.label, 0);
   EXPECT_EQ(png.image.pixels, originals[1].pixels);  // PNG is lossless
-  const Sample jpg = *(*ds)->Get(2);
+  const Sample jpg = *DecodeSample(**ds, 2);
   EXPECT_EQ(jpg.label, 1);
   ASSERT_EQ(jpg.image.pixels.size(), originals[2].pixels.size());
   double err = 0;
@@ -461,16 +463,16 @@ TEST(Datasets, ImageFolderJpegPngAndCorruptFiles) {
   std::vector<uint8_t> j = *EncodeJpeg(originals[0]);
   j.resize(j.size() / 2);
   WriteFile(dir + "/cat/a.jpg", j);
-  ExpectError((*ds)->Get(0).status(), StatusCode::kInvalidArgument,
+  ExpectError(DecodeSample(**ds, 0).status(), StatusCode::kInvalidArgument,
               "cat/a.jpg");
   std::vector<uint8_t> p = *EncodePng(originals[1]);
   p.resize(p.size() / 2);
   WriteFile(dir + "/cat/b.png", p);
-  ExpectError((*ds)->Get(1).status(), StatusCode::kInvalidArgument,
+  ExpectError(DecodeSample(**ds, 1).status(), StatusCode::kInvalidArgument,
               "corrupt or truncated PNG");
   WriteFile(dir + "/dog/c.jpeg", {0x00, 0x01, 0x02, 0x03});
-  ExpectError((*ds)->Get(2).status(), StatusCode::kInvalidArgument,
-              "neither a JPEG nor a PNG");
+  ExpectError(DecodeSample(**ds, 2).status(), StatusCode::kInvalidArgument,
+              "neither a JPEG, a PNG nor a .npy");
   // The seed's example over the (now partly broken) folder, skipping the broken
   // files.
   PreprocessorBuilder b =
@@ -496,7 +498,7 @@ TEST(Preprocessor, SeedExampleOnAJpegFolderIsThreadCountIndependent) {
   auto synth = MakeSyntheticDataset(10, 4);
   for (int i = 0; i < 10; ++i) {
     WriteFile(dir + (i % 2 ? "/a/" : "/b/") + std::to_string(i) + ".jpg",
-              *EncodeJpeg((*synth->Get(i)).image));
+              *EncodeJpeg((*DecodeSample(*synth, i)).image));
   }
   auto folder = std::shared_ptr<const Dataset>(*OpenImageFolder(dir));
   EpochResult one, many;
@@ -525,7 +527,7 @@ TEST(Preprocessor, CropDecodeGivesTheSameBatches) {
   auto synth = MakeSyntheticDataset(24, 11);
   std::string tar, raw;
   for (int i = 0; i < 24; ++i) {
-    const Image image = (*synth->Get(i)).image;
+    const Image image = (*DecodeSample(*synth, i)).image;
     const std::vector<uint8_t> jpg = *EncodeJpeg(image, 70 + i);
     const std::string npy =
         NpyHeader("|u1", {image.height, image.width, 3}) +
@@ -576,7 +578,7 @@ TEST(Preprocessor, DecodeScaleIsDeterministicAndOnlyWhereCropsAllow) {
   auto synth = MakeSyntheticDataset(20, 12);
   for (int i = 0; i < 20; ++i) {
     WriteFile(dir + "/a/" + std::to_string(100 + i) + ".jpg",
-              *EncodeJpeg((*synth->Get(i)).image, 90));
+              *EncodeJpeg((*DecodeSample(*synth, i)).image, 90));
   }
   auto folder = std::shared_ptr<const Dataset>(*OpenImageFolder(dir));
   const auto epoch = [&](int64_t size, bool scale, int threads) {

@@ -11,23 +11,6 @@
 namespace fusednorm {
 namespace {
 
-// The first `n` samples of a dataset.
-class Prefix : public Dataset {
- public:
-  Prefix(std::shared_ptr<const Dataset> d, size_t n)
-      : d_(std::move(d)), n_(n) {}
-  std::string name() const override {
-    return absl::StrCat(d_->name(), "[:", n_, "]");
-  }
-  size_t size() const override { return n_; }
-  int channels() const override { return d_->channels(); }
-  absl::StatusOr<Sample> Get(size_t i) const override { return d_->Get(i); }
-
- private:
-  std::shared_ptr<const Dataset> d_;
-  size_t n_;
-};
-
 // `data` (shards or an image folder), else `dataset` at `path`.
 absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
   if (o.data.empty())
@@ -49,11 +32,7 @@ LoaderSettings RecipeOptions::DefaultRecipeLoader() {
 
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
     const RecipeOptions& o) {
-  if (o.images < 0)
-    return InvalidArgumentCat("images = ", o.images, " must be >= 0");
   FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data, OpenData(o));
-  if (o.images > 0 && static_cast<size_t>(o.images) < data->size())
-    data = std::make_shared<Prefix>(data, static_cast<size_t>(o.images));
   return data;
 }
 

@@ -16,9 +16,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/geometry.h"
+#include "data/dataset.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
-#include "data/dataset.h"
 #include "pipeline/epoch_loader.h"
 #include "pipeline/preprocessor.h"
 
@@ -34,11 +34,11 @@ struct RecipeOptions {
   std::string dataset = "synthetic";  // a kind OpenDataset knows
   std::string path;
   Split split = Split::kTrain;  // val opens the dataset's test files
-  int64_t images = 0;           // the first N samples; 0: all
   Size2 size{224, 224};         // output height and width
   ResizeFilter resize_filter = ResizeFilter::kPil;  // the crops' resampling
-  // Batch size, threads (0: all cores), seed, rank and world size, the error
-  // policy, reduced-size JPEG decoding, pinning.
+  // Batch size, threads (0: all cores), seed, the epoch's samples (the
+  // first N; 0: all), rank and world size, the error policy, reduced-size
+  // JPEG decoding, pinning.
   LoaderSettings loader = DefaultRecipeLoader();
   uint32_t epoch = 0;  // the first epoch
 
@@ -48,7 +48,7 @@ struct RecipeOptions {
 // Largest output side of the recipe's crops.
 inline constexpr int64_t kMaxCropSide = 4096;
 
-// Opens the dataset the options name, cut to its first `images` samples.
+// Opens the dataset the options name.
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
     const RecipeOptions& options);
 

@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "data/dataset.h"
 #include "ops/op_settings.h"
 #include "ops/resize.h"
-#include "data/dataset.h"
 #include "pipeline/epoch_loader.h"
 #include "pipeline/preprocessor.h"
 
@@ -36,7 +36,7 @@ const Setting kSplitSetting{
     "train (random crops) or val (center crops)", Choices(SplitNames())};
 const Setting kImagesSetting{"images",
                              SettingType::kInt,
-                             absl::StrCat(kDefaults.images),
+                             absl::StrCat(kDefaults.loader.samples),
                              "use the first N samples of the dataset (0: all)",
                              {},
                              0};
@@ -124,7 +124,6 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(o.dataset, v.Choice(kDatasetSetting));
   o.path = v.Text(kPathSetting);
   FUSEDNORM_ASSIGN_OR_RETURN(o.split, v.Enum(kSplitSetting, SplitNames()));
-  FUSEDNORM_ASSIGN_OR_RETURN(o.images, v.Int(kImagesSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.size, v.Size(kSizeSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.resize_filter,
                              v.Enum(kResizeFilterSetting, ResizeFilterNames()));
@@ -133,6 +132,8 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   LoaderSettings& l = o.loader;
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t batch, v.Int(kBatchSizeSetting));
   l.batch_size = static_cast<size_t>(batch);
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t images, v.Int(kImagesSetting));
+  l.samples = static_cast<size_t>(images);
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t threads, v.Int(kThreadsSetting));
   l.threads = static_cast<int>(threads);
   FUSEDNORM_ASSIGN_OR_RETURN(l.seed, v.Uint64(kSeedSetting));

@@ -67,8 +67,9 @@ class ZeroCopy(unittest.TestCase):
         loader = fusednorm.Loader(images=64, batch_size=8, size=16, threads=2)
         addresses = [images.ctypes.data for images, _ in loader]
         self.assertEqual(len(addresses), 8)
-        # Two slots being filled plus the one the loop holds, reused in turn.
-        self.assertLessEqual(len(set(addresses)), 3)
+        # Two slots being filled, plus the batch the loop holds and the one
+        # next() hands out before the loop lets go of it: reused in turn.
+        self.assertLessEqual(len(set(addresses)), 4)
         self.assertTrue(all(a % 4096 == 0 for a in addresses))
         first, _ = next(iter(fusednorm.Loader(images=8, batch_size=8, size=16, copy=True)))
         self.assertTrue(first.flags.owndata)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "data/pack_settings.h"
 #include "ops/op_settings.h"
 #include "pipeline/recipe_settings.h"
 #include "tools/commands.h"
@@ -44,10 +45,8 @@ const std::vector<Command>& Commands() {
                   &kPrintDecisionsFlag, &kResizedCropFlag, &kResizeToFlag,
                   &kResizeFilterSetting})),
        &NormalizeCommand},
-      {"pack",
-       "write a dataset as WebDataset tar shards (JPEG or raw .npy)",
-       {&kDataSetting, &kDatasetSetting, &kPathSetting, &kOutputFlag,
-        &kMaxSideFlag, &kEncodingFlag, &kQualityFlag, &kShardBytesFlag},
+      {"pack", "write a dataset as WebDataset tar shards (JPEG or raw .npy)",
+       Join({&kDataSetting, &kDatasetSetting, &kPathSetting}, PackSettings()),
        &PackCommand},
       {"kernels",
        "list the kernel variants and the default choice",

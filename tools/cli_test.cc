@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "codecs/codecs.h"
+#include "data/npy_writer.h"
 #include "gtest/gtest.h"
 #include "ops/presets.h"
-#include "codecs/codecs.h"
 #include "testing/reference.h"
-#include "data/npy_writer.h"
 
 namespace fusednorm {
 namespace {
@@ -191,7 +191,7 @@ TEST(Cli, NormalizeFileErrorsNameTheFileAndLeaveNoFile) {
   const std::vector<std::pair<std::string, const char*>> files = {
       {NpyHeader("<f4", {2, 2, 3}) + std::string(48, '\0'),
        "dtype <f4 is not uint8"},
-      {"{'descr': '|u1'}", "neither a JPEG nor a PNG"},
+      {"{'descr': '|u1'}", "neither a JPEG, a PNG nor a .npy"},
       {std::string(NpyHeader("|u1", {2, 2, 3}))
                .replace(NpyHeader("|u1", {2, 2, 3}).find("False"), 5, "True ") +
            std::string(12, '\0'),

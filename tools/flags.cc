@@ -12,9 +12,7 @@ namespace fusednorm {
 const Setting kInputFlag{
     "input", SettingType::kText, "",
     "input .npy (uint8, (H,W,C) or (N,H,W,C), C in 1..4) or PNG/JPEG"};
-const Setting kOutputFlag{
-    "output", SettingType::kText, "",
-    "output .npy file; pack: shard pattern, e.g. shards/train-%06d.tar"};
+const Setting kOutputFlag{"output", SettingType::kText, "", "output .npy file"};
 const Setting kPreviewFlag{"preview", SettingType::kText, "",
                            "PNG grid of the first 16 samples, de-normalized"};
 const Setting kEpochsFlag{
@@ -42,28 +40,6 @@ const Setting kResizeToFlag{
     {},
     1,
     static_cast<double>(kMaxSide)};
-const Setting kMaxSideFlag{
-    "max_side",
-    SettingType::kInt,
-    "0",
-    "shrink images whose longer side exceeds this (0: keep the size)",
-    {},
-    0,
-    static_cast<double>(kMaxSide)};
-const Setting kEncodingFlag{
-    "encoding",
-    SettingType::kChoice,
-    "jpeg",
-    "jpeg (stored bytes kept where possible) or raw (uint8 .npy)",
-    {"jpeg", "raw"}};
-const Setting kQualityFlag{"quality", SettingType::kInt,
-                           "90",      "JPEG quality of re-encoded images",
-                           {},        1,
-                           100};
-const Setting kShardBytesFlag{
-    "shard_bytes", SettingType::kText, "1G",
-    "largest shard size in bytes, with K, M or G (powers of 1024)"};
-
 absl::StatusOr<SettingValues> ParseFlags(
     const char* command, const std::vector<const Setting*>& accepted,
     const std::vector<std::string>& args, bool* help) {

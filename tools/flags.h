@@ -1,8 +1,8 @@
 // The command line's flags: each command accepts a list of setting rows
 // (core/settings.h; cli.cc's command table lists them), and a command line
 // is parsed into their values. Flags are --name=value, --name value, or a
-// bare --name for a bool; dashes and underscores alike. The rows the
-// commands alone take (files, counts, pack's encoding) are defined here.
+// bare --name for a bool; dashes and underscores alike. The rows only the
+// commands take (files, epochs, normalize's decisions) are defined here.
 #ifndef FUSEDNORM_TOOLS_FLAGS_H_
 #define FUSEDNORM_TOOLS_FLAGS_H_
 
@@ -23,10 +23,6 @@ extern const Setting kEraseFlag;
 extern const Setting kPrintDecisionsFlag;
 extern const Setting kResizedCropFlag;
 extern const Setting kResizeToFlag;  // normalize's --size (none by default)
-extern const Setting kMaxSideFlag;
-extern const Setting kEncodingFlag;
-extern const Setting kQualityFlag;
-extern const Setting kShardBytesFlag;
 
 // Parses `args` into values of `accepted`. Sets *help for --help or -h. A
 // usage error (tools/exit_code.h) names an unknown or foreign flag or a

@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codecs/codec.h"
 #include "core/image.h"
 #include "core/status.h"
+#include "data/npy_writer.h"
+#include "data/read_file.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
 #include "ops/transforms.h"
-#include "codecs/codecs.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
-#include "data/npy_writer.h"
 #include "tools/options.h"
 #include "tools/output_npy.h"
 
@@ -63,7 +64,7 @@ absl::StatusOr<Input> ReadInput(const std::string& path) {
   if (bytes.size() >= 6 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0)
     return FromNpy(bytes, path);
   Input in;
-  FUSEDNORM_ASSIGN_OR_RETURN(Image image, DecodeImage(bytes, path));
+  FUSEDNORM_ASSIGN_OR_RETURN(Image image, DecodeWhole(bytes, path));
   in.images.push_back(std::move(image));
   return in;
 }

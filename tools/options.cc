@@ -5,11 +5,11 @@
 #include <cstdlib>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/status.h"
+#include "data/pack_settings.h"
 #include "ops/op_settings.h"
 #include "pipeline/recipe_settings.h"
 #include "tools/exit_code.h"
@@ -83,62 +83,13 @@ absl::StatusOr<NormalizeOptions> ReadNormalizeOptions(const SettingValues& v) {
   return o;
 }
 
-// --output=PREFIX%0Nd SUFFIX (one %d or %0Nd, N <= 12, no other '%').
-absl::Status SetShardPattern(const SettingValues& v, PackOptions* o) {
-  const std::string text = ResolvePath(v.Text(kOutputFlag));
-  const size_t pct = text.find('%');
-  size_t d = pct == std::string::npos ? pct : text.find('d', pct);
-  int width = 0;
-  const bool parsed =
-      d != std::string::npos &&
-      (d == pct + 1 ||
-       absl::SimpleAtoi(text.substr(pct + 1, d - pct - 1), &width)) &&
-      width >= 0 && width <= 12 && text.find('%', d) == std::string::npos;
-  if (!parsed) {
-    return v.Error(kOutputFlag,
-                   "needs one %d or %0Nd for the shard number, e.g. "
-                   "shards/train-%06d.tar");
-  }
-  o->prefix = text.substr(0, pct);
-  o->suffix = text.substr(d + 1);
-  o->width = width;
-  return absl::OkStatus();
-}
-
-// --shard-bytes=N with an optional K, M or G suffix (powers of 1024).
-absl::StatusOr<uint64_t> ShardBytes(const SettingValues& v) {
-  std::string digits = v.Text(kShardBytesFlag);
-  uint64_t scale = 1;
-  if (!digits.empty()) {
-    const size_t u =
-        std::string("KMG").find(absl::ascii_toupper(digits.back()));
-    if (u != std::string::npos) {
-      scale = uint64_t{1} << (10 * (u + 1));
-      digits.pop_back();
-    }
-  }
-  uint64_t n;
-  if (!absl::SimpleAtoi(digits, &n) || n == 0 ||
-      n > (uint64_t{1} << 50) / scale)
-    return v.Error(kShardBytesFlag, "not a positive size like 1G or 500M");
-  return n * scale;
-}
-
-absl::StatusOr<PackOptions> ReadPackOptions(const SettingValues& v) {
-  PackOptions o;
+absl::StatusOr<PackCommandOptions> ReadPackOptions(const SettingValues& v) {
+  PackCommandOptions o;
   o.source.data = ResolvePath(v.Text(kDataSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.source.dataset, v.Choice(kDatasetSetting));
   o.source.path = ResolvePath(v.Text(kPathSetting));
-  if (!v.Given(kOutputFlag))
-    return UsageError("--output (a shard pattern) is required");
-  FUSEDNORM_RETURN_IF_ERROR(SetShardPattern(v, &o));
-  FUSEDNORM_ASSIGN_OR_RETURN(o.max_side, v.Int(kMaxSideFlag));
-  FUSEDNORM_ASSIGN_OR_RETURN(const std::string encoding,
-                             v.Choice(kEncodingFlag));
-  o.raw = encoding == "raw";
-  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t quality, v.Int(kQualityFlag));
-  o.quality = static_cast<int>(quality);
-  FUSEDNORM_ASSIGN_OR_RETURN(o.shard_bytes, ShardBytes(v));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.pack, PackFromSettings(v));
+  o.pack.prefix = ResolvePath(o.pack.prefix);
   return o;
 }
 
@@ -163,12 +114,6 @@ std::string ResolvePath(const std::string& path) {
   return absl::StrCat(wd, "/", path);
 }
 
-std::string PackOptions::ShardPath(size_t index) const {
-  std::string n = absl::StrCat(index);
-  if (n.size() < static_cast<size_t>(width)) n.insert(0, width - n.size(), '0');
-  return absl::StrCat(prefix, n, suffix);
-}
-
 // Every error of reading a flag's value is a usage error.
 absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags(
     const SettingValues& flags) {
@@ -177,8 +122,9 @@ absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags(
   return o;
 }
 
-absl::StatusOr<PackOptions> PackOptionsFromFlags(const SettingValues& flags) {
-  absl::StatusOr<PackOptions> o = ReadPackOptions(flags);
+absl::StatusOr<PackCommandOptions> PackOptionsFromFlags(
+    const SettingValues& flags) {
+  absl::StatusOr<PackCommandOptions> o = ReadPackOptions(flags);
   if (!o.ok()) return AsUsageError(o.status());
   return o;
 }

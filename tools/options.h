@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "core/image.h"
 #include "core/settings.h"
+#include "data/shard_writer.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
 #include "pipeline/recipe.h"
@@ -42,20 +43,12 @@ absl::StatusOr<NormalizeOptions> NormalizeOptionsFromFlags(
     const SettingValues& flags);
 
 // `fusednorm pack`.
-struct PackOptions {
+struct PackCommandOptions {
   RecipeOptions source;  // data, dataset, path (every sample is packed)
-  // --output: shard paths are prefix + the index (zero-padded to `width`) +
-  // suffix.
-  std::string prefix, suffix;
-  int width = 0;
-  int64_t max_side = 0;  // 0: keep the size
-  bool raw = false;      // --encoding=raw
-  int quality = 90;
-  uint64_t shard_bytes = uint64_t{1} << 30;
-
-  std::string ShardPath(size_t index) const;
+  PackOptions pack;
 };
-absl::StatusOr<PackOptions> PackOptionsFromFlags(const SettingValues& flags);
+absl::StatusOr<PackCommandOptions> PackOptionsFromFlags(
+    const SettingValues& flags);
 
 // `fusednorm run`.
 struct RunOptions {

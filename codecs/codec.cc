@@ -1,0 +1,138 @@
+// The codec registry (codec.h): one row per format, each row's decode an
+// adapter onto its library's decoder.
+#include "codecs/codec.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "codecs/codecs.h"
+#include "codecs/jpeg.h"
+#include "codecs/npy.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+bool SniffJpeg(absl::Span<const uint8_t> b) {
+  return b.size() >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff;
+}
+
+bool SniffPng(absl::Span<const uint8_t> b) {
+  static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  return b.size() >= 8 && std::memcmp(b.data(), kPng, 8) == 0;
+}
+
+bool SniffNpy(absl::Span<const uint8_t> b) {
+  return b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0;
+}
+
+// Sets out's view to all of its storage.
+void ViewAll(DecodedImage* out) {
+  out->view = out->storage.view();
+  out->top = out->left = 0;
+  out->scale = 1;
+  out->size = Size2{out->storage.height, out->storage.width};
+}
+
+absl::Status DecodeJpegRow(absl::Span<const uint8_t> bytes,
+                           const std::string& what, ChooseDecode choose,
+                           DecodedImage* out) {
+  // The storage is moved in and back out: no copy, no allocation once grown.
+  DecodedRegion region;
+  region.image = std::move(out->storage);
+  const absl::Status s = DecodeJpegInto(
+      bytes, what,
+      [&](Size2 size) {
+        const DecodeRequest r = choose(size);
+        return JpegRequest{r.region, r.scale};
+      },
+      &region);
+  out->storage = std::move(region.image);
+  if (!s.ok()) return s;
+  out->view = out->storage.view();
+  out->top = region.top;
+  out->left = region.left;
+  out->scale = region.scale;
+  out->size = region.size;
+  return absl::OkStatus();
+}
+
+absl::Status DecodePngRow(absl::Span<const uint8_t> bytes,
+                          const std::string& what, ChooseDecode choose,
+                          DecodedImage* out) {
+  FUSEDNORM_RETURN_IF_ERROR(DecodeImageInto(bytes, what, &out->storage));
+  ViewAll(out);
+  choose(out->size);  // all of it is decoded whatever the answer
+  return absl::OkStatus();
+}
+
+// A .npy is shown in place: its pixels are the view.
+absl::Status DecodeNpyRow(absl::Span<const uint8_t> bytes,
+                          const std::string& what, ChooseDecode choose,
+                          DecodedImage* out) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a, ParseNpyImage(bytes, what));
+  const int c = static_cast<int>(a.shape[2]);
+  out->view = ImageView{a.data, a.shape[0], a.shape[1], c, a.shape[1] * c};
+  out->top = out->left = 0;
+  out->scale = 1;
+  out->size = Size2{a.shape[0], a.shape[1]};
+  choose(out->size);  // all of it is shown whatever the answer
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Span<const Codec> Codecs() {
+  static const auto* codecs = new std::vector<Codec>{
+      {"jpeg", {".jpg", ".jpeg"}, 3, &SniffJpeg, &DecodeJpegRow},
+      {"png", {".png"}, 3, &SniffPng, &DecodePngRow},
+      {"npy", {".npy"}, 0, &SniffNpy, &DecodeNpyRow},
+  };
+  return *codecs;
+}
+
+const Codec* SniffCodec(absl::Span<const uint8_t> bytes) {
+  for (const Codec& c : Codecs()) {
+    if (c.sniff(bytes)) return &c;
+  }
+  return nullptr;
+}
+
+const Codec* CodecForFile(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  for (const Codec& c : Codecs()) {
+    for (const std::string& ext : c.extensions) {
+      if (absl::EndsWith(lower, ext)) return &c;
+    }
+  }
+  return nullptr;
+}
+
+absl::Status Decode(absl::Span<const uint8_t> bytes, const std::string& what,
+                    ChooseDecode choose, DecodedImage* out) {
+  const Codec* codec = SniffCodec(bytes);
+  if (codec == nullptr) {
+    return InvalidArgumentCat(what, ": neither a JPEG, a PNG nor a .npy (",
+                              bytes.size(), " bytes)");
+  }
+  return codec->decode(bytes, what, choose, out);
+}
+
+absl::StatusOr<Image> DecodeWhole(absl::Span<const uint8_t> bytes,
+                                  const std::string& what) {
+  DecodedImage d;
+  FUSEDNORM_RETURN_IF_ERROR(Decode(
+      bytes, what, [](Size2) { return DecodeRequest(); }, &d));
+  if (d.view.pixels.data() == d.storage.pixels.data()) return d.storage;
+  // Read in place: copy the view into an image of its own.
+  Image image;
+  AllocateImage(d.view.height, d.view.width, d.view.channels, &image);
+  std::copy(d.view.pixels.begin(), d.view.pixels.begin() + image.pixels.size(),
+            image.pixels.begin());
+  return image;
+}
+
+}  // namespace fusednorm

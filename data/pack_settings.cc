@@ -1,0 +1,112 @@
+// `pack`'s setting rows and their reading (pack_settings.h).
+#include "data/pack_settings.h"
+
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/image.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+const PackOptions kDefaults;
+
+// PREFIX%0NdSUFFIX (one %d or %0Nd, N <= 12, no other '%') into `o`.
+absl::Status SetPattern(const SettingValues& v, PackOptions* o) {
+  const std::string& text = v.Text(kShardPatternSetting);
+  const size_t pct = text.find('%');
+  const size_t d = pct == std::string::npos ? pct : text.find('d', pct);
+  int width = 0;
+  const bool parsed =
+      d != std::string::npos &&
+      (d == pct + 1 ||
+       absl::SimpleAtoi(text.substr(pct + 1, d - pct - 1), &width)) &&
+      width >= 0 && width <= 12 && text.find('%', d) == std::string::npos;
+  if (!parsed) {
+    return v.Error(kShardPatternSetting,
+                   "needs one %d or %0Nd for the shard number, e.g. "
+                   "shards/train-%06d.tar");
+  }
+  o->prefix = text.substr(0, pct);
+  o->suffix = text.substr(d + 1);
+  o->width = width;
+  return absl::OkStatus();
+}
+
+// N with an optional K, M or G suffix (powers of 1024).
+absl::StatusOr<uint64_t> ShardBytes(const SettingValues& v) {
+  std::string digits = v.Text(kShardBytesSetting);
+  uint64_t scale = 1;
+  if (!digits.empty()) {
+    const size_t u =
+        std::string("KMG").find(absl::ascii_toupper(digits.back()));
+    if (u != std::string::npos) {
+      scale = uint64_t{1} << (10 * (u + 1));
+      digits.pop_back();
+    }
+  }
+  uint64_t n;
+  if (!absl::SimpleAtoi(digits, &n) || n == 0 ||
+      n > (uint64_t{1} << 50) / scale)
+    return v.Error(kShardBytesSetting, "not a positive size like 1G or 500M");
+  return n * scale;
+}
+
+}  // namespace
+
+const Setting kShardPatternSetting{
+    "output", SettingType::kText, "",
+    "shard path pattern with the shard number as %d or %0Nd, e.g. "
+    "shards/train-%06d.tar"};
+const Setting kMaxSideSetting{
+    "max_side",
+    SettingType::kInt,
+    absl::StrCat(kDefaults.max_side),
+    "shrink images whose longer side exceeds this (0: keep the size)",
+    {},
+    0,
+    static_cast<double>(kMaxSide)};
+const Setting kEncodingSetting{
+    "encoding",
+    SettingType::kChoice,
+    "jpeg",
+    "jpeg (stored JPEG/PNG bytes kept where possible) or raw (uint8 .npy)",
+    {"jpeg", "raw"}};
+const Setting kQualitySetting{"quality",
+                              SettingType::kInt,
+                              absl::StrCat(kDefaults.quality),
+                              "JPEG quality of re-encoded images",
+                              {},
+                              1,
+                              100};
+const Setting kShardBytesSetting{
+    "shard_bytes", SettingType::kText, "1G",
+    "largest shard size in bytes, with K, M or G (powers of 1024); a sample "
+    "larger than that gets a shard of its own, with a warning"};
+
+std::vector<const Setting*> PackSettings() {
+  return {&kShardPatternSetting, &kMaxSideSetting, &kEncodingSetting,
+          &kQualitySetting, &kShardBytesSetting};
+}
+
+absl::StatusOr<PackOptions> PackFromSettings(const SettingValues& v) {
+  PackOptions o;
+  if (v.Text(kShardPatternSetting).empty()) {
+    return InvalidArgumentCat(SettingName(kShardPatternSetting, v.style()),
+                              " (a shard pattern) is required");
+  }
+  FUSEDNORM_RETURN_IF_ERROR(SetPattern(v, &o));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.max_side, v.Int(kMaxSideSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::string encoding,
+                             v.Choice(kEncodingSetting));
+  o.raw = encoding == "raw";
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t quality, v.Int(kQualitySetting));
+  o.quality = static_cast<int>(quality);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.shard_bytes, ShardBytes(v));
+  return o;
+}
+
+}  // namespace fusednorm

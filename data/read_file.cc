@@ -1,0 +1,83 @@
+// ReadFileInto (read_file.h).
+#include "data/read_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+bool SameVersion(const struct stat& a, const struct stat& b) {
+  return a.st_size == b.st_size && a.st_ino == b.st_ino &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+// Reads exactly `n` bytes at `dst` from `fd`; false on a short read.
+bool ReadFully(int fd, uint8_t* dst, size_t n) {
+  while (n > 0) {
+    const ssize_t r = read(fd, dst, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    dst += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+absl::Status ReadOpen(int fd, const std::string& path,
+                      std::vector<uint8_t>* out) {
+  struct stat before, after;
+  if (fstat(fd, &before) != 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
+  }
+  const size_t size = static_cast<size_t>(before.st_size);
+  try {
+    out->resize(size);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": cannot allocate ", size, " bytes to read it"));
+  }
+  if (!ReadFully(fd, out->data(), size)) {
+    return absl::DataLossError(absl::StrCat(
+        path,
+        ": read error or file shortened while read: ", std::strerror(errno)));
+  }
+  uint8_t extra;
+  const ssize_t more = read(fd, &extra, 1);
+  if (more != 0 || fstat(fd, &after) != 0 || !SameVersion(before, after)) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": the file changed while it was read"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  const absl::Status s = ReadOpen(fd, path, out);
+  close(fd);
+  return s;
+}
+
+absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &bytes));
+  return bytes;
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,111 @@
+// RunSample (runner.h): read, plan, decode the window, transform, normalize
+// into the batch, check the source.
+#include "pipeline/runner.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "codecs/jpeg.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+// The decode request of a plan: the first op's window (when `decode.crop`),
+// at the DCT scale its output size allows (when `decode.scale`).
+DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
+                      DecodeOptions decode) {
+  DecodeRequest r;
+  if (chain.ops.empty() || !plan.ops[0].window) return r;
+  const CropWindow& window = *plan.ops[0].window;
+  if (decode.crop) r.region = window;
+  const std::optional<Size2> out = chain.ops[0]->FixedOutputSize();
+  if (decode.scale && out) r.scale = DecodeScale(window, *out);
+  return r;
+}
+
+// Plans the sample from its size and decodes what the plan needs into
+// ws->decoded (decoded pixels are shown in place). Decoding errors name the
+// sample already; a plan's error gets its name here.
+absl::Status PlanAndDecode(const Chain& chain, const RawSample& raw,
+                           SampleStream& stream, DecodeOptions decode,
+                           Workspace* ws) {
+  absl::Status planned, decoded;
+  if (raw.is_encoded()) {
+    decoded = Decode(
+        raw.encoded, raw.what,
+        [&](Size2 size) {
+          planned = MakePlan(chain, size, stream, &ws->plan);
+          return planned.ok() ? Request(chain, ws->plan, decode)
+                              : DecodeRequest();
+        },
+        &ws->decoded);
+  } else {
+    const ImageView& v = raw.pixels;
+    planned = MakePlan(chain, {v.height, v.width}, stream, &ws->plan);
+    ws->decoded.view = v;
+    ws->decoded.top = ws->decoded.left = 0;
+    ws->decoded.scale = 1;
+    ws->decoded.size = Size2{v.height, v.width};
+  }
+  if (!planned.ok()) return PrefixStatus(planned, raw.what + ": ");
+  return decoded;
+}
+
+// The first op's decision in the coordinates of the decoded part (which may
+// be a region, or the image at a reduced scale).
+OpDecision InDecoded(const OpDecision& d, const DecodedImage& image) {
+  if (!d.window) return d;
+  CropWindow w = ScaleBox(*d.window, image.scale, image.size);
+  w.top -= image.top;
+  w.left -= image.left;
+  return {w};
+}
+
+// The real ops in turn, from ws->decoded; returns the last output (or the
+// decoded pixels when there are no ops).
+absl::StatusOr<ImageView> Transform(const Chain& chain, const RawSample& raw,
+                                    Workspace* ws) {
+  ImageView current = ws->decoded.view;
+  for (size_t i = 0; i < chain.ops.size(); ++i) {
+    const PreprocessOp& op = *chain.ops[i];
+    Image* out = i % 2 == 0 ? &ws->a : &ws->b;
+    const OpDecision d =
+        i == 0 ? InDecoded(ws->plan.ops[0], ws->decoded) : ws->plan.ops[i];
+    const absl::Status s = op.Apply(current, d, out);
+    if (!s.ok()) {
+      return PrefixStatus(s, absl::StrCat(raw.what, ": ", op.name(), ": "));
+    }
+    current = out->view();
+  }
+  return current;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> RunSample(const Chain& chain, const Dataset& dataset,
+                                  uint64_t index, SampleStream& stream,
+                                  DecodeOptions decode, BatchPlace place,
+                                  StageCounters* counters, Workspace* ws) {
+  StageClock clock;
+  RawSample& raw = ws->raw;
+  FUSEDNORM_RETURN_IF_ERROR(dataset.Read(index, &ws->read, &raw));
+  FUSEDNORM_RETURN_IF_ERROR(PlanAndDecode(chain, raw, stream, decode, ws));
+  clock.Add(&counters->load);
+  FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out, Transform(chain, raw, ws));
+  if (out.channels != dataset.channels()) {
+    return InvalidArgumentCat(raw.what, ": after the transforms it has ",
+                              out.channels, " channels but the batch holds ",
+                              dataset.channels());
+  }
+  clock.Add(&counters->transforms);
+  // The batch is the op's output buffer: its store policy sees the whole.
+  const absl::Status fused = chain.fused->ApplyBatch(
+      {out}, {ws->plan.fused}, OutputView{place.batch}, place.position);
+  clock.Add(&counters->fused);
+  if (!fused.ok()) return PrefixStatus(fused, absl::StrCat(raw.what, ": "));
+  FUSEDNORM_RETURN_IF_ERROR(dataset.CheckUnchanged(raw));
+  return raw.label;
+}
+
+}  // namespace fusednorm
