@@ -1,6 +1,6 @@
-// JPEG (jpeg.h; TurboJPEG for encoding) and PNG (libpng) decoding and
-// encoding (codecs.h); each library's error handling ends here as an
-// absl::Status naming the file.
+// Decoding by signature (JPEG: jpeg.h, PNG: png.h), file reading, and JPEG
+// (TurboJPEG) and PNG (libpng's simplified API) encoding (codecs.h); each
+// library's error handling ends as an absl::Status naming the file.
 #include "pipeline/codecs.h"
 
 #include <png.h>
@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pipeline/jpeg.h"
+#include "pipeline/png.h"
 #include "util/status_macros.h"
 
 namespace fusednorm {
@@ -22,45 +23,6 @@ namespace {
 struct TjCloser {
   void operator()(void* h) const { tjDestroy(h); }
 };
-
-absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
-                       Image* img) {
-  png_image png;
-  std::memset(&png, 0, sizeof(png));
-  png.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": not a readable PNG: ", png.message));
-  }
-  if (png.width < 1 || png.height < 1 ||
-      static_cast<int64_t>(png.width) * png.height > kMaxDecodedPixels) {
-    png_image_free(&png);
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": PNG size ", png.width, "x", png.height, " is not supported"));
-  }
-  // PIL's convert("RGB") drops alpha (tRNS included) rather than blending:
-  // images with alpha are read as RGBA and the alpha bytes left out.
-  const bool alpha = (png.format & PNG_FORMAT_FLAG_ALPHA) != 0;
-  png.format = alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
-  img->pixels.resize(PNG_IMAGE_SIZE(png));
-  if (!png_image_finish_read(&png, nullptr, img->pixels.data(), 0, nullptr)) {
-    const std::string message = png.message;
-    png_image_free(&png);
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": corrupt or truncated PNG: ", message));
-  }
-  img->height = png.height;
-  img->width = png.width;
-  img->channels = 3;
-  const size_t pixels = static_cast<size_t>(img->height * img->width);
-  if (alpha) {
-    for (size_t i = 0; i < pixels; ++i) {
-      std::memmove(&img->pixels[3 * i], &img->pixels[4 * i], 3);
-    }
-  }
-  img->pixels.resize(3 * pixels);
-  return absl::OkStatus();
-}
 
 }  // namespace
 

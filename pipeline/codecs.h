@@ -1,7 +1,7 @@
-// JPEG (libjpeg-turbo's TurboJPEG API) and PNG (libpng's simplified API)
-// decoding to uint8 HWC images, and encoding for tests and benchmarks. Corrupt
-// or truncated data is an InvalidArgument naming `what` (a file name or
-// sample), never a crash.
+// JPEG (jpeg.h) and PNG (png.h) decoding to uint8 HWC RGB images, as
+// Pillow's convert("RGB") decodes them; encoding (TurboJPEG, libpng's
+// simplified API) for tests and benchmarks. Corrupt or truncated data is an
+// InvalidArgument naming `what` (a file name or sample), never a crash.
 #ifndef FUSEDNORM_PIPELINE_CODECS_H_
 #define FUSEDNORM_PIPELINE_CODECS_H_
 
