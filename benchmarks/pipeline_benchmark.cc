@@ -35,7 +35,7 @@
 #include "benchmark/benchmark.h"
 #include "benchmarks/baselines.h"
 #include "benchmarks/measure.h"
-#include "codecs/codecs.h"
+#include "codecs/encode.h"
 #include "pipeline/preprocessor.h"
 #include "pipeline/transfer_station.h"
 

@@ -8,9 +8,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "codecs/codecs.h"
 #include "codecs/jpeg.h"
 #include "codecs/npy.h"
+#include "codecs/png.h"
 #include "core/status.h"
 
 namespace fusednorm {
@@ -63,7 +63,7 @@ absl::Status DecodeJpegRow(absl::Span<const uint8_t> bytes,
 absl::Status DecodePngRow(absl::Span<const uint8_t> bytes,
                           const std::string& what, ChooseDecode choose,
                           DecodedImage* out) {
-  FUSEDNORM_RETURN_IF_ERROR(DecodeImageInto(bytes, what, &out->storage));
+  FUSEDNORM_RETURN_IF_ERROR(DecodePng(bytes, what, &out->storage));
   ViewAll(out);
   choose(out->size);  // all of it is decoded whatever the answer
   return absl::OkStatus();

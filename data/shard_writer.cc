@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codecs/codec.h"
-#include "codecs/codecs.h"
+#include "codecs/encode.h"
 #include "codecs/npy.h"
 #include "core/status.h"
 #include "data/atomic_file.h"

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "codecs/codecs.h"
+#include "codecs/codec.h"
+#include "codecs/encode.h"
 #include "codecs/npy.h"
 #include "data/tar.h"
 #include "gtest/gtest.h"
@@ -90,7 +91,7 @@ TEST(Shards, GroupsByKeyAcrossFormatsAndShards) {
   ASSERT_EQ((*d)->size(), 3u);
   EXPECT_EQ((*d)->channels(), 3);
   const std::vector<int64_t> labels = {4, 1, 9};
-  const std::vector<Image> images = {*DecodeImage(jpeg, "a"), b, c};
+  const std::vector<Image> images = {*DecodeWhole(jpeg, "a"), b, c};
   for (size_t i = 0; i < 3; ++i) {
     const absl::StatusOr<Sample> s = DecodeSample(**d, i);
     ASSERT_TRUE(s.ok()) << s.status();

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "codecs/codecs.h"
+#include "codecs/encode.h"
 #include "data/shards.h"
 #include "data/tar.h"
 #include "gtest/gtest.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "codecs/codecs.h"
+#include "codecs/encode.h"
 #include "codecs/npy.h"
 #include "data/shards.h"
 #include "data/tar.h"

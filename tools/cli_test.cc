@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "codecs/codecs.h"
+#include "codecs/codec.h"
+#include "codecs/encode.h"
 #include "data/npy_writer.h"
 #include "gtest/gtest.h"
 #include "ops/presets.h"
@@ -237,7 +238,7 @@ TEST(Cli, RunWritesBatchesAndPreview) {
   ASSERT_GT(png.size(), 8u);
   EXPECT_EQ(png.substr(1, 3), "PNG");
   const absl::StatusOr<Image> decoded =
-      DecodeImage(absl::MakeConstSpan(
+      DecodeWhole(absl::MakeConstSpan(
                       reinterpret_cast<const uint8_t*>(png.data()), png.size()),
                   "preview");
   ASSERT_TRUE(decoded.ok());

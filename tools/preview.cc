@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "codecs/encode.h"
 #include "core/status.h"
-#include "kernels/formats.h"
-#include "codecs/codecs.h"
 #include "data/atomic_file.h"
+#include "kernels/formats.h"
 
 namespace fusednorm {
 namespace {
