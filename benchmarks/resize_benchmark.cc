@@ -49,7 +49,7 @@ const Image& Input(const Case& c) {
     if (im.height == c.image_h && im.width == c.image_w) return im;
   }
   Image im;
-  AllocateImage(c.image_h, c.image_w, kC, &im);
+  (void)AllocateImage(c.image_h, c.image_w, kC, &im);
   std::mt19937 rng(1);
   for (uint8_t& p : im.pixels) p = static_cast<uint8_t>(rng());
   images->push_back(std::move(im));

@@ -129,7 +129,8 @@ absl::StatusOr<Image> DecodeWhole(absl::Span<const uint8_t> bytes,
   if (d.view.pixels.data() == d.storage.pixels.data()) return d.storage;
   // Read in place: copy the view into an image of its own.
   Image image;
-  AllocateImage(d.view.height, d.view.width, d.view.channels, &image);
+  FUSEDNORM_RETURN_IF_ERROR(
+      ShapeImage(d.view.height, d.view.width, d.view.channels, &image));
   std::copy(d.view.pixels.begin(), d.view.pixels.begin() + image.pixels.size(),
             image.pixels.begin());
   return image;

@@ -1,6 +1,10 @@
 // Image checks and views (image.h).
 #include "core/image.h"
 
+#include <algorithm>
+#include <new>
+
+#include "absl/strings/str_cat.h"
 #include "core/status.h"
 
 namespace fusednorm {
@@ -60,11 +64,25 @@ ImageView SubView(const ImageView& in, const CropWindow& box) {
           box.height, box.width, in.channels, in.row_stride};
 }
 
-void AllocateImage(int64_t h, int64_t w, int c, Image* out) {
+absl::Status ShapeImage(int64_t h, int64_t w, int c, Image* out) {
+  const size_t bytes = static_cast<size_t>(h * w * c);
+  try {
+    out->pixels.resize(bytes);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat("cannot allocate ", bytes,
+                                                     " bytes for a ", h, "x", w,
+                                                     "x", c, " image"));
+  }
   out->height = h;
   out->width = w;
   out->channels = c;
-  out->pixels.assign(static_cast<size_t>(h * w * c), 0);
+  return absl::OkStatus();
+}
+
+absl::Status AllocateImage(int64_t h, int64_t w, int c, Image* out) {
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(h, w, c, out));
+  std::fill(out->pixels.begin(), out->pixels.end(), 0);
+  return absl::OkStatus();
 }
 
 }  // namespace fusednorm

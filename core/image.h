@@ -64,8 +64,13 @@ absl::Status ValidateBox(const CropWindow& box, int64_t height, int64_t width);
 // A view of the box of `in` (a valid image; `box` inside it).
 ImageView SubView(const ImageView& in, const CropWindow& box);
 
-// Sets `out` to height x width x channels, zero-filled, reusing its storage.
-void AllocateImage(int64_t height, int64_t width, int channels, Image* out);
+// Sets `out` to height x width x channels (a valid size), reusing its
+// storage: ShapeImage leaves the pixels as they are, AllocateImage zeroes
+// them. ResourceExhausted naming the size when the memory is not there.
+absl::Status ShapeImage(int64_t height, int64_t width, int channels,
+                        Image* out);
+absl::Status AllocateImage(int64_t height, int64_t width, int channels,
+                           Image* out);
 
 }  // namespace fusednorm
 

@@ -170,7 +170,7 @@ absl::StatusOr<Image> DecodeRawSample(const RawSample& raw) {
   if (raw.is_encoded()) return DecodeWhole(raw.encoded, raw.what);
   const ImageView& v = raw.pixels;
   Image image;
-  AllocateImage(v.height, v.width, v.channels, &image);
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(v.height, v.width, v.channels, &image));
   for (int64_t y = 0; y < v.height; ++y) {
     std::copy_n(v.pixels.begin() + y * v.row_stride, v.width * v.channels,
                 image.pixels.begin() + y * v.width * v.channels);
@@ -182,11 +182,11 @@ absl::StatusOr<Sample> DecodeSample(const Dataset& dataset, size_t index) {
   SampleBuffer buffer;
   RawSample raw;
   FUSEDNORM_RETURN_IF_ERROR(dataset.Read(index, &buffer, &raw));
-  Sample out;
-  out.label = raw.label;
-  FUSEDNORM_ASSIGN_OR_RETURN(out.image, DecodeRawSample(raw));
+  absl::StatusOr<Image> image = DecodeRawSample(raw);
+  // A source that changed under the read explains any decoding error.
   FUSEDNORM_RETURN_IF_ERROR(dataset.CheckUnchanged(raw));
-  return out;
+  if (!image.ok()) return image.status();
+  return Sample{*std::move(image), raw.label};
 }
 
 std::unique_ptr<Dataset> MakeSyntheticDataset(size_t count, uint64_t seed) {

@@ -103,12 +103,12 @@ void Unregister(int slot) {
   g_end[slot].store(0, std::memory_order_release);
 }
 
+// Writes and truncation change the modification time; the change time is
+// not compared, since unlinking the file (a rename over it) changes that.
 bool SameVersion(const struct stat& a, const struct stat& b) {
   return a.st_ino == b.st_ino && a.st_size == b.st_size &&
          a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
-         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec &&
-         a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
-         a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
-// Writing .npy files for the command-line program; parsing and headers are
-// codecs/npy.h's.
+// Writing a .npy file as it is produced: the header first (the shape is
+// known in advance), then the data in pieces, through an AtomicFile, so a
+// failed or interrupted write leaves no file and memory holds only the
+// piece being written. Parsing and headers are codecs/npy.h's.
 #ifndef FUSEDNORM_DATA_NPY_WRITER_H_
 #define FUSEDNORM_DATA_NPY_WRITER_H_
 
@@ -8,16 +10,31 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "codecs/npy.h"
+#include "data/atomic_file.h"
 
 namespace fusednorm {
 
-// Writes the header, then `chunks` concatenated, to `path`
-// (WriteFileAtomically: no partial file on failure).
-absl::Status WriteNpy(const std::string& path, const std::string& descr,
-                      const std::vector<int64_t>& shape,
-                      const std::vector<absl::Span<const uint8_t>>& chunks);
+class NpyWriter {
+ public:
+  // Starts `path` for an array of `descr` ("<f4", "|u1", ...) and `shape`.
+  static absl::StatusOr<NpyWriter> Create(const std::string& path,
+                                          const std::string& descr,
+                                          const std::vector<int64_t>& shape,
+                                          size_t item_bytes);
+  // Appends data bytes; more than the shape holds is an error.
+  absl::Status Write(absl::Span<const uint8_t> bytes);
+  // Checks that the data is complete and puts the file in place.
+  absl::Status Commit();
+
+ private:
+  NpyWriter(AtomicFile file, uint64_t data_bytes)
+      : file_(std::move(file)), data_bytes_(data_bytes) {}
+
+  AtomicFile file_;
+  uint64_t data_bytes_, written_ = 0;
+};
 
 }  // namespace fusednorm
 

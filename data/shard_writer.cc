@@ -168,7 +168,7 @@ std::string PackOptions::ShardPath(size_t index) const {
 
 absl::StatusOr<PackReport> PackDataset(
     const Dataset& dataset, const PackOptions& options,
-    absl::FunctionRef<void(size_t)> progress) {
+    absl::FunctionRef<bool(size_t)> progress) {
   if (dataset.size() == 0)
     return InvalidArgumentCat(dataset.name(), " has no samples to pack");
   PackReport report;
@@ -181,7 +181,7 @@ absl::StatusOr<PackReport> PackDataset(
     members.emplace_back("cls", std::vector<uint8_t>(cls.begin(), cls.end()));
     FUSEDNORM_RETURN_IF_ERROR(shards.Add(i, members));
     ++report.samples;
-    progress(i);
+    if (!progress(i)) return absl::CancelledError("interrupted");
   }
   FUSEDNORM_RETURN_IF_ERROR(shards.Close());
   return report;

@@ -44,11 +44,12 @@ struct PackReport {
   std::vector<std::string> warnings;
 };
 
-// Writes every sample of `dataset`; `progress` is told each sample done.
+// Writes every sample of `dataset`; `progress` is told each sample done and
+// returns whether to go on (false: Cancelled, only complete shards left).
 // Errors name the sample (and its file) or the shard.
 absl::StatusOr<PackReport> PackDataset(
     const Dataset& dataset, const PackOptions& options,
-    absl::FunctionRef<void(size_t)> progress);
+    absl::FunctionRef<bool(size_t)> progress);
 
 }  // namespace fusednorm
 

@@ -3,6 +3,7 @@
 #include "data/shards.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -143,6 +144,38 @@ TEST(Shards, CorruptImageIsTheSampleErrorWithShardAndOffset) {
   EXPECT_NE(s.status().message().find(path + " at byte 512, key a"),
             std::string::npos)
       << s.status().message();
+}
+
+// A shard truncated or rewritten under a reader: every later sample of it
+// is an error naming the shard (the pages lost are never a SIGBUS); the
+// other shards read on.
+TEST(Shards, AShardTruncatedOrRewrittenWhileOpenIsAnError) {
+  std::vector<std::pair<std::string, std::string>> members;
+  for (int k = 0; k < 6; ++k) {
+    const std::string key = "k" + std::to_string(k);
+    members.push_back({key + ".npy", Npy(Random(40, 40, 3, k))});
+  }
+  const std::string cut = WriteShard("cut.tar", members);
+  const std::string same = WriteShard("same.tar", members);
+  const std::string kept = WriteShard("kept.tar", members);
+  absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards({cut, same, kept});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ((*d)->size(), 18u);
+  ASSERT_EQ(truncate(cut.c_str(), 2048), 0);
+  usleep(20000);                    // a modification time of its own
+  WriteShard("same.tar", members);  // rewritten in place, same bytes
+  for (size_t i = 0; i < 18; ++i) {
+    const absl::StatusOr<Sample> s = DecodeSample(**d, i);
+    if (i >= 12) {
+      EXPECT_TRUE(s.ok()) << i << ": " << s.status();
+      continue;
+    }
+    ASSERT_FALSE(s.ok()) << i;
+    const std::string& shard = i < 6 ? cut : same;
+    EXPECT_NE(s.status().message().find(shard + ": the file was truncated"),
+              std::string::npos)
+        << s.status();
+  }
 }
 
 }  // namespace

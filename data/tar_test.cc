@@ -3,6 +3,7 @@
 // never read outside the archive.
 #include "data/tar.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -27,10 +28,12 @@ void Reseal(std::string* archive, size_t at) {
 }
 
 void Add(std::string* archive, const std::string& name, const std::string& body,
-         char type = '0') {
+         char type = '0', const std::string& link = "") {
   const size_t at = archive->size();
   *archive += *TarFileHeader(name, body.size());
   (*archive)[at + 156] = type;
+  std::memcpy(&(*archive)[at + 157], link.data(),
+              std::min<size_t>(100, link.size()));
   Reseal(archive, at);
   *archive += body + std::string(TarPadding(body.size()), '\0');
 }
@@ -75,6 +78,42 @@ TEST(Tar, PaxAndGnuLongNamesAndSkippedTypes) {
   EXPECT_EQ((*index)[0].name, "renamed.png");
   EXPECT_EQ((*index)[1].name, long_name);
   EXPECT_EQ((*index)[2].name, "last.cls");
+}
+
+// GNU tar stores a file added twice as a hard link to the first copy; a
+// symbolic link names its target relative to its own directory. Both read as
+// their targets' bytes; a link to nothing of the archive says so.
+TEST(Tar, LinksReadAsTheirTargets) {
+  std::string archive;
+  Add(&archive, "d/a.jpg", "AAAA");
+  Add(&archive, "d/b.jpg", "", '1', "d/a.jpg");         // hard link
+  Add(&archive, "d/c.jpg", "", '2', "a.jpg");           // relative symlink
+  Add(&archive, "e/f.jpg", "", '2', "../d/./c.jpg");    // symlink to symlink
+  Add(&archive, "g.jpg", "", '2', "later.jpg");         // to a later file
+  Add(&archive, "h.jpg", "", '2', "missing.jpg");       // dangling
+  Add(&archive, "i.jpg", "", '2', "../../etc/passwd");  // outside
+  Add(&archive, "j.jpg", "", '2', "k.jpg");             // a cycle
+  Add(&archive, "k.jpg", "", '2', "j.jpg");
+  Add(&archive, "later.jpg", "LL");
+  archive += std::string(2 * kTarBlock, '\0');
+  const absl::StatusOr<std::vector<TarMember>> index =
+      ReadTarIndex(Bytes(archive), "t.tar");
+  ASSERT_TRUE(index.ok()) << index.status();
+  ASSERT_EQ(index->size(), 10u) << "no member is dropped";
+  const auto body = [&](int i) {
+    return archive.substr((*index)[i].offset, (*index)[i].size);
+  };
+  for (int i : {0, 1, 2, 3}) {
+    EXPECT_EQ(body(i), "AAAA") << (*index)[i].name;
+    EXPECT_EQ((*index)[i].link_error, "") << (*index)[i].name;
+  }
+  EXPECT_EQ(body(4), "LL");
+  EXPECT_NE((*index)[5].link_error.find("\"missing.jpg\", which is not a file"),
+            std::string::npos);
+  EXPECT_NE((*index)[6].link_error.find("not a file of the archive"),
+            std::string::npos);
+  EXPECT_NE((*index)[7].link_error.find("32 deep"), std::string::npos);
+  EXPECT_EQ((*index)[5].size, 0u);
 }
 
 TEST(Tar, CorruptHeadersNameTheArchiveAndOffset) {

@@ -197,11 +197,8 @@ absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
   FUSEDNORM_RETURN_IF_ERROR(ValidateBox(box, input.height, input.width));
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(size.height, size.width));
   const ImageView in = SubView(input, box);
-  output->height = size.height;
-  output->width = size.width;
-  output->channels = in.channels;
-  output->pixels.resize(
-      static_cast<size_t>(size.height * size.width * in.channels));
+  FUSEDNORM_RETURN_IF_ERROR(
+      ShapeImage(size.height, size.width, in.channels, output));
   switch (filter) {
     case ResizeFilter::kPil:
       return ResizePil(in, size, kernel, output);

@@ -48,7 +48,7 @@ absl::Status Crop(const ImageView& in, int64_t top, int64_t left, int64_t h,
                               ") is out of range");
   }
   const int C = in.channels;
-  AllocateImage(h, w, C, out);
+  FUSEDNORM_RETURN_IF_ERROR(AllocateImage(h, w, C, out));
   for (int64_t y = 0; y < h; ++y) {
     const int64_t sy = top + y;
     if (sy < 0 || sy >= in.height) continue;  // padding rows stay 0

@@ -63,6 +63,16 @@ size_t LoaderSettings::global_batches(size_t samples) const {
   return (samples + batch_size - 1) / batch_size;
 }
 
+size_t LoaderSettings::local_samples(size_t samples) const {
+  const size_t g = global_batches(samples);
+  if (g == 0) return 0;
+  // Every batch is full but the last global one, which may be short.
+  const size_t last = samples - (g - 1) * batch_size;
+  const bool last_is_mine = (g - 1) % world == static_cast<size_t>(rank);
+  return local_batches(samples) * batch_size -
+         (last_is_mine ? batch_size - last : 0);
+}
+
 size_t LoaderSettings::local_batches(size_t samples) const {
   const size_t g = global_batches(samples);
   return g / world + (static_cast<size_t>(rank) < g % world ? 1 : 0);

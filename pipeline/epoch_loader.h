@@ -88,6 +88,8 @@ struct LoaderSettings {
   // and for this rank (global batches rank, rank + world, ...).
   size_t global_batches(size_t samples) const;
   size_t local_batches(size_t samples) const;
+  // The samples of this rank's batches.
+  size_t local_samples(size_t samples) const;
 };
 
 struct Chain;  // pipeline/chain.h

@@ -189,6 +189,9 @@ size_t Preprocessor::batch_size() const { return state_->loader.batch_size; }
 size_t Preprocessor::samples_per_epoch() const {
   return state_->loader.epoch_samples(state_->dataset->size());
 }
+size_t Preprocessor::local_samples_per_epoch() const {
+  return state_->loader.local_samples(samples_per_epoch());
+}
 int Preprocessor::threads() const { return state_->loader.threads; }
 const Dataset& Preprocessor::dataset() const { return *state_->dataset; }
 size_t Preprocessor::batches_per_epoch() const {

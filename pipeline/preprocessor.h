@@ -73,8 +73,10 @@ class Preprocessor {
   const Dataset& dataset() const;
   // Batches of an epoch for this rank.
   size_t batches_per_epoch() const;
-  // Samples of an epoch, over all ranks (the dataset's first `samples`).
+  // Samples of an epoch, over all ranks (the dataset's first `samples`), and
+  // those of this rank's batches.
   size_t samples_per_epoch() const;
+  size_t local_samples_per_epoch() const;
 
  private:
   friend class PreprocessorBuilder;

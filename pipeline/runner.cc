@@ -81,6 +81,29 @@ absl::StatusOr<ImageView> Transform(const Chain& chain, const RawSample& raw,
   return current;
 }
 
+// RunSample's work once the sample is read.
+absl::Status RunRead(const Chain& chain, const Dataset& dataset,
+                     SampleStream& stream, DecodeOptions decode,
+                     BatchPlace place, StageCounters* counters,
+                     StageClock* clock, Workspace* ws) {
+  const RawSample& raw = ws->raw;
+  FUSEDNORM_RETURN_IF_ERROR(PlanAndDecode(chain, raw, stream, decode, ws));
+  clock->Add(&counters->load);
+  FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out, Transform(chain, raw, ws));
+  if (out.channels != dataset.channels()) {
+    return InvalidArgumentCat(raw.what, ": after the transforms it has ",
+                              out.channels, " channels but the batch holds ",
+                              dataset.channels());
+  }
+  clock->Add(&counters->transforms);
+  // The batch is the op's output buffer: its store policy sees the whole.
+  const absl::Status fused = chain.fused->ApplyBatch(
+      {out}, {ws->plan.fused}, OutputView{place.batch}, place.position);
+  clock->Add(&counters->fused);
+  if (!fused.ok()) return PrefixStatus(fused, absl::StrCat(raw.what, ": "));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<int64_t> RunSample(const Chain& chain, const Dataset& dataset,
@@ -88,24 +111,15 @@ absl::StatusOr<int64_t> RunSample(const Chain& chain, const Dataset& dataset,
                                   DecodeOptions decode, BatchPlace place,
                                   StageCounters* counters, Workspace* ws) {
   StageClock clock;
-  RawSample& raw = ws->raw;
-  FUSEDNORM_RETURN_IF_ERROR(dataset.Read(index, &ws->read, &raw));
-  FUSEDNORM_RETURN_IF_ERROR(PlanAndDecode(chain, raw, stream, decode, ws));
-  clock.Add(&counters->load);
-  FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out, Transform(chain, raw, ws));
-  if (out.channels != dataset.channels()) {
-    return InvalidArgumentCat(raw.what, ": after the transforms it has ",
-                              out.channels, " channels but the batch holds ",
-                              dataset.channels());
-  }
-  clock.Add(&counters->transforms);
-  // The batch is the op's output buffer: its store policy sees the whole.
-  const absl::Status fused = chain.fused->ApplyBatch(
-      {out}, {ws->plan.fused}, OutputView{place.batch}, place.position);
-  clock.Add(&counters->fused);
-  if (!fused.ok()) return PrefixStatus(fused, absl::StrCat(raw.what, ": "));
-  FUSEDNORM_RETURN_IF_ERROR(dataset.CheckUnchanged(raw));
-  return raw.label;
+  FUSEDNORM_RETURN_IF_ERROR(dataset.Read(index, &ws->read, &ws->raw));
+  const absl::Status s =
+      RunRead(chain, dataset, stream, decode, place, counters, &clock, ws);
+  // A source that changed under the read explains any other error.
+  const absl::Status unchanged = dataset.CheckUnchanged(ws->raw);
+  if (!unchanged.ok())
+    return PrefixStatus(unchanged, absl::StrCat(ws->raw.what, ": "));
+  if (!s.ok()) return s;
+  return ws->raw.label;
 }
 
 }  // namespace fusednorm

@@ -13,7 +13,7 @@
 
 #include "codecs/codec.h"
 #include "codecs/encode.h"
-#include "data/npy_writer.h"
+#include "codecs/npy.h"
 #include "gtest/gtest.h"
 #include "ops/presets.h"
 #include "testing/reference.h"

@@ -26,6 +26,7 @@ absl::Status AsUsageError(const absl::Status& status,
 
 int ExitCode(const absl::Status& status) {
   if (status.ok()) return 0;
+  if (status.code() == absl::StatusCode::kCancelled) return 130;  // Ctrl-C
   return status.GetPayload(kUsagePayload).has_value() ? 2 : 1;
 }
 

@@ -5,7 +5,9 @@
 //   2  a usage error: a bad flag or flag value (marked where it is found,
 //      with UsageError or AsUsageError)
 //   1  any other error: an unreadable input, bad file contents, a failed
-//      write
+//      write, memory that ran out
+//   130  interrupted (Ctrl-C or SIGTERM), after the workers stopped and
+//      partial files were removed
 #ifndef FUSEDNORM_TOOLS_EXIT_CODE_H_
 #define FUSEDNORM_TOOLS_EXIT_CODE_H_
 
@@ -22,7 +24,7 @@ absl::Status UsageError(absl::string_view message);
 absl::Status AsUsageError(const absl::Status& status,
                           absl::string_view prefix = "");
 
-// Returns 0, 1 or 2 for `status`, as above.
+// Returns 0, 1, 2 or 130 for `status`, as above.
 int ExitCode(const absl::Status& status);
 
 }  // namespace fusednorm

@@ -5,11 +5,14 @@
 // stream (seed, 0, n), or given by --flip=0|1 and --erase=I,J,H,W); writes
 // all outputs as one .npy.
 #include <cstring>
+#include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "codecs/codec.h"
+#include "codecs/npy.h"
 #include "core/image.h"
 #include "core/status.h"
 #include "data/npy_writer.h"
@@ -25,14 +28,17 @@
 namespace fusednorm {
 namespace {
 
+// The input's images, as views of its bytes (a .npy) or of its decoded
+// pixels (a PNG or JPEG).
 struct Input {
-  std::vector<Image> images;
+  std::vector<uint8_t> bytes;
+  Image decoded;
+  std::vector<ImageView> images;
   bool batched = false;  // (N,H,W,C): the output has a leading N as well
 };
 
-absl::StatusOr<Input> FromNpy(absl::Span<const uint8_t> bytes,
-                              const std::string& path) {
-  FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a, ParseNpy(bytes, path));
+absl::Status FromNpy(const std::string& path, Input* in) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a, ParseNpy(in->bytes, path));
   if (a.descr != "|u1" && a.descr != "<u1" && a.descr != "u1") {
     return InvalidArgumentCat(path, ": dtype ", a.descr, " is not uint8 (|u1)");
   }
@@ -40,49 +46,48 @@ absl::StatusOr<Input> FromNpy(absl::Span<const uint8_t> bytes,
     return InvalidArgumentCat(path, ": needs 3 or 4 dimensions, has ",
                               a.shape.size());
   }
-  Input in;
-  in.batched = a.shape.size() == 4;
-  const int64_t n = in.batched ? a.shape[0] : 1;
-  const int64_t* s = &a.shape[in.batched ? 1 : 0];
+  in->batched = a.shape.size() == 4;
+  const int64_t n = in->batched ? a.shape[0] : 1;
+  const int64_t* s = &a.shape[in->batched ? 1 : 0];
   if (s[2] > kMaxChannels) {
     return InvalidArgumentCat(path, ": ", s[2], " channels (1..", kMaxChannels,
                               " supported)");
   }
   const size_t each = static_cast<size_t>(s[0] * s[1] * s[2]);
   for (int64_t i = 0; i < n; ++i) {
-    in.images.push_back(
-        Image{s[0], s[1], static_cast<int>(s[2]),
-              std::vector<uint8_t>(a.data.begin() + i * each,
-                                   a.data.begin() + (i + 1) * each)});
-  }
-  return in;
-}
-
-absl::StatusOr<Input> ReadInput(const std::string& path) {
-  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
-                             ReadFileBytes(path));
-  if (bytes.size() >= 6 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0)
-    return FromNpy(bytes, path);
-  Input in;
-  FUSEDNORM_ASSIGN_OR_RETURN(Image image, DecodeWhole(bytes, path));
-  in.images.push_back(std::move(image));
-  return in;
-}
-
-// --resized-crop / --size: replaces each image by its resized box.
-absl::Status ResizeInputs(const NormalizeOptions& o, Input* in) {
-  if (!o.size) return absl::OkStatus();
-  for (Image& image : in->images) {
-    const CropWindow box =
-        o.resized_crop.value_or(CropWindow{0, 0, image.height, image.width});
-    FUSEDNORM_RETURN_IF_ERROR(AsUsageError(
-        ValidateBox(box, image.height, image.width), "--resized-crop: "));
-    Image resized;
-    FUSEDNORM_RETURN_IF_ERROR(
-        ResizeBox(image.view(), box, *o.size, o.resize_filter, &resized));
-    image = std::move(resized);
+    in->images.push_back(ImageView{a.data.subspan(i * each, each), s[0], s[1],
+                                   static_cast<int>(s[2]), s[1] * s[2]});
   }
   return absl::OkStatus();
+}
+
+absl::Status ReadInput(const std::string& path, Input* in) {
+  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &in->bytes));
+  if (in->bytes.size() >= 6 &&
+      std::memcmp(in->bytes.data(), "\x93NUMPY", 6) == 0)
+    return FromNpy(path, in);
+  FUSEDNORM_ASSIGN_OR_RETURN(in->decoded, DecodeWhole(in->bytes, path));
+  in->images.push_back(in->decoded.view());
+  return absl::OkStatus();
+}
+
+// The size every image has when it is normalized.
+Size2 OutputSize(const NormalizeOptions& o, const ImageView& image) {
+  return o.size.value_or(Size2{image.height, image.width});
+}
+
+// --resized-crop / --size: image `view`'s box resized into `resized`, or the
+// image itself without --size.
+absl::StatusOr<ImageView> Resized(const NormalizeOptions& o,
+                                  const ImageView& view, Image* resized) {
+  if (!o.size) return view;
+  const CropWindow box =
+      o.resized_crop.value_or(CropWindow{0, 0, view.height, view.width});
+  FUSEDNORM_RETURN_IF_ERROR(AsUsageError(
+      ValidateBox(box, view.height, view.width), "--resized-crop: "));
+  FUSEDNORM_RETURN_IF_ERROR(
+      ResizeBox(view, box, *o.size, o.resize_filter, resized));
+  return resized->view();
 }
 
 void PrintDecisions(FILE* out, size_t n, const Augmentation& aug) {
@@ -100,7 +105,7 @@ void PrintDecisions(FILE* out, size_t n, const Augmentation& aug) {
 
 // Normalizes image n into *result.
 absl::Status NormalizeOne(const FusedNormalization& op,
-                          const NormalizeOptions& o, const Image& image,
+                          const NormalizeOptions& o, const ImageView& image,
                           size_t n, std::vector<uint8_t>* result, FILE* out) {
   SampleStream stream(o.seed, 0, n);
   Augmentation aug = op.Sample(image.height, image.width, stream);
@@ -113,9 +118,14 @@ absl::Status NormalizeOne(const FusedNormalization& op,
   FUSEDNORM_ASSIGN_OR_RETURN(
       const size_t size,
       op.OutputBytes(image.height, image.width, image.channels));
-  result->resize(size);
+  try {
+    result->resize(size);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate ", size, " bytes for the output of image ", n));
+  }
   FUSEDNORM_RETURN_IF_ERROR(
-      op.Apply(image.view(), aug, OutputView{absl::MakeSpan(*result)}));
+      op.Apply(image, aug, OutputView{absl::MakeSpan(*result)}));
   if (o.print_decisions) PrintDecisions(out, n, aug);
   return absl::OkStatus();
 }
@@ -130,18 +140,24 @@ absl::Status NormalizeCommand(const SettingValues& flags, FILE* out,
   // error.
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(o.op);
   if (!op.ok()) return AsUsageError(op.status());
-  FUSEDNORM_ASSIGN_OR_RETURN(Input in, ReadInput(o.input));
-  FUSEDNORM_RETURN_IF_ERROR(ResizeInputs(o, &in));
-  std::vector<std::vector<uint8_t>> results(in.images.size());
+  Input in;
+  FUSEDNORM_RETURN_IF_ERROR(ReadInput(o.input, &in));
+  const ImageView& first = in.images[0];
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      NpyWriter writer,
+      OutputNpy(o.output, *op, OutputSize(o, first), first.channels,
+                in.batched ? std::optional<int64_t>(in.images.size())
+                           : std::nullopt));
+  // One image at a time: memory holds the input and one output.
+  Image resized;
+  std::vector<uint8_t> result;
   for (size_t n = 0; n < in.images.size(); ++n) {
-    FUSEDNORM_RETURN_IF_ERROR(
-        NormalizeOne(*op, o, in.images[n], n, &results[n], out));
+    FUSEDNORM_ASSIGN_OR_RETURN(const ImageView image,
+                               Resized(o, in.images[n], &resized));
+    FUSEDNORM_RETURN_IF_ERROR(NormalizeOne(*op, o, image, n, &result, out));
+    FUSEDNORM_RETURN_IF_ERROR(writer.Write(result));
   }
-  const Image& first = in.images[0];
-  return WriteOutputNpy(
-      o.output, *op, Size2{first.height, first.width}, first.channels,
-      in.batched ? std::optional<int64_t>(in.images.size()) : std::nullopt,
-      std::vector<absl::Span<const uint8_t>>(results.begin(), results.end()));
+  return writer.Commit();
 }
 
 }  // namespace fusednorm

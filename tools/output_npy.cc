@@ -1,21 +1,21 @@
-// WriteOutputNpy (output_npy.h): the dtype and shape of the op's outputs.
+// OutputNpy (output_npy.h): the dtype and shape of the op's outputs.
 #include "tools/output_npy.h"
 
-#include "data/npy_writer.h"
+#include <vector>
 
 namespace fusednorm {
 
-absl::Status WriteOutputNpy(
-    const std::string& path, const FusedNormalization& op, Size2 size,
-    int channels, std::optional<int64_t> count,
-    const std::vector<absl::Span<const uint8_t>>& chunks) {
+absl::StatusOr<NpyWriter> OutputNpy(const std::string& path,
+                                    const FusedNormalization& op, Size2 size,
+                                    int channels,
+                                    std::optional<int64_t> count) {
   std::vector<int64_t> shape =
       op.OutputShape(size.height, size.width, channels);
   if (count) shape.insert(shape.begin(), *count);
   const char* descr = op.dtype() == DType::kFloat32   ? "<f4"
                       : op.dtype() == DType::kFloat16 ? "<f2"
                                                       : "<u2";
-  return WriteNpy(path, descr, shape, chunks);
+  return NpyWriter::Create(path, descr, shape, DTypeSize(op.dtype()));
 }
 
 }  // namespace fusednorm

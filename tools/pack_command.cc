@@ -7,6 +7,7 @@
 #include "data/shard_writer.h"
 #include "pipeline/recipe.h"
 #include "tools/commands.h"
+#include "tools/interrupt.h"
 #include "tools/options.h"
 #include "tools/progress.h"
 
@@ -18,9 +19,12 @@ absl::Status PackCommand(const SettingValues& flags, FILE* out, FILE* err) {
   FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data,
                              OpenRecipeDataset(o.source));
   Progress progress(err, data->size());
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      const PackReport report,
-      PackDataset(*data, o.pack, [&](size_t) { progress.Batch(1); }));
+  const Interruptible interruptible;  // Ctrl-C stops after the sample
+  FUSEDNORM_ASSIGN_OR_RETURN(const PackReport report,
+                             PackDataset(*data, o.pack, [&](size_t) {
+                               progress.Batch(1);
+                               return !Interruptible::interrupted();
+                             }));
   progress.Finish();
   for (const std::string& w : report.warnings)
     std::fprintf(err, "fusednorm pack: warning: %s\n", w.c_str());

@@ -1,9 +1,11 @@
 // `fusednorm run`: builds the Preprocessor the flags describe (the standard
 // recipe of pipeline/recipe.h), runs its epochs,
 // and reports throughput and where the workers spent their time; optionally
-// keeps every batch for --output and the first samples for --preview.
+// writes every batch to --output as it comes and the first samples to
+// --preview. Ctrl-C stops it within about a sample's time, leaving no file.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "pipeline/recipe.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
+#include "tools/interrupt.h"
 #include "tools/options.h"
 #include "tools/output_npy.h"
 #include "tools/preview.h"
@@ -23,19 +26,16 @@ namespace {
 
 constexpr size_t kPreviewSamples = 16;
 
-// What the epochs produced: totals, and the bytes kept for --output and
-// --preview.
+// What the epochs produced: totals, the skipped samples, and the first
+// samples kept for --preview (--output is written as batches come).
 struct Results {
   EpochLoader::StageSeconds stages;
   size_t skipped = 0;
   std::vector<std::string> skip_reasons;  // one per skipped sample
-  std::vector<std::vector<uint8_t>> batches, preview;
+  std::vector<std::vector<uint8_t>> preview;
 };
 
 void Keep(const Batch& b, const RunOptions& o, Results* r) {
-  if (!o.output.empty()) {
-    r->batches.emplace_back(b.data, b.data + b.count * b.sample_bytes);
-  }
   for (size_t k = 0;
        k < b.count && !o.preview.empty() && r->preview.size() < kPreviewSamples;
        ++k) {
@@ -44,27 +44,65 @@ void Keep(const Batch& b, const RunOptions& o, Results* r) {
   }
 }
 
+// The next batch, waiting in slices so that Ctrl-C cancels the epoch.
+absl::StatusOr<BatchRef> NextBatch(EpochLoader& loader) {
+  while (!loader.WaitReady(absl::Milliseconds(50))) {
+    if (Interruptible::interrupted()) {
+      loader.Cancel();
+      return Interruptible::Status();
+    }
+  }
+  return loader.Next();
+}
+
+// One epoch: every batch to the report, the preview and `output`.
+absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o, int e,
+                      NpyWriter* output, Progress* progress, Results* r) {
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      std::unique_ptr<EpochLoader> loader,
+      p.StartEpoch(o.recipe.split, o.recipe.epoch + static_cast<uint32_t>(e)));
+  for (;;) {
+    FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, NextBatch(*loader));
+    if (batch == nullptr) break;
+    r->skipped += batch->skipped;
+    for (size_t k = 0; k < batch->count; ++k) {
+      if (!batch->valid[k]) r->skip_reasons.push_back(batch->errors[k]);
+    }
+    if (output != nullptr) {
+      FUSEDNORM_RETURN_IF_ERROR(
+          output->Write({batch->data, batch->count * batch->sample_bytes}));
+    }
+    Keep(*batch, o, r);
+    progress->Batch(batch->count);
+  }
+  const EpochLoader::StageSeconds s = loader->stage_seconds();
+  r->stages.load += s.load;
+  r->stages.transforms += s.transforms;
+  r->stages.fused += s.fused;
+  return absl::OkStatus();
+}
+
+// --output: the epochs' samples of this rank, in order.
+absl::StatusOr<std::optional<NpyWriter>> OutputFile(const Preprocessor& p,
+                                                    const RunOptions& o) {
+  if (o.output.empty()) return std::nullopt;
+  const int64_t count =
+      static_cast<int64_t>(p.local_samples_per_epoch()) * o.epochs;
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      NpyWriter w, OutputNpy(o.output, p.fused(o.recipe.split), p.sample_size(),
+                             p.dataset().channels(), count));
+  return std::optional<NpyWriter>(std::move(w));
+}
+
 absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
                        Progress* progress, Results* r) {
+  FUSEDNORM_ASSIGN_OR_RETURN(std::optional<NpyWriter> output, OutputFile(p, o));
   for (int e = 0; e < o.epochs; ++e) {
-    FUSEDNORM_ASSIGN_OR_RETURN(std::unique_ptr<EpochLoader> loader,
-                               p.StartEpoch(o.recipe.split, e));
-    for (;;) {
-      FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, loader->Next());
-      if (batch == nullptr) break;
-      r->skipped += batch->skipped;
-      for (size_t k = 0; k < batch->count; ++k) {
-        if (!batch->valid[k]) r->skip_reasons.push_back(batch->errors[k]);
-      }
-      Keep(*batch, o, r);
-      progress->Batch(batch->count);
-    }
-    const EpochLoader::StageSeconds s = loader->stage_seconds();
-    r->stages.load += s.load;
-    r->stages.transforms += s.transforms;
-    r->stages.fused += s.fused;
+    FUSEDNORM_RETURN_IF_ERROR(
+        RunEpoch(p, o, e, output ? &*output : nullptr, progress, r));
   }
   progress->Finish();
+  if (output) FUSEDNORM_RETURN_IF_ERROR(output->Commit());
   return absl::OkStatus();
 }
 
@@ -94,23 +132,15 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
   }
 }
 
-absl::Status WriteFiles(FILE* out, const Preprocessor& p, const RunOptions& o,
-                        const Results& r, size_t images) {
-  const FusedNormalization& fused = p.fused(o.recipe.split);
-  const int channels = p.dataset().channels();
-  if (!o.output.empty()) {
-    FUSEDNORM_RETURN_IF_ERROR(
-        WriteOutputNpy(o.output, fused, p.sample_size(), channels, images,
-                       std::vector<absl::Span<const uint8_t>>(
-                           r.batches.begin(), r.batches.end())));
-    std::fprintf(out, "wrote %s\n", o.output.c_str());
-  }
-  if (!o.preview.empty()) {
-    FUSEDNORM_RETURN_IF_ERROR(
-        WritePreview(o.preview, r.preview, fused, p.sample_size(), channels));
-    std::fprintf(out, "wrote %s (%zu samples)\n", o.preview.c_str(),
-                 r.preview.size());
-  }
+absl::Status WritePreviewFile(FILE* out, const Preprocessor& p,
+                              const RunOptions& o, const Results& r) {
+  if (!o.output.empty()) std::fprintf(out, "wrote %s\n", o.output.c_str());
+  if (o.preview.empty()) return absl::OkStatus();
+  FUSEDNORM_RETURN_IF_ERROR(
+      WritePreview(o.preview, r.preview, p.fused(o.recipe.split),
+                   p.sample_size(), p.dataset().channels()));
+  std::fprintf(out, "wrote %s (%zu samples)\n", o.preview.c_str(),
+               r.preview.size());
   return absl::OkStatus();
 }
 
@@ -125,12 +155,13 @@ absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
   if (!built.ok()) return AsUsageError(built.status());
   const Preprocessor& p = *built;
   std::fprintf(out, "dataset %s, %zu images; %s\n", data->name().c_str(),
-               data->size(), p.Describe(o.recipe.split).c_str());
+               p.samples_per_epoch(), p.Describe(o.recipe.split).c_str());
   Progress progress(err, p.batches_per_epoch() * o.epochs);
   Results r;
+  const Interruptible interruptible;  // Ctrl-C cancels the epoch
   FUSEDNORM_RETURN_IF_ERROR(RunEpochs(p, o, &progress, &r));
   Report(out, p, o, progress, r);
-  return WriteFiles(out, p, o, r, progress.images());
+  return WritePreviewFile(out, p, o, r);
 }
 
 }  // namespace fusednorm

@@ -48,7 +48,7 @@ class Shards(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             shards = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
             self.assertGreater(len(shards), 1)
-            self.assertFalse([p for p in os.listdir(d) if p.endswith(".tmp")])
+            self.assertFalse([p for p in os.listdir(d) if ".tmp" in p])
             members = []
             for shard in shards:
                 with tarfile.open(os.path.join(d, shard)) as t:
@@ -84,6 +84,45 @@ class Shards(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             red = np.load(out)[:, :, :, 0]
             self.assertTrue(np.allclose(red[0], 50 / 255) and np.allclose(red[1], 100 / 255))
+
+    def test_links_gnu_tar_writes_are_samples(self):
+        # GNU tar stores a file met twice (a hard link) as a link member, and
+        # a symbolic link as one; each is a sample with its target's bytes.
+        # A link to nothing in the archive is a skipped sample with its reason.
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "src")
+            os.makedirs(src)
+            Image.new("RGB", (12, 10), (200, 0, 0)).save(os.path.join(src, "a.png"))
+            os.link(os.path.join(src, "a.png"), os.path.join(src, "b.png"))
+            os.symlink("a.png", os.path.join(src, "c.png"))
+            os.symlink("missing.png", os.path.join(src, "d.png"))
+            for k in "abcd":
+                with open(os.path.join(src, f"{k}.cls"), "w") as f:
+                    f.write(str(ord(k) - 96))
+            shard = os.path.join(d, "links.tar")
+            subprocess.run(["tar", "-C", src, "-cf", shard, "a.png", "a.cls", "b.png",
+                            "b.cls", "c.png", "c.cls", "d.png", "d.cls"], check=True)
+            with tarfile.open(shard) as t:
+                kinds = {m.name: m.type for m in t}
+            self.assertEqual(kinds["b.png"], tarfile.LNKTYPE)
+            self.assertEqual(kinds["c.png"], tarfile.SYMTYPE)
+            out = os.path.join(d, "out.npy")
+            common = ["run", "--data", shard, "--split", "val", "--size", "8",
+                      "--preset", "none", "--batch-size", "4", "--output", out]
+            r = run(*common)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("key d", r.stderr)
+            self.assertIn('links to "missing.png", which is not a file of the archive',
+                          r.stderr)
+            r = run(*common, "--on-error", "skip")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("4 images in", r.stdout)
+            self.assertIn("1 skipped", r.stdout)
+            self.assertIn("missing.png", r.stdout)
+            red = np.load(out)[:, :, :, 0]
+            for k in range(3):
+                self.assertTrue(np.allclose(red[k], 200 / 255), k)
+            self.assertFalse(red[3].any())
 
     def test_errors_name_the_shard(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,0 +1,100 @@
+// AtomicFile: writers of one path never share a temporary file; a commit
+// leaves one whole output; an abandoned or failed write leaves nothing.
+#include "data/atomic_file.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+std::string Dir() {
+  char tmpl[] = "/tmp/fusednorm_atomic_XXXXXX";
+  return std::string(mkdtemp(tmpl));
+}
+
+std::vector<std::string> Entries(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  while (dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  closedir(d);
+  return names;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+absl::Span<const uint8_t> Bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+TEST(AtomicFile, TwoWritersOfOnePathNeverMix) {
+  const std::string dir = Dir(), path = dir + "/out.npy";
+  auto a = AtomicFile::Create(path);
+  auto b = AtomicFile::Create(path);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE(a->temporary_path(), b->temporary_path());
+  // Interleaved writes, as two runs would make them.
+  const std::string one(100000, '1'), two(100000, '2');
+  for (int k = 0; k < 10; ++k) {
+    ASSERT_TRUE(a->Write(Bytes(one.substr(k * 10000, 10000))).ok());
+    ASSERT_TRUE(b->Write(Bytes(two.substr(k * 10000, 10000))).ok());
+  }
+  ASSERT_TRUE(b->Commit().ok());
+  EXPECT_EQ(Read(path), two);
+  ASSERT_TRUE(a->Commit().ok());
+  EXPECT_EQ(Read(path), one) << "the last commit wins, whole";
+  EXPECT_EQ(Entries(dir), std::vector<std::string>{"out.npy"});
+}
+
+TEST(AtomicFile, ManyConcurrentWritersLeaveOneWholeFile) {
+  const std::string dir = Dir(), path = dir + "/shard.tar";
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 8; ++t) {
+    writers.emplace_back([&, t] {
+      auto f = AtomicFile::Create(path);
+      const std::string body(50000 + t, static_cast<char>('a' + t));
+      if (f.ok() && f->Write(Bytes(body)).ok()) (void)f->Commit();
+    });
+  }
+  for (auto& w : writers) w.join();
+  const std::string got = Read(path);
+  ASSERT_GE(got.size(), 50000u);
+  EXPECT_EQ(got, std::string(got.size(), got[0])) << "one writer's bytes";
+  EXPECT_EQ(got.size(), 50000u + (got[0] - 'a'));
+  EXPECT_EQ(Entries(dir).size(), 1u) << "no temporary file left";
+}
+
+TEST(AtomicFile, AbandonedOrFailedWritesLeaveNothing) {
+  const std::string dir = Dir();
+  {
+    auto f = AtomicFile::Create(dir + "/never");
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE(f->Write(Bytes("partial")).ok());
+  }  // no Commit
+  EXPECT_TRUE(Entries(dir).empty());
+  const absl::Status s = WriteFileAtomically(dir + "/missing/x", {Bytes("x")});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(dir + "/missing/x"), std::string::npos) << s;
+  chmod(dir.c_str(), 0500);  // not writable (when not root)
+  if (!AtomicFile::Create(dir + "/y").ok()) EXPECT_TRUE(Entries(dir).empty());
+  chmod(dir.c_str(), 0700);
+}
+
+}  // namespace
+}  // namespace fusednorm

@@ -1,0 +1,126 @@
+"""The command line as a hostile or careless user drives it: huge sizes and
+thread counts, runs under a memory limit, Ctrl-C in the middle, two runs
+writing one output, a shard truncated under a run, oversized shards. Each
+must end in a clear message and exit status, never a signal or a file that
+is neither run's output."""
+
+import os
+import resource
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+
+def binary():
+    root = os.path.join(os.environ["TEST_SRCDIR"], os.environ["TEST_WORKSPACE"])
+    return os.path.join(root, "tools", "fusednorm")
+
+
+def run(*args, memory=None, **kwargs):
+    def limit():
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    return subprocess.run([binary(), *args], capture_output=True, text=True,
+                          preexec_fn=limit, **kwargs)
+
+
+def leftovers(d):
+    return [p for p in os.listdir(d) if ".tmp" in p]
+
+
+class Limits(unittest.TestCase):
+    def test_thread_counts_and_sizes_are_usage_errors(self):
+        for args, needle in [(["--threads", "100000"], "--threads=100000"),
+                             (["--threads", "-2"], "--threads=-2"),
+                             (["--batch-size", str(2 ** 62)], "--batch-size"),
+                             (["--batch-size", str(1 << 24), "--size", "4096"],
+                              "batch_size"),
+                             (["--size", "5000"], "--size=5000"),
+                             (["--images", "-1"], "--images=-1"),
+                             (["--rank", "3", "--world-size", "2"], "--rank")]:
+            with self.subTest(args=args):
+                r = run("run", *args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(needle, r.stderr)
+
+    def test_out_of_memory_is_exit_1_naming_the_allocation(self):
+        with tempfile.TemporaryDirectory() as d:
+            image = os.path.join(d, "in.npy")
+            np.save(image, np.full((8, 8, 3), 9, np.uint8))
+            out = os.path.join(d, "out.npy")
+            r = run("normalize", "--input", image, "--output", out,
+                    "--size", "46000,46000", memory=2 << 30)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("cannot allocate", r.stderr)
+            self.assertIn("46000x46000x3", r.stderr)
+            self.assertEqual(os.listdir(d), ["in.npy"])
+
+    def test_run_output_streams_under_a_memory_limit(self):
+        # Two epochs of the 1024 synthetic samples, float32 224x224x3, are
+        # 1.2 GB: more than the limit allows to hold, fine to stream.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.npy")
+            r = run("run", "--images", "0", "--epochs", "2", "--batch-size", "32",
+                    "--threads", "2", "--output", out, memory=600 << 20)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            a = np.load(out, mmap_mode="r")
+            self.assertEqual(a.shape, (2048, 224, 224, 3))
+            self.assertTrue(np.isfinite(a[-1]).all() and a[-1].any())
+
+
+class Interrupts(unittest.TestCase):
+    def test_ctrl_c_stops_a_run_and_leaves_no_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.npy")
+            p = subprocess.Popen([binary(), "run", "--images", "0", "--epochs", "50",
+                                  "--threads", "2", "--output", out],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1.0)
+            p.send_signal(signal.SIGINT)
+            try:
+                _, err = p.communicate(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                self.fail("run went on after Ctrl-C")
+            self.assertEqual(p.returncode, 130, err)
+            self.assertIn("interrupted", err)
+            self.assertEqual(os.listdir(d), [])
+
+
+class Outputs(unittest.TestCase):
+    def test_two_runs_writing_one_output_leave_one_whole_output(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.npy")
+            args = ["run", "--images", "300", "--threads", "1", "--output", out]
+            ps = [subprocess.Popen([binary(), *args, "--seed", str(s)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                  for s in (1, 2)]
+            for p in ps:
+                p.wait(timeout=300)
+                self.assertEqual(p.returncode, 0, p.stderr.read())
+            got = np.load(out)
+            singles = []
+            for s in (1, 2):
+                single = os.path.join(d, f"single{s}.npy")
+                self.assertEqual(run(*args[:-1], single, "--seed", str(s)).returncode, 0)
+                singles.append(np.load(single))
+            self.assertTrue(any(np.array_equal(got, x) for x in singles))
+            self.assertEqual(leftovers(d), [])
+
+    def test_oversized_samples_get_shards_of_their_own_with_a_warning(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run("pack", "--output", os.path.join(d, "s-%03d.tar"),
+                    "--shard-bytes", "100", "--encoding", "raw", "--max-side", "16")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
+            self.assertEqual(len(shards), 1024)
+            self.assertEqual(r.stderr.count("warning: sample "), 1024, r.stderr[:500])
+            self.assertIn("more than shard_bytes = 100", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
