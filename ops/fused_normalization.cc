@@ -14,6 +14,7 @@
 #include "core/round.h"
 #include "core/status.h"
 #include "kernels/dispatch.h"
+#include "ops/box_params.h"
 
 namespace fusednorm {
 namespace {
@@ -256,25 +257,14 @@ Augmentation FusedNormalization::Sample(int64_t height, int64_t width,
       width < 1) {
     return aug;
   }
-  // torchvision.transforms.RandomErasing.get_params, value = 0.
-  const double area = static_cast<double>(height) * static_cast<double>(width);
-  const double log_min = std::log(erase_.ratio_min),
-               log_max = std::log(erase_.ratio_max);
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    const double erase_area =
-        area * (erase_.scale_min +
-                stream.Uniform() * (erase_.scale_max - erase_.scale_min));
-    const double aspect =
-        std::exp(log_min + stream.Uniform() * (log_max - log_min));
-    const int64_t h = RoundHalfEven(std::sqrt(erase_area * aspect));
-    const int64_t w = RoundHalfEven(std::sqrt(erase_area / aspect));
-    if (!(h < height && w < width)) continue;
-    aug.erase.top = stream.UniformInt(0, height - h);
-    aug.erase.left = stream.UniformInt(0, width - w);
-    aug.erase.height = h;
-    aug.erase.width = w;
-    return aug;
-  }
+  // torchvision.transforms.RandomErasing.get_params, value = 0; no
+  // acceptable rectangle in 10 attempts: no erase.
+  StreamDraws draws(stream);
+  const std::optional<CropWindow> box = DrawBox(
+      BoxKind::kErase, height, width,
+      {erase_.scale_min, erase_.scale_max, erase_.ratio_min, erase_.ratio_max},
+      draws);
+  if (box) aug.erase = EraseRect{box->top, box->left, box->height, box->width};
   return aug;  // no acceptable rectangle in 10 attempts: no erase
 }
 

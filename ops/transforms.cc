@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/round.h"
 #include "core/status.h"
+#include "ops/box_params.h"
 
 namespace fusednorm {
 namespace {
@@ -219,20 +220,11 @@ OpDecision RandomResizedCrop::Decide(Size2 input, SampleStream& stream) const {
 
 CropWindow RandomResizedCrop::Window(int64_t height, int64_t width,
                                      SampleStream& stream) const {
-  const double area = static_cast<double>(height) * width;
-  const double log_min = std::log(ratio_min_), log_max = std::log(ratio_max_);
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    const double target =
-        area * (scale_min_ + stream.Uniform() * (scale_max_ - scale_min_));
-    const double aspect =
-        std::exp(log_min + stream.Uniform() * (log_max - log_min));
-    const int64_t w = RoundHalfEven(std::sqrt(target * aspect));
-    const int64_t h = RoundHalfEven(std::sqrt(target / aspect));
-    if (0 < w && w <= width && 0 < h && h <= height) {
-      const int64_t i = stream.UniformInt(0, height - h);
-      const int64_t j = stream.UniformInt(0, width - w);
-      return {i, j, h, w};
-    }
+  StreamDraws draws(stream);
+  if (const std::optional<CropWindow> box =
+          DrawBox(BoxKind::kCrop, height, width,
+                  {scale_min_, scale_max_, ratio_min_, ratio_max_}, draws)) {
+    return *box;
   }
   // Fallback: the central crop, its aspect ratio clamped into [ratio_min,
   // ratio_max].

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "core/format_names.h"
+#include "ops/box_params.h"
 #include "ops/fused_normalization.h"
 #include "ops/op_settings.h"
 #include "python/convert.h"
@@ -219,9 +220,43 @@ PyTail MakeTail(const py::dict& kwargs) {
   return PyTail(o);
 }
 
+// Draws from Python: an object with scale(lo, hi), aspect(lo, hi) and
+// randint(lo, hi) (FusedTail's torchvision draws).
+class PyDraws : public BoxDraws {
+ public:
+  explicit PyDraws(py::object draws) : draws_(std::move(draws)) {}
+  double Scale(double lo, double hi) override {
+    return draws_.attr("scale")(lo, hi).cast<double>();
+  }
+  double Aspect(double lo, double hi) override {
+    return draws_.attr("aspect")(lo, hi).cast<double>();
+  }
+  int64_t Int(int64_t lo, int64_t hi) override {
+    return draws_.attr("randint")(lo, hi).cast<int64_t>();
+  }
+
+ private:
+  py::object draws_;
+};
+
+// RandomErasing.get_params for a height x width image with `draws`:
+// (top, left, height, width), or None when no attempt fits.
+py::object EraseBox(int64_t height, int64_t width,
+                    std::pair<double, double> scale,
+                    std::pair<double, double> ratio, py::object draws) {
+  PyDraws d(std::move(draws));
+  const std::optional<CropWindow> box =
+      DrawBox(BoxKind::kErase, height, width,
+              {scale.first, scale.second, ratio.first, ratio.second}, d);
+  if (!box) return py::none();
+  return py::make_tuple(box->top, box->left, box->height, box->width);
+}
+
 }  // namespace
 
 void BindTail(py::module_& m) {
+  m.def("erase_box", &EraseBox, py::arg("height"), py::arg("width"),
+        py::arg("scale"), py::arg("ratio"), py::arg("draws"));
   py::class_<PyTail>(m, "Tail")
       .def(py::init([](const py::kwargs& kwargs) { return MakeTail(kwargs); }))
       .def("hwc", &PyTail::Hwc, py::arg("image"), py::arg("key"),

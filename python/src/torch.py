@@ -21,7 +21,6 @@ Either way, exact mode's output is torchvision's, bit for bit, for the
 decisions made; `decide()` returns them without normalizing anything.
 """
 
-import math as _math
 
 import numpy as _np
 import torch as _torch
@@ -160,7 +159,8 @@ class FusedTail:
 class _TorchvisionDraws:
     """torchvision 0.14's draws from torch's generator, in its order:
     RandomHorizontalFlip's torch.rand(1) < p, RandomErasing's gate, then
-    get_params' attempts. The same torch calls in the same order (each
+    get_params' attempts, which the C++ search (erase_box) makes through
+    scale/aspect/randint below. The same torch calls in the same order (each
     comparison in float32, as a tensor comparison makes it), with the
     per-call constants computed once."""
 
@@ -168,6 +168,7 @@ class _TorchvisionDraws:
         self._flip_p = float(_np.float32(flip_p))
         self._erase_p = float(_np.float32(erase_p))
         self._scale = (float(scale[0]), float(scale[1]))
+        self._ratio = (float(ratio[0]), float(ratio[1]))
         log_ratio = _torch.log(_torch.tensor(ratio))
         self._log_ratio = (float(log_ratio[0]), float(log_ratio[1]))
 
@@ -175,18 +176,14 @@ class _TorchvisionDraws:
         flip = _torch.rand(1).item() < self._flip_p
         if not _torch.rand(1).item() < self._erase_p:
             return flip, None
-        return flip, self._erase(height, width)
+        return flip, _core.erase_box(height, width, self._scale, self._ratio, self)
 
-    def _erase(self, height, width):
-        area = height * width
-        for _ in range(10):
-            erase_area = area * _torch.empty(1).uniform_(*self._scale).item()
-            aspect = _torch.exp(_torch.empty(1).uniform_(*self._log_ratio)).item()
-            h = int(round(_math.sqrt(erase_area * aspect)))
-            w = int(round(_math.sqrt(erase_area / aspect)))
-            if not (h < height and w < width):
-                continue
-            i = _torch.randint(0, height - h + 1, size=(1,)).item()
-            j = _torch.randint(0, width - w + 1, size=(1,)).item()
-            return (i, j, h, w)
-        return None
+    # The primitives erase_box draws with, as torchvision draws them.
+    def scale(self, lo, hi):
+        return _torch.empty(1).uniform_(lo, hi).item()
+
+    def aspect(self, lo, hi):  # the ratio's logs are torch's, made once
+        return _torch.exp(_torch.empty(1).uniform_(*self._log_ratio)).item()
+
+    def randint(self, lo, hi):
+        return _torch.randint(lo, hi + 1, size=(1,)).item()
