@@ -63,19 +63,28 @@ size_t LoaderSettings::global_batches(size_t samples) const {
   return (samples + batch_size - 1) / batch_size;
 }
 
-size_t LoaderSettings::local_samples(size_t samples) const {
-  const size_t g = global_batches(samples);
-  if (g == 0) return 0;
-  // Every batch is full but the last global one, which may be short.
-  const size_t last = samples - (g - 1) * batch_size;
-  const bool last_is_mine = (g - 1) % world == static_cast<size_t>(rank);
-  return local_batches(samples) * batch_size -
-         (last_is_mine ? batch_size - last : 0);
-}
-
 size_t LoaderSettings::local_batches(size_t samples) const {
   const size_t g = global_batches(samples);
-  return g / world + (static_cast<size_t>(rank) < g % world ? 1 : 0);
+  return drop_last ? g / world : (g + world - 1) / world;
+}
+
+std::vector<uint64_t> LoaderSettings::RankBatches(size_t samples) const {
+  std::vector<uint64_t> mine;
+  for (size_t k = 0; k < local_batches(samples); ++k)
+    mine.push_back(static_cast<uint64_t>(rank) + k * world);
+  return mine;
+}
+
+size_t LoaderSettings::BatchSamples(uint64_t b, size_t samples) const {
+  const size_t g = global_batches(samples);
+  if (b + 1 < g || b >= g) return batch_size;  // full, or padding
+  return samples - b * batch_size;             // the last, maybe short
+}
+
+size_t LoaderSettings::local_samples(size_t samples) const {
+  size_t n = 0;
+  for (uint64_t b : RankBatches(samples)) n += BatchSamples(b, samples);
+  return n;
 }
 
 struct EpochLoader::Impl {
@@ -107,10 +116,10 @@ struct EpochLoader::Impl {
   StageCounters counters;
   std::vector<std::thread> workers;
 
+  size_t samples = 0;  // of the epoch, over all ranks
+
   size_t BatchCount(size_t j) const {
-    const uint64_t g = my_batches[j];
-    return std::min<size_t>(
-        s.batch_size, s.epoch_samples(dataset->size()) - g * s.batch_size);
+    return s.BatchSamples(my_batches[j], samples);
   }
   size_t BatchOfTask(size_t t) const {
     return std::upper_bound(first_task.begin(), first_task.end(), t) -
@@ -119,7 +128,7 @@ struct EpochLoader::Impl {
 
   // The epoch's order and this rank's batches.
   void Plan() {
-    const size_t n = s.epoch_samples(dataset->size());
+    const size_t n = samples = s.epoch_samples(dataset->size());
     order.resize(n);
     for (size_t i = 0; i < n; ++i) order[i] = i;
     if (s.shuffle) {
@@ -127,10 +136,10 @@ struct EpochLoader::Impl {
       for (size_t i = n - 1; i > 0; --i)
         std::swap(order[i], order[r.UniformInt(0, static_cast<int64_t>(i))]);
     }
-    for (uint64_t g = s.rank; g < s.global_batches(n); g += s.world) {
+    my_batches = s.RankBatches(n);
+    for (uint64_t g : my_batches) {
       first_task.push_back(total_tasks);
-      my_batches.push_back(g);
-      total_tasks += std::min<size_t>(s.batch_size, n - g * s.batch_size);
+      total_tasks += s.BatchSamples(g, n);
     }
   }
 
@@ -155,6 +164,7 @@ struct EpochLoader::Impl {
     FUSEDNORM_ASSIGN_OR_RETURN(Slot slot, station->Acquire());
     auto b = std::make_unique<Batch>();
     b->global_index = my_batches[j];
+    b->padding = my_batches[j] >= s.global_batches(samples);
     b->data = slot.data();
     b->slot = std::move(slot);
     b->sample_bytes = chain->sample_bytes;
@@ -218,7 +228,9 @@ struct EpochLoader::Impl {
           return;
         }
       }
-      const uint64_t index = order[my_batches[j] * s.batch_size + pos];
+      // Padding batches (past the epoch's end) wrap around to its start.
+      const uint64_t index =
+          order[(my_batches[j] * s.batch_size + pos) % samples];
       const Slot& slot = filling[r]->slot;
       lock.unlock();
       const absl::StatusOr<int64_t> label = Process(index, slot, pos, &ws);

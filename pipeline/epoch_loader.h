@@ -36,6 +36,9 @@ absl::Span<const Named<ErrorPolicy>> ErrorPolicyNames();
 // slot is refilled only after the last reference to the Batch is gone.
 struct Batch {
   uint64_t global_index = 0;  // batch number in the single-process epoch
+  // A batch past the epoch's end that evens out the ranks' batch counts:
+  // its samples repeat the epoch's first ones (LoaderSettings::drop_last).
+  bool padding = false;
   Slot slot;
   const uint8_t* data = nullptr;  // slot.data()
   // Bytes per sample; sample k is at data + k * sample_bytes.
@@ -68,7 +71,14 @@ struct LoaderSettings {
   bool pinned = false;
   bool shuffle = true;  // the epoch's order (training only)
   size_t samples = 0;   // an epoch is the dataset's first N samples; 0: all
+  // Sharding: global batch b goes to rank b % world. Every rank gets the
+  // same number of batches: with drop_last, the last round's incomplete
+  // batches go to no rank; without (the default), a rank whose share is one
+  // batch short gets a padding batch that repeats the epoch's first samples
+  // (DistributedSampler's rules). The real samples of the ranks are disjoint
+  // and together are the single-process epoch, for any world size.
   int rank = 0, world = 1;
+  bool drop_last = false;
   ErrorPolicy policy = ErrorPolicy::kFail;
   // Decode only the first op's window of JPEGs (the same bytes come out;
   // off only to measure what it saves).
@@ -88,6 +98,11 @@ struct LoaderSettings {
   // and for this rank (global batches rank, rank + world, ...).
   size_t global_batches(size_t samples) const;
   size_t local_batches(size_t samples) const;
+  // The global batch numbers of this rank, in order (those past
+  // global_batches() are padding).
+  std::vector<uint64_t> RankBatches(size_t samples) const;
+  // The samples of global batch b: full, but the last one may be short.
+  size_t BatchSamples(uint64_t b, size_t samples) const;
   // The samples of this rank's batches.
   size_t local_samples(size_t samples) const;
 };

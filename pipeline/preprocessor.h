@@ -24,7 +24,8 @@
 // sample's random decisions (crop, flip, erase) come from the stream (seed,
 // epoch, sample index), so batches are byte-identical for any thread count,
 // and a sharded run (rank, world size) delivers exactly the single-process
-// batches whose global batch number is rank modulo world size. The epochs
+// batches whose global batch number is rank modulo world size, every rank
+// as many (LoaderSettings::drop_last says how). The epochs
 // themselves run in pipeline/epoch_loader.h.
 #ifndef FUSEDNORM_PIPELINE_PREPROCESSOR_H_
 #define FUSEDNORM_PIPELINE_PREPROCESSOR_H_

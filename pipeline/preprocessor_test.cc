@@ -38,6 +38,7 @@ struct EpochResult {
   std::map<uint64_t, std::vector<uint8_t>> bytes;
   std::map<uint64_t, std::vector<int64_t>> labels;
   std::map<uint64_t, std::vector<uint64_t>> indices;
+  std::set<uint64_t> padding;  // batches that pad a rank's share
 };
 
 EpochResult RunEpoch(const Preprocessor& p, Split split, uint32_t epoch) {
@@ -55,6 +56,7 @@ EpochResult RunEpoch(const Preprocessor& p, Split split, uint32_t epoch) {
         batch.data, batch.data + batch.count * batch.sample_bytes);
     r.labels[batch.global_index] = batch.labels;
     r.indices[batch.global_index] = batch.sample_indices;
+    if (batch.padding) r.padding.insert(batch.global_index);
   }
   return r;
 }
@@ -235,26 +237,57 @@ TEST(Preprocessor, ByteIdenticalAcrossThreadCountsAndOrdered) {
   EXPECT_EQ(val.indices.at(0), (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
+// 37 samples in batches of 8: global batches 0..4, the last of 5 samples.
+// Sharded over 2 or 3 ranks, every rank gets as many batches: the real
+// ones partition the single-process epoch; a rank a batch short gets a
+// padding batch (global number 5) that repeats the epoch's samples from its
+// start, or, with drop_last, the last incomplete round goes to no rank.
 TEST(Preprocessor, ShardsPartitionTheSingleProcessEpoch) {
   auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(37, 5));
   absl::StatusOr<Preprocessor> single = SeedExample(data).threads(3).Commit();
   ASSERT_TRUE(single.ok());
   const EpochResult all = RunEpoch(*single, Split::kTrain, 1);
-  for (int world : {2, 3}) {
-    EpochResult merged;
-    for (int rank = 0; rank < world; ++rank) {
-      absl::StatusOr<Preprocessor> p =
-          SeedExample(data).threads(2).shard(rank, world).Commit();
-      ASSERT_TRUE(p.ok());
-      const EpochResult r = RunEpoch(*p, Split::kTrain, 1);
-      EXPECT_EQ(r.bytes.size(), p->batches_per_epoch());
-      for (const auto& [g, bytes] : r.bytes) {
-        EXPECT_EQ(g % world, static_cast<uint64_t>(rank));
-        EXPECT_TRUE(merged.bytes.emplace(g, bytes).second)
-            << "batch " << g << " twice";
+  ASSERT_EQ(all.bytes.size(), 5u);
+  const size_t sample = single->sample_bytes();
+  for (bool drop_last : {false, true}) {
+    for (int world : {2, 3}) {
+      EpochResult merged;
+      for (int rank = 0; rank < world; ++rank) {
+        LoaderSettings l;
+        l.batch_size = 8;
+        l.threads = 2;
+        l.seed = 77;
+        l.rank = rank;
+        l.world = world;
+        l.drop_last = drop_last;
+        absl::StatusOr<Preprocessor> p = SeedExample(data).loader(l).Commit();
+        ASSERT_TRUE(p.ok());
+        EXPECT_EQ(p->batches_per_epoch(),
+                  drop_last ? 5u / world : (5u + world - 1) / world);
+        const EpochResult r = RunEpoch(*p, Split::kTrain, 1);
+        EXPECT_EQ(r.bytes.size(), p->batches_per_epoch()) << rank;
+        for (const auto& [g, bytes] : r.bytes) {
+          EXPECT_EQ(g % world, static_cast<uint64_t>(rank));
+          EXPECT_EQ(r.padding.count(g) == 1, g >= 5) << g;
+          if (g < 5) {
+            EXPECT_TRUE(merged.bytes.emplace(g, bytes).second) << g;
+            continue;
+          }
+          // Padding: epoch positions 40..47 wrap to 3..10.
+          std::vector<uint8_t> want(all.bytes.at(0).begin() + 3 * sample,
+                                    all.bytes.at(0).end());
+          want.insert(want.end(), all.bytes.at(1).begin(),
+                      all.bytes.at(1).begin() + 3 * sample);
+          EXPECT_EQ(bytes, want) << "padding batch " << g;
+        }
       }
+      std::map<uint64_t, std::vector<uint8_t>> expected = all.bytes;
+      if (drop_last) {
+        for (uint64_t g = 5 / world * world; g < 5; ++g) expected.erase(g);
+      }
+      EXPECT_EQ(merged.bytes, expected)
+          << "world size " << world << (drop_last ? ", drop_last" : "");
     }
-    EXPECT_EQ(merged.bytes, all.bytes) << "world size " << world;
   }
 }
 

@@ -101,6 +101,11 @@ const Setting kWorldSizeSetting{
     {},
     1,
     static_cast<double>(std::numeric_limits<int>::max())};
+const Setting kDropLastSetting{
+    "drop_last", SettingType::kBool, "false",
+    "with world_size > 1: drop the last round's incomplete batches instead "
+    "of padding the ranks that are a batch short (every rank gets as many "
+    "batches either way)"};
 const Setting kPinnedSetting{
     "pinned", SettingType::kBool, "false",
     "page-lock the transfer slots (mlock); an error if the OS refuses"};
@@ -112,7 +117,7 @@ std::vector<const Setting*> RecipeSettings() {
       &kThreadsSetting,     &kEpochSetting,        &kSeedSetting,
       &kSizeSetting,        &kResizeFilterSetting, &kOnErrorSetting,
       &kDecodeScaleSetting, &kRankSetting,         &kWorldSizeSetting,
-      &kPinnedSetting};
+      &kDropLastSetting,    &kPinnedSetting};
   for (const Setting* s : NormalizationSettings()) rows.push_back(s);
   return rows;
 }
@@ -149,6 +154,7 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   }
   l.rank = static_cast<int>(rank);
   l.world = static_cast<int>(world);
+  FUSEDNORM_ASSIGN_OR_RETURN(l.drop_last, v.Bool(kDropLastSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(l.pinned, v.Bool(kPinnedSetting));
   return o;
 }

@@ -27,6 +27,7 @@ extern const Setting kOnErrorSetting;
 extern const Setting kDecodeScaleSetting;
 extern const Setting kRankSetting;
 extern const Setting kWorldSizeSetting;
+extern const Setting kDropLastSetting;
 extern const Setting kPinnedSetting;
 
 // Every row RecipeFromSettings reads: the recipe's and the op's

@@ -95,8 +95,11 @@ class LoaderBehaviour(unittest.TestCase):
         self.assertEqual(one, epoch_bytes(threads=2, **self.KW))
         rank0 = epoch_bytes(threads=2, rank=0, world_size=2, **self.KW)
         rank1 = epoch_bytes(threads=2, rank=1, world_size=2, **self.KW)
+        # 40 samples in batches of 6: 7 batches; rank 1's share is one
+        # short, so it ends with a padding batch (the epoch's first samples).
         self.assertEqual(one[0::2], rank0)
-        self.assertEqual(one[1::2], rank1)
+        self.assertEqual(one[1::2], rank1[:-1])
+        self.assertEqual(len(rank0), len(rank1))
 
     def test_other_threads_run_while_next_waits(self):
         ticks = [0]

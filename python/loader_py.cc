@@ -61,6 +61,7 @@ struct LoaderCore {
   std::mutex mu;  // guards the fields below; never taken with the GIL held
   uint32_t next_epoch = 0;
   bool closed = false;
+  bool exiting = false;  // closed by the interpreter's exit: iterators end
   std::vector<std::weak_ptr<EpochState>> epochs;
   // (epoch, index, reason) over every epoch, in the order next() saw them.
   std::vector<std::tuple<uint32_t, uint64_t, std::string>> skipped;
@@ -107,14 +108,13 @@ class PyEpoch {
   // The next batch as (images, labels), or StopIteration.
   py::tuple Next() {
     std::shared_ptr<EpochLoader> loader = Loader();
-    if (loader == nullptr) RaiseEpochError({}, Closed(), state_->interrupted);
+    if (loader == nullptr) Failed({});
     WaitForBatch(*loader);
     absl::StatusOr<BatchRef> batch = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(state_->next_mu);
       return loader->Next();
     });
-    if (!batch.ok())
-      RaiseEpochError(batch.status(), Closed(), state_->interrupted);
+    if (!batch.ok()) Failed(batch.status());
     if (*batch == nullptr) throw py::stop_iteration();
     RecordSkipped(**batch);
     return py::make_tuple(Images(*batch),
@@ -131,11 +131,16 @@ class PyEpoch {
       return state_->loader;
     });
   }
-  bool Closed() const {
-    return WithoutGil([&] {
+  // Raises what a failed next() raises; at the interpreter's exit an
+  // iterator just ends (a daemon thread's traceback printed during the
+  // shutdown could take stderr's lock with it).
+  [[noreturn]] void Failed(const absl::Status& status) const {
+    const auto [closed, exiting] = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(core_->mu);
-      return core_->closed;
+      return std::make_pair(core_->closed, core_->exiting);
     });
+    if (exiting) throw py::stop_iteration();
+    RaiseEpochError(status, closed, state_->interrupted);
   }
 
   // Waits without the GIL until the batch is ready, running Python's signal
@@ -195,7 +200,7 @@ class PyLoader {
     core_->preprocessor =
         std::make_shared<const Preprocessor>(Value(std::move(p)));
   }
-  ~PyLoader() { Close(); }
+  ~PyLoader() { Close(false); }
 
   // A new iterator over the next epoch.
   PyEpoch Iter() {
@@ -217,13 +222,15 @@ class PyLoader {
     return PyEpoch(core_, std::move(state));
   }
 
-  // Cancels every epoch and stops their workers; later iteration raises.
-  void Close() {
+  // Cancels every epoch and stops their workers; later iteration raises
+  // (`exiting`: ends).
+  void Close(bool exiting) {
     WithoutGil([&] {
       std::vector<std::shared_ptr<EpochState>> live;
       {
         std::lock_guard<std::mutex> lock(core_->mu);
         core_->closed = true;
+        core_->exiting = core_->exiting || exiting;
         for (const auto& e : core_->epochs) {
           if (auto s = e.lock()) live.push_back(std::move(s));
         }
@@ -267,7 +274,7 @@ void BindLoader(py::module_& m) {
       .def(py::init<const py::kwargs&>())
       .def("__iter__", &PyLoader::Iter, py::keep_alive<0, 1>())
       .def("__len__", &PyLoader::batches)
-      .def("close", &PyLoader::Close)
+      .def("close", &PyLoader::Close, py::arg("exiting") = false)
       .def("describe", &PyLoader::Describe)
       .def_property_readonly("skipped", &PyLoader::skipped)
       .def_property_readonly_static("settings", [](py::object) {

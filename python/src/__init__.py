@@ -17,6 +17,8 @@ RuntimeError.
 """
 
 import atexit as _atexit
+import os as _os
+import sys as _sys
 import weakref as _weakref
 
 import numpy as _np
@@ -141,7 +143,15 @@ class Loader:
     ("pil", "tensor", "bilinear"), on_error ("fail", or "skip": an unreadable
     sample is zero-filled with label -1), decode_scale (reduced-size JPEG
     decoding where crops allow: faster, other pixels), rank, world_size,
-    pinned, copy.
+    drop_last, pinned, copy.
+
+    Under torch.distributed (initialized), or torchrun's environment (RANK,
+    WORLD_SIZE), rank and world_size default to this process's: global
+    batch b goes to rank b % world_size, and every rank yields len(loader)
+    batches -- without drop_last a rank a batch short gets a last batch
+    that repeats the epoch's first samples (as DistributedSampler pads);
+    with drop_last=True the last incomplete round is dropped. The ranks'
+    other samples are disjoint and together are the single-process epoch.
 
     Each iter(loader) is an independent iterator over the next epoch,
     yielding (images, labels) NumPy arrays. Without copy=True the images are
@@ -155,7 +165,7 @@ class Loader:
     settings = _fusednorm.Loader.settings
 
     def __init__(self, **kwargs):
-        self._loader = _fusednorm.Loader(**kwargs)
+        self._loader = _fusednorm.Loader(**_distributed(kwargs))
         self._bfloat16 = kwargs.get("dtype") == "bfloat16"
         _live_loaders.add(self)
 
@@ -183,6 +193,27 @@ class Loader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _distributed(kwargs):
+    """kwargs with rank and world_size from torch.distributed (when it is
+    initialized) or torchrun's environment (RANK, WORLD_SIZE), unless the
+    caller gave either."""
+    if "rank" in kwargs or "world_size" in kwargs:
+        return kwargs
+    dist = _sys.modules.get("torch.distributed")
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        return dict(kwargs, rank=dist.get_rank(), world_size=dist.get_world_size())
+    if "RANK" in _os.environ and "WORLD_SIZE" in _os.environ:
+        values = {}
+        for key, name in (("rank", "RANK"), ("world_size", "WORLD_SIZE")):
+            try:
+                values[key] = int(_os.environ[name])
+            except ValueError:
+                raise ValueError(f"environment variable {name} = "
+                                 f"{_os.environ[name]!r} is not an integer") from None
+        return dict(kwargs, **values)
+    return kwargs
 
 
 class _Epoch:
@@ -213,5 +244,6 @@ class _Epoch:
 
 @_atexit.register
 def _close_all():
+    # Iterators running in daemon threads end rather than raise.
     for loader in list(_live_loaders):
-        loader.close()
+        loader._loader.close(exiting=True)
