@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace fusednorm {
 namespace {
@@ -47,16 +46,20 @@ struct PillowFilter {
     return {center, first, last - first};
   }
 
+  // The filter at input win.first + x, before normalization.
+  double Raw(const Window& win, int64_t x) const {
+    return Triangle((x + win.first - win.center + 0.5) * ss);
+  }
+
   // The fixed-point weights of window `win` into w: the filter divided by
-  // its sum, as Pillow divides. `raw` holds win.count doubles.
-  void Weights(const Window& win, double* raw, int32_t* w) const {
+  // its sum, as Pillow divides (the filter is evaluated twice rather than
+  // kept: no buffer to allocate).
+  void Weights(const Window& win, int32_t* w) const {
     double sum = 0.0;
+    for (int64_t x = 0; x < win.count; ++x) sum += Raw(win, x);
     for (int64_t x = 0; x < win.count; ++x) {
-      raw[x] = Triangle((x + win.first - win.center + 0.5) * ss);
-      sum += raw[x];
-    }
-    for (int64_t x = 0; x < win.count; ++x) {
-      w[x] = ToFixed(sum != 0.0 ? raw[x] / sum : raw[x]);
+      const double k = Raw(win, x);
+      w[x] = ToFixed(sum != 0.0 ? k / sum : k);
     }
   }
 
@@ -77,15 +80,13 @@ void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   axis->taps = static_cast<int>(taps);
   axis->start.assign(out_size, 0);
   axis->weights.assign(out_size * taps, 0);
-  std::vector<double> raw(static_cast<size_t>(taps));
   for (int64_t i = 0; i < out_size; ++i) {
     const PillowFilter::Window window = filter.At(i);
     // Shift the window left where it would run past the last input; the
     // weights keep their inputs.
     const int64_t start = std::min(window.first, in_size - taps);
     axis->start[i] = static_cast<int32_t>(start);
-    filter.Weights(window, raw.data(),
-                   &axis->weights[i * taps + (window.first - start)]);
+    filter.Weights(window, &axis->weights[i * taps + (window.first - start)]);
   }
 }
 
