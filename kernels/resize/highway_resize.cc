@@ -63,7 +63,7 @@ struct HorizontalTables {
   int64_t padded;
   const int32_t* bases = nullptr;    // AVX3_DL: per block of 16 outputs
   const int32_t* indices = nullptr;  // AVX3_DL: per block and tap
-  int64_t reach;  // bytes from a row's start that the pass reads
+  int64_t reach = 0;  // bytes from a row's start that the pass reads
 };
 
 HorizontalTables MakeTables(const ResizeAxis& h, int C,
