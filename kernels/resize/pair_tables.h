@@ -1,6 +1,6 @@
-// The horizontal pass's tables for the pair path of the Highway rows
-// (pairs-inl.h). Plain C++, shared by every target that takes the path; no
-// SIMD types.
+// The tables of the pair path of the Highway resize rows (pairs-inl.h), for
+// the horizontal and the vertical pass. Plain C++, shared by every target
+// that takes the path; no SIMD types.
 //
 // The pair path gives each output value (one byte of an output pixel) a
 // 32-bit lane, which holds two taps' input bytes as 16-bit numbers: a 16-bit
@@ -15,6 +15,13 @@
 // result is then byte 3 of (H << 10) + L as uint32, and Pillow's clamp never
 // changes it.
 //
+// Per vector of lanes the horizontal tables hold the byte indices that pick
+// the lanes' two input bytes out of a window of the row (one window per
+// 128-bit block, or one for the whole vector), then per pair of taps the hi
+// and the lo weights. Lane i's taps 2p and 2p + 1 read the bytes at
+// o_i + 2p * C and o_i + (2p + 1) * C, where o_i is its first input byte and
+// C the channel count: the window of pair p is loaded 2p * C bytes after
+// that of pair 0, so every pair uses the same indices.
 #ifndef FUSEDNORM_KERNELS_RESIZE_PAIR_TABLES_H_
 #define FUSEDNORM_KERNELS_RESIZE_PAIR_TABLES_H_
 
