@@ -11,9 +11,11 @@
 //                            antialiasing: the fastest) and INTER_AREA (its
 //                            antialiasing downscale)
 //
-// Cases: 300x300 -> 224x224, 500x375 (landscape) -> 224x224, and a
-// RandomResizedCrop-like box of 301x222 at (13, 27) in a 410x470 image.
-// Counter: images/s.
+// Cases: 300x300 -> 224x224, 500x375 (landscape) -> 224x224, a
+// RandomResizedCrop-like box of 301x222 at (13, 27) in a 410x470 image, and
+// "rrc64": 64 such boxes of 150..410 x 150..470 (a fixed sequence) in turn,
+// so that no call reuses the weights and tables of the one before, as in a
+// loader's RandomResizedCrop. Counter: images/s.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -35,13 +37,30 @@ struct Case {
   const char* name;
   int64_t image_h, image_w;
   CropWindow box;
+  bool varying = false;  // the 64 boxes of Boxes() in turn
 };
 
 const Case kCases[] = {
     {"300x300", 300, 300, {0, 0, 300, 300}},
     {"500x375", 375, 500, {0, 0, 375, 500}},
     {"crop301x222", 410, 470, {13, 27, 301, 222}},
+    {"rrc64", 410, 470, {0, 0, 410, 470}, true},
 };
+
+// The boxes of a varying case: 64 sizes and positions, the same every run.
+std::vector<CropWindow> Boxes(const Case& c) {
+  if (!c.varying) return {c.box};
+  std::mt19937 rng(5);
+  std::vector<CropWindow> boxes;
+  for (int i = 0; i < 64; ++i) {
+    const int64_t h = 150 + rng() % (c.image_h - 150);
+    const int64_t w = 150 + rng() % (c.image_w - 150);
+    const int64_t top = rng() % (c.image_h - h + 1);
+    boxes.push_back(
+        {top, static_cast<int64_t>(rng() % (c.image_w - w + 1)), h, w});
+  }
+  return boxes;
+}
 
 const Image& Input(const Case& c) {
   static std::vector<Image>* images = new std::vector<Image>();
@@ -58,10 +77,13 @@ const Image& Input(const Case& c) {
 
 void BM_Resize(benchmark::State& state, std::string row, Case c) {
   const Image& in = Input(c);
+  const std::vector<CropWindow> boxes = Boxes(c);
   Image out;
+  size_t i = 0;
   for (auto _ : state) {
+    const CropWindow& box = boxes[i++ % boxes.size()];
     const absl::Status s =
-        ResizeBox(in.view(), c.box, {224, 224}, ResizeFilter::kPil, &out, row);
+        ResizeBox(in.view(), box, {224, 224}, ResizeFilter::kPil, &out, row);
     if (!s.ok()) {
       state.SkipWithError(std::string(s.message()).c_str());
       return;
@@ -77,12 +99,17 @@ void BM_OpenCV(benchmark::State& state, int interpolation, Case c) {
   const Image& in = Input(c);
   const cv::Mat image(static_cast<int>(c.image_h), static_cast<int>(c.image_w),
                       CV_8UC3, const_cast<uint8_t*>(in.pixels.data()));
-  const cv::Mat box = image(
-      cv::Rect(static_cast<int>(c.box.left), static_cast<int>(c.box.top),
-               static_cast<int>(c.box.width), static_cast<int>(c.box.height)));
+  std::vector<cv::Mat> views;
+  for (const CropWindow& b : Boxes(c)) {
+    views.push_back(
+        image(cv::Rect(static_cast<int>(b.left), static_cast<int>(b.top),
+                       static_cast<int>(b.width), static_cast<int>(b.height))));
+  }
   cv::Mat out(224, 224, CV_8UC3);
+  size_t i = 0;
   for (auto _ : state) {
-    cv::resize(box, out, cv::Size(224, 224), 0, 0, interpolation);
+    cv::resize(views[i++ % views.size()], out, cv::Size(224, 224), 0, 0,
+               interpolation);
     benchmark::DoNotOptimize(out.data);
   }
   state.counters["images/s"] =

@@ -144,9 +144,17 @@ void ResizeAntialiased(const ImageView& in, int64_t out_h, int64_t out_w,
   }
 }
 
+// The axis's Pillow weights for in_size -> out_size, unless it holds them
+// already (they depend on the two sizes alone).
+void PillowAxisFor(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
+  if (axis->in_size == in_size && axis->out_size == out_size) return;
+  PillowBilinearAxis(in_size, out_size, axis);
+}
+
 // The Pillow filter: weights per axis, then the dispatched kernel. The
 // weights and the kernel's buffers live per thread, so a worker stops
-// allocating once they have grown to its largest image.
+// allocating once they have grown to its largest image, and the weights of
+// the last size are reused.
 absl::Status ResizePil(const ImageView& box, Size2 size,
                        absl::string_view kernel, Image* out) {
   FUSEDNORM_ASSIGN_OR_RETURN(const ResizeKernelInfo* row,
@@ -156,8 +164,8 @@ absl::Status ResizePil(const ImageView& box, Size2 size,
     ResizeScratch scratch;
   };
   thread_local Workspace ws;
-  PillowBilinearAxis(box.width, size.width, &ws.horizontal);
-  PillowBilinearAxis(box.height, size.height, &ws.vertical);
+  PillowAxisFor(box.width, size.width, &ws.horizontal);
+  PillowAxisFor(box.height, size.height, &ws.vertical);
   ResizeArgs args;
   args.input = box.pixels.data();
   args.input_row_stride = box.row_stride;

@@ -34,9 +34,12 @@ std::string Describe(const Case& c, int channels) {
                       c.out_w, " C", channels, " pad ", c.stride_pad);
 }
 
-// Resizes with `row` and returns the output (checked for guard damage).
-std::vector<uint8_t> Run(const ResizeKernelInfo& row, const Case& c,
-                         int channels, const std::vector<uint8_t>& image) {
+// Resizes with `row` through axes h and v and `scratch` (kept by the caller
+// or fresh) and returns the output (checked for guard damage).
+std::vector<uint8_t> RunRow(const ResizeKernelInfo& row, const Case& c,
+                            int channels, const std::vector<uint8_t>& image,
+                            const ResizeAxis& h, const ResizeAxis& v,
+                            ResizeScratch* scratch) {
   const int64_t stride = c.image_w * channels + c.stride_pad;
   // The buffer ends where the last row's pixels end.
   const size_t size =
@@ -45,28 +48,41 @@ std::vector<uint8_t> Run(const ResizeKernelInfo& row, const Case& c,
   std::copy(image.begin(), image.begin() + size, in.data());
   in.MakeReadOnly();
   GuardedBuffer out(static_cast<size_t>(c.out_h * c.out_w * channels));
-  ResizeAxis h, v;
-  PillowBilinearAxis(c.box_w, c.out_w, &h);
-  PillowBilinearAxis(c.box_h, c.out_h, &v);
-  ResizeScratch scratch;
   const size_t origin = static_cast<size_t>(c.top * stride + c.left * channels);
   ResizeArgs a{
-      in.data() + origin, stride,  size - origin, channels, &h, &v, out.data(),
-      c.out_w * channels, &scratch};
+      in.data() + origin, stride, size - origin, channels, &h, &v, out.data(),
+      c.out_w * channels, scratch};
   row.fn(a);
   EXPECT_TRUE(out.CanaryIntact()) << row.id;
   return std::vector<uint8_t>(out.data(), out.data() + out.size());
 }
 
-void ExpectRowsAgree(const Case& c, int channels, std::mt19937* rng) {
-  SCOPED_TRACE(Describe(c, channels));
+// The same with Pillow's weights and a fresh scratch.
+std::vector<uint8_t> RunRow(const ResizeKernelInfo& row, const Case& c,
+                            int channels, const std::vector<uint8_t>& image) {
+  ResizeAxis h, v;
+  PillowBilinearAxis(c.box_w, c.out_w, &h);
+  PillowBilinearAxis(c.box_h, c.out_h, &v);
+  ResizeScratch scratch;
+  return RunRow(row, c, channels, image, h, v, &scratch);
+}
+
+std::vector<uint8_t> RandomImage(const Case& c, int channels,
+                                 std::mt19937* rng) {
   const int64_t stride = c.image_w * channels + c.stride_pad;
   std::vector<uint8_t> image(static_cast<size_t>(c.image_h * stride));
   for (uint8_t& b : image) b = static_cast<uint8_t>((*rng)());
-  const std::vector<uint8_t> want = Run(ScalarResizeInfo(), c, channels, image);
+  return image;
+}
+
+void ExpectRowsAgree(const Case& c, int channels, std::mt19937* rng) {
+  SCOPED_TRACE(Describe(c, channels));
+  const std::vector<uint8_t> image = RandomImage(c, channels, rng);
+  const std::vector<uint8_t> want =
+      RunRow(ScalarResizeInfo(), c, channels, image);
   for (const ResizeKernelInfo& row : ResizeKernelTable()) {
     if (!row.supported()) continue;
-    const std::vector<uint8_t> got = Run(row, c, channels, image);
+    const std::vector<uint8_t> got = RunRow(row, c, channels, image);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i], want[i]) << "row " << row.id << " byte " << i;
@@ -94,10 +110,29 @@ std::vector<Case> Placements(int64_t box_h, int64_t box_w, int64_t out_h,
 TEST(ResizeMatrix, OddSizesAgreeWithScalar) {
   std::mt19937 rng(7);
   const int64_t sizes[][4] = {
-      {1, 1, 1, 1},    {1, 1, 7, 5},     {1, 9, 1, 4},      {9, 1, 4, 1},
-      {1, 37, 3, 19},  {37, 1, 19, 3},   {5, 7, 5, 7},      {5, 7, 11, 13},
-      {33, 30, 11, 9}, {17, 300, 17, 2}, {300, 17, 3, 17},  {64, 64, 1, 1},
-      {2, 500, 2, 1},  {41, 43, 97, 89}, {100, 75, 45, 45}, {3, 3, 200, 2},
+      {1, 1, 1, 1},
+      {1, 1, 7, 5},
+      {1, 9, 1, 4},
+      {9, 1, 4, 1},
+      {1, 37, 3, 19},
+      {37, 1, 19, 3},
+      {5, 7, 5, 7},
+      {5, 7, 11, 13},
+      {33, 30, 11, 9},
+      {17, 300, 17, 2},
+      {300, 17, 3, 17},
+      {64, 64, 1, 1},
+      {2, 500, 2, 1},
+      {41, 43, 97, 89},
+      {100, 75, 45, 45},
+      {3, 3, 200, 2},
+      // One axis the identity, the other resized; the horizontal one past
+      // what the Highway rows' byte windows hold (7.5x), the vertical one
+      // as far (7.5x).
+      {20, 50, 20, 40},
+      {50, 20, 40, 20},
+      {40, 300, 30, 40},
+      {300, 40, 40, 30},
   };
   for (const auto& s : sizes) {
     for (int channels = 1; channels <= 4; ++channels) {
@@ -124,6 +159,74 @@ TEST(ResizeMatrix, RandomCasesAgreeWithScalar) {
                  side(rng),
                  static_cast<int64_t>(rng() % 5)};
     ExpectRowsAgree(c, 1 + static_cast<int>(rng() % 4), &rng);
+  }
+}
+
+// One scratch kept across resizes of different sizes, channel counts and
+// boxes, each size twice in a row, as a worker keeps it: tables a row keeps
+// from one call to the next must be rebuilt whenever the sizes change and
+// reused only when they do not.
+TEST(ResizeMatrix, KeptScratchAgreesWithScalar) {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int64_t> side(1, 120);
+  for (const ResizeKernelInfo& row : ResizeKernelTable()) {
+    if (!row.supported()) continue;
+    ResizeScratch scratch;
+    for (int i = 0; i < 60; ++i) {
+      const int64_t h = side(rng), w = side(rng);
+      const Case c{h, w, 0, 0, h, w, 1 + side(rng) % 80, 1 + side(rng) % 80, 0};
+      const int channels = 1 + static_cast<int>(rng() % 4);
+      SCOPED_TRACE(Describe(c, channels));
+      ResizeAxis ha, va;
+      PillowBilinearAxis(c.box_w, c.out_w, &ha);
+      PillowBilinearAxis(c.box_h, c.out_h, &va);
+      for (int again = 0; again < 2; ++again) {
+        const std::vector<uint8_t> image = RandomImage(c, channels, &rng);
+        ASSERT_EQ(RunRow(row, c, channels, image, ha, va, &scratch),
+                  RunRow(ScalarResizeInfo(), c, channels, image))
+            << "row " << row.id << (again ? " (sizes repeated)" : "");
+      }
+    }
+  }
+}
+
+// Axes with weights Pillow's filter does not make (negative ones, sums far
+// from one, a lone weight of exactly one): every row must still follow
+// resize_kernel.h's formula, clamp included, as the scalar row does.
+TEST(ResizeMatrix, UnusualWeightsAgreeWithScalar) {
+  std::mt19937 rng(17);
+  for (int i = 0; i < 80; ++i) {
+    const Case c{12, 37, 1, 2, 10, 33, 7, 25, static_cast<int64_t>(rng() % 3)};
+    const int channels = 1 + static_cast<int>(rng() % 4);
+    ResizeAxis h, v;
+    PillowBilinearAxis(c.box_w, c.out_w, &h);
+    PillowBilinearAxis(c.box_h, c.out_h, &v);
+    ResizeAxis* axis = i % 2 ? &h : &v;
+    const int32_t one = int32_t{1} << kResizePrecisionBits;
+    const int kind = i % 8 / 2;
+    for (int64_t o = 0; o < axis->out_size; ++o) {
+      int32_t* w = &axis->weights[o * axis->taps];
+      // Kinds: Pillow's own; any in -2^21 .. 2^21; a sum just past what the
+      // Highway rows' pair path takes (pair_tables.h); a lone one.
+      for (int k = 0; k < axis->taps; ++k) {
+        if (kind == 1) w[k] = static_cast<int32_t>(rng() % (one + 1)) - one / 2;
+        if (kind == 3) w[k] = 0;
+      }
+      if (kind == 2) w[0] += 4100;
+      if (kind == 3) w[rng() % axis->taps] = one;
+    }
+    SCOPED_TRACE(Describe(c, channels) + " weights kind " +
+                 std::to_string(kind));
+    const std::vector<uint8_t> image = RandomImage(c, channels, &rng);
+    ResizeScratch fresh;
+    const std::vector<uint8_t> want =
+        RunRow(ScalarResizeInfo(), c, channels, image, h, v, &fresh);
+    for (const ResizeKernelInfo& row : ResizeKernelTable()) {
+      if (!row.supported()) continue;
+      ResizeScratch scratch;
+      ASSERT_EQ(RunRow(row, c, channels, image, h, v, &scratch), want)
+          << "row " << row.id;
+    }
   }
 }
 

@@ -1,22 +1,31 @@
 // The Highway resize rows (highway_resize.h). This file is compiled once per
 // Highway target through foreach_target.h.
 //
-// Horizontal pass, one input row at a time, one vector of outputs at a time:
-// a lane holds one output pixel. For each tap, one gather loads the 4 bytes
-// at that pixel's input (all its channels, since channels <= 4), and each
-// channel is multiplied by the lane's weight and summed in int32. The
-// per-call tables give each lane's byte offset and the weights tap-major, both
-// padded to whole vectors, so the pass has no tail: it writes padded rows into
-// scratch. A row where the last gather would read past the caller's buffer
-// is first copied into a padded scratch row.
+// On the x86 targets both passes take the pair path (pairs-inl.h, tables in
+// pair_tables.h): 16-bit multiply-adds of two taps at a time, the horizontal
+// pass writing paired rows for the vertical one. It applies wherever the
+// horizontal axis is not the identity, its byte windows fit (downscales up
+// to about 3x) and both axes' weights meet pair_tables.h's condition (all of
+// Pillow's do); elsewhere, and on the other targets, the generic path below
+// runs.
 //
-// Vertical pass: output bytes are the weighted sum of the same byte in the
-// rows above and below, so it runs over each row's bytes, a vector at a time,
-// whatever the channel count; row ends shorter than a vector are computed one
-// value at a time.
+// Generic horizontal pass, one input row at a time, one vector of outputs at
+// a time: a lane holds one output pixel. For each tap, one gather loads the
+// 4 bytes at that pixel's input (all its channels, since channels <= 4), and
+// each channel is multiplied by the lane's weight and summed in int32. The
+// per-call tables give each lane's byte offset and the weights tap-major,
+// both padded to whole vectors, so the pass has no tail: it writes padded
+// rows into scratch.
 //
-// A pass whose axis is the identity (no resize on that axis) is skipped; its
-// result would be the input, bit for bit.
+// Generic vertical pass: output bytes are the weighted sum of the same byte
+// in the rows above and below, so it runs over each row's bytes, a vector at
+// a time, whatever the channel count; row ends shorter than a vector are
+// computed one value at a time.
+//
+// On both paths a row where the horizontal pass would read past the caller's
+// buffer is first copied into a padded scratch row, and a pass whose axis is
+// the identity (no resize on that axis) is skipped or, for the vertical one,
+// a copy: its result would be the input, bit for bit.
 
 #include <algorithm>
 #include <cstdint>
@@ -29,6 +38,8 @@
 #include "hwy/highway.h"
 #include "kernels/highway/target_rows.h"
 #include "kernels/resize/highway_resize.h"
+#include "kernels/resize/pair_tables.h"
+#include "kernels/resize/pairs-inl.h"
 #include "kernels/resize/resize_kernel.h"
 #include "kernels/resize/window-inl.h"
 
@@ -52,7 +63,7 @@ struct HorizontalTables {
   int64_t padded;
   const int32_t* bases = nullptr;    // AVX3_DL: per block of 16 outputs
   const int32_t* indices = nullptr;  // AVX3_DL: per block and tap
-  int64_t reach;  // bytes from a row's start that the pass reads
+  int64_t reach = 0;  // bytes from a row's start that the pass reads
 };
 
 HorizontalTables MakeTables(const ResizeAxis& h, int C,
@@ -145,8 +156,31 @@ HWY_INLINE void HorizontalRow(const uint8_t* in, const HorizontalTables& t,
   }
 }
 
+// Whether reading `reach` bytes from the start of box row r would leave the
+// caller's buffer.
+HWY_INLINE bool NeedsCopy(const ResizeArgs& a, int64_t r, int64_t reach) {
+  return static_cast<size_t>(r * a.input_row_stride + reach) > a.input_readable;
+}
+
+// Box row r, or where NeedsCopy a padded copy of it in scratch (two copies,
+// `slot` 0 and 1, may be in use at once).
+HWY_INLINE const uint8_t* ReadableRow(const ResizeArgs& a, int64_t r,
+                                      int64_t reach, int slot) {
+  const size_t at = static_cast<size_t>(r * a.input_row_stride);
+  if (!NeedsCopy(a, r, reach)) return a.input + at;
+  const size_t n = static_cast<size_t>(reach);
+  ResizeScratch& s = *a.scratch;
+  if (s.row_copy.size() < 2 * n) s.row_copy.resize(2 * n);
+  uint8_t* copy = s.row_copy.data() + slot * n;
+  const size_t have = std::min(n, a.input_readable - at);
+  std::memcpy(copy, a.input + at, have);
+  std::memset(copy + have, 0, n - have);
+  return copy;
+}
+
 // The horizontal pass over box rows first .. first + rows - 1 into
-// scratch->rows; returns the padded row stride in bytes.
+// scratch->rows (targets without the pair path, and axes it does not take);
+// returns the row stride in bytes.
 template <int kC>
 int64_t HorizontalPass(const ResizeArgs& a, int64_t first, int64_t rows) {
   const ResizeAxis& h = *a.horizontal;
@@ -154,17 +188,9 @@ int64_t HorizontalPass(const ResizeArgs& a, int64_t first, int64_t rows) {
   const HorizontalTables t = MakeTables(h, kC, &s.tables);
   const int64_t stride = t.padded * kC;
   s.rows.resize(static_cast<size_t>(rows * stride));
-  const size_t reach = static_cast<size_t>(t.reach);
   for (int64_t r = 0; r < rows; ++r) {
-    const size_t at = static_cast<size_t>((first + r) * a.input_row_stride);
-    const uint8_t* in = a.input + at;
-    if (at + reach > a.input_readable) {
-      s.row_copy.assign(reach, 0);
-      std::memcpy(s.row_copy.data(), in,
-                  std::min(reach, a.input_readable - at));
-      in = s.row_copy.data();
-    }
-    HorizontalRow<kC>(in, t, h.taps, s.rows.data() + r * stride);
+    HorizontalRow<kC>(ReadableRow(a, first + r, t.reach, 0), t, h.taps,
+                      s.rows.data() + r * stride);
   }
   return stride;
 }
@@ -178,7 +204,8 @@ HWY_INLINE uint8_t Sample(const uint8_t* in, int64_t step,
       std::clamp(sum >> kShift, int32_t{0}, int32_t{255}));
 }
 
-// One output row from the rows at `in`, `stride` bytes apart.
+// One output row from the rows at `in`, `stride` bytes apart, one vector of
+// int32 sums at a time.
 HWY_INLINE void VerticalRow(const uint8_t* in, int64_t stride,
                             const int32_t* weights, int taps, int64_t row_bytes,
                             uint8_t* out) {
@@ -206,29 +233,101 @@ HWY_INLINE void VerticalRow(const uint8_t* in, int64_t stride,
   }
 }
 
+// The vertical pass from byte rows at `src` (box row `first` first),
+// `stride` bytes apart: copies where the axis is the identity.
+void VerticalPass(const ResizeArgs& a, const uint8_t* src, int64_t stride,
+                  int64_t first, int64_t row_bytes) {
+  const ResizeAxis& v = *a.vertical;
+  const bool identity = IsIdentity(v);
+  for (int64_t y = 0; y < v.out_size; ++y) {
+    uint8_t* out = a.output + y * a.output_row_stride;
+    const uint8_t* in = src + (v.start[y] - first) * stride;
+    if (identity) {
+      std::memcpy(out, src + (y - first) * stride,
+                  static_cast<size_t>(row_bytes));
+    } else {
+      VerticalRow(in, stride, &v.weights[y * v.taps], v.taps, row_bytes, out);
+    }
+  }
+}
+
+#if FUSEDNORM_RESIZE_PAIRS
+
+// The pair path's horizontal pass (pairs-inl.h) over box rows first ..
+// first + rows - 1: into paired rows (row 2m and 2m + 1 in pair row m) if
+// `paired`, else into byte rows, in scratch->rows; returns the stride between
+// (paired) rows in bytes.
+int64_t PairHorizontalPass(const ResizeArgs& a, const PairTables& t,
+                           int64_t first, int64_t rows, bool paired) {
+  ResizeScratch& s = *a.scratch;
+  const int64_t lanes = t.vectors * kPairLanes;
+  const int64_t stride = paired ? 4 * lanes : lanes;
+  const int64_t stored = paired ? (rows + 1) / 2 : rows;
+  s.rows.resize(static_cast<size_t>(stored * stride));
+  for (int64_t r = 0; r < rows; r += 2) {
+    const int n = r + 1 < rows ? 2 : 1;
+    const uint8_t* in[2] = {
+        ReadableRow(a, first + r, t.reach, 0),
+        n == 2 ? ReadableRow(a, first + r + 1, t.reach, 1) : nullptr};
+    uint8_t* row = s.rows.data() + (paired ? r / 2 : r) * stride;
+    uint8_t* out[2] = {row, row + stride};
+    PairHorizontalRows(in, n, paired, t, out);
+  }
+  return stride;
+}
+
+// The vertical pass from the paired rows at `src`, `stride` bytes apart
+// (pair row 0 holds box rows start[0] and start[0] + 1).
+void PairVerticalPass(const ResizeArgs& a, const VerticalPairs& vp,
+                      const uint8_t* src, int64_t stride, int64_t row_bytes) {
+  for (int64_t y = 0; y < a.vertical->out_size; ++y) {
+    const int32_t* row = vp.rows + 3 * y;
+    PairVerticalRow(src + row[0] * stride, stride, vp.weights + row[2], row[1],
+                    row_bytes, a.output + y * a.output_row_stride);
+  }
+}
+
+// Both passes on the pair path; false (nothing done) where it does not
+// apply: the horizontal axis is the identity (the generic path skips that
+// pass), or its windows or either axis's weights do not fit.
+bool PairResize(const ResizeArgs& a, int C, int64_t first, int64_t rows) {
+  const ResizeAxis& h = *a.horizontal;
+  const ResizeAxis& v = *a.vertical;
+  if (IsIdentity(h)) return false;
+  PairTables t;
+  if (!GetPairTables(h, C, kPairLayout, &a.scratch->horizontal, &t)) {
+    return false;
+  }
+  const int64_t row_bytes = h.out_size * C;
+  if (IsIdentity(v)) {
+    const int64_t stride = PairHorizontalPass(a, t, first, rows, false);
+    VerticalPass(a, a.scratch->rows.data(), stride, first, row_bytes);
+    return true;
+  }
+  VerticalPairs vp;
+  if (!GetVerticalPairs(v, &a.scratch->vertical, &vp)) return false;
+  const int64_t stride = PairHorizontalPass(a, t, first, rows, true);
+  PairVerticalPass(a, vp, a.scratch->rows.data(), stride, row_bytes);
+  return true;
+}
+
+#endif  // FUSEDNORM_RESIZE_PAIRS
+
 template <int kC>
 void Resize(const ResizeArgs& a) {
   const ResizeAxis& h = *a.horizontal;
   const ResizeAxis& v = *a.vertical;
-  const int64_t row_bytes = h.out_size * kC;
   const int64_t first = v.start[0];
   const int64_t rows = v.start[v.out_size - 1] + v.taps - first;
-  const uint8_t* src = a.input + first * a.input_row_stride;
-  int64_t stride = a.input_row_stride;
-  if (!IsIdentity(h)) {
-    stride = HorizontalPass<kC>(a, first, rows);
-    src = a.scratch->rows.data();
-  }
-  const bool vertical = !IsIdentity(v);
-  for (int64_t y = 0; y < v.out_size; ++y) {
-    uint8_t* out = a.output + y * a.output_row_stride;
-    if (vertical) {
-      VerticalRow(src + (v.start[y] - first) * stride, stride,
-                  &v.weights[y * v.taps], v.taps, row_bytes, out);
-    } else {
-      std::memcpy(out, src + (y - first) * stride,
-                  static_cast<size_t>(row_bytes));
-    }
+#if FUSEDNORM_RESIZE_PAIRS
+  if (PairResize(a, kC, first, rows)) return;
+#endif
+  if (IsIdentity(h)) {
+    VerticalPass(a, a.input + first * a.input_row_stride, a.input_row_stride,
+                 first, h.out_size * kC);
+  } else {
+    const int64_t stride = HorizontalPass<kC>(a, first, rows);
+    VerticalPass(a, a.scratch->rows.data(), stride, first, h.out_size * kC);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "absl/base/call_once.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/resize/highway_resize.h"
@@ -13,13 +14,32 @@ namespace fusednorm {
 namespace {
 
 // Building the table runs baseline code only (DESIGN.md, "Kernel dispatch").
-const std::vector<ResizeKernelInfo>& Rows() {
-  static const std::vector<ResizeKernelInfo>* rows = [] {
-    auto* r = new std::vector<ResizeKernelInfo>{ScalarResizeInfo()};
-    for (const ResizeKernelInfo& row : HighwayResizeInfos()) r->push_back(row);
-    return r;
+// Each row's supported() is asked once: on x86 it runs CPUID, which costs
+// microseconds under a hypervisor, and resizes select a row every call.
+struct Table {
+  std::vector<ResizeKernelInfo> rows;
+  std::vector<bool> supported;  // rows[i].supported(), asked once
+};
+
+const Table& TheTable() {
+  static const Table* table = [] {
+    auto* t = new Table;
+    t->rows.push_back(ScalarResizeInfo());
+    for (const ResizeKernelInfo& row : HighwayResizeInfos()) {
+      t->rows.push_back(row);
+    }
+    for (const ResizeKernelInfo& row : t->rows) {
+      t->supported.push_back(row.supported());
+    }
+    return t;
   }();
-  return *rows;
+  return *table;
+}
+
+const std::vector<ResizeKernelInfo>& Rows() { return TheTable().rows; }
+
+bool Supported(const ResizeKernelInfo& row) {
+  return TheTable().supported[&row - Rows().data()];
 }
 
 std::string KnownIds() {
@@ -33,7 +53,7 @@ std::string KnownIds() {
 const ResizeKernelInfo* Best() {
   const ResizeKernelInfo* best = nullptr;
   for (const ResizeKernelInfo& row : Rows()) {
-    if (row.supported() && (best == nullptr || row.priority > best->priority))
+    if (Supported(row) && (best == nullptr || row.priority > best->priority))
       best = &row;
   }
   return best;  // "scalar" always runs
@@ -48,7 +68,7 @@ absl::Span<const ResizeKernelInfo> ResizeKernelTable() {
 absl::StatusOr<const ResizeKernelInfo*> FindResizeKernel(absl::string_view id) {
   for (const ResizeKernelInfo& row : Rows()) {
     if (id != row.id) continue;
-    if (!row.supported()) {
+    if (!Supported(row)) {
       return absl::UnimplementedError(
           absl::StrCat("resize kernel \"", id, "\" needs ", row.needs,
                        ", which this CPU does not have"));
@@ -63,15 +83,23 @@ absl::StatusOr<const ResizeKernelInfo*> FindResizeKernel(absl::string_view id) {
 absl::StatusOr<const ResizeKernelInfo*> SelectResizeKernel(
     absl::string_view id) {
   if (!id.empty()) return FindResizeKernel(id);
-  const char* env = std::getenv("FUSEDNORM_RESIZE_KERNEL");
-  if (env == nullptr || *env == '\0') return Best();
-  absl::StatusOr<const ResizeKernelInfo*> found = FindResizeKernel(env);
-  if (!found.ok()) {
-    return absl::Status(
-        found.status().code(),
-        absl::StrCat("FUSEDNORM_RESIZE_KERNEL: ", found.status().message()));
-  }
-  return found;
+  static absl::once_flag once;
+  static absl::StatusOr<const ResizeKernelInfo*>* chosen = nullptr;
+  absl::call_once(once, [] {
+    const char* env = std::getenv("FUSEDNORM_RESIZE_KERNEL");
+    if (env == nullptr || *env == '\0') {
+      chosen = new absl::StatusOr<const ResizeKernelInfo*>(Best());
+      return;
+    }
+    absl::StatusOr<const ResizeKernelInfo*> found = FindResizeKernel(env);
+    if (!found.ok()) {
+      found = absl::Status(
+          found.status().code(),
+          absl::StrCat("FUSEDNORM_RESIZE_KERNEL: ", found.status().message()));
+    }
+    chosen = new absl::StatusOr<const ResizeKernelInfo*>(found);
+  });
+  return *chosen;
 }
 
 }  // namespace fusednorm

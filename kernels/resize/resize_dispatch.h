@@ -3,9 +3,10 @@
 // supported row, and lookup by id.
 //
 // The FUSEDNORM_RESIZE_KERNEL environment variable, when set and non-empty,
-// forces a row by id for every resize that does not name one. An unknown id
-// is NotFound and one this CPU cannot run is Unimplemented: never a silent
-// fallback.
+// forces a row by id for every resize that does not name one (read once, at
+// the first such resize). An unknown id is NotFound and one this CPU cannot
+// run is Unimplemented: never a silent fallback. Which rows this CPU runs is
+// asked once.
 #ifndef FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
 #define FUSEDNORM_KERNELS_RESIZE_RESIZE_DISPATCH_H_
 
@@ -25,7 +26,7 @@ absl::StatusOr<const ResizeKernelInfo*> FindResizeKernel(absl::string_view id);
 
 // The row named by `id`, or when `id` is empty by FUSEDNORM_RESIZE_KERNEL
 // (errors prefixed with the variable's name), or else the highest-priority
-// supported row.
+// supported row; the choice for an empty `id` is made once.
 absl::StatusOr<const ResizeKernelInfo*> SelectResizeKernel(
     absl::string_view id);
 

@@ -21,42 +21,59 @@ int32_t ToFixed(double w) {
                : static_cast<int32_t>(0.5 + w * one);
 }
 
-// One output of Pillow's precompute_coeffs for a box starting at 0 (the crop
-// has been made: in0 = 0, in1 = in_size).
-struct PillowWindow {
-  PillowWindow(int64_t in_size, double scale, double filterscale, int64_t i)
-      : center(0.0 + (i + 0.5) * scale), ss(1.0 / filterscale) {
-    const double support = 1.0 * filterscale;  // BILINEAR's support is 1
-    first = static_cast<int>(center - support + 0.5);
+// Pillow's precompute_coeffs for a box starting at 0 (the crop has been
+// made: in0 = 0, in1 = in_size), with what it computes once per axis.
+struct PillowFilter {
+  PillowFilter(int64_t in_size, int64_t out_size)
+      : in_size(in_size),
+        // Pillow's box is float; in_size <= 2^20 is exact in it.
+        scale(static_cast<double>(static_cast<float>(in_size)) / out_size),
+        filterscale(std::max(scale, 1.0)),
+        support(1.0 * filterscale),  // BILINEAR's support is 1
+        ss(1.0 / filterscale) {}
+
+  // Output i's inputs: first .. first + count - 1, around center.
+  struct Window {
+    double center;
+    int64_t first, count;
+  };
+  Window At(int64_t i) const {
+    const double center = 0.0 + (i + 0.5) * scale;
+    int64_t first = static_cast<int>(center - support + 0.5);
     if (first < 0) first = 0;
     int64_t last = static_cast<int>(center + support + 0.5);
     if (last > in_size) last = in_size;
-    count = last - first;
-    for (int64_t x = 0; x < count; ++x) sum += Raw(x);
+    return {center, first, last - first};
   }
 
-  // The filter at input first + x, before normalization.
-  double Raw(int64_t x) const {
-    return Triangle((x + first - center + 0.5) * ss);
+  // The filter at input win.first + x, before normalization.
+  double Raw(const Window& win, int64_t x) const {
+    return Triangle((x + win.first - win.center + 0.5) * ss);
   }
-  // The normalized weight, divided as Pillow divides.
-  double Weight(int64_t x) const { return sum != 0.0 ? Raw(x) / sum : Raw(x); }
 
-  double center, ss;
-  int64_t first = 0, count = 0;
-  double sum = 0.0;
+  // The fixed-point weights of window `win` into w: the filter divided by
+  // its sum, as Pillow divides (the filter is evaluated twice rather than
+  // kept: no buffer to allocate).
+  void Weights(const Window& win, int32_t* w) const {
+    double sum = 0.0;
+    for (int64_t x = 0; x < win.count; ++x) sum += Raw(win, x);
+    for (int64_t x = 0; x < win.count; ++x) {
+      const double k = Raw(win, x);
+      w[x] = ToFixed(sum != 0.0 ? k / sum : k);
+    }
+  }
+
+  int64_t in_size;
+  double scale, filterscale, support, ss;
 };
 
 }  // namespace
 
 void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
-  // Pillow's box is float; in_size <= 2^20 is exact in it.
-  const double scale =
-      static_cast<double>(static_cast<float>(in_size)) / out_size;
-  const double filterscale = std::max(scale, 1.0);
+  const PillowFilter filter(in_size, out_size);
   int64_t taps = 1;
   for (int64_t i = 0; i < out_size; ++i) {
-    taps = std::max(taps, PillowWindow(in_size, scale, filterscale, i).count);
+    taps = std::max(taps, filter.At(i).count);
   }
   axis->in_size = in_size;
   axis->out_size = out_size;
@@ -64,13 +81,12 @@ void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   axis->start.assign(out_size, 0);
   axis->weights.assign(out_size * taps, 0);
   for (int64_t i = 0; i < out_size; ++i) {
-    const PillowWindow window(in_size, scale, filterscale, i);
+    const PillowFilter::Window window = filter.At(i);
     // Shift the window left where it would run past the last input; the
     // weights keep their inputs.
     const int64_t start = std::min(window.first, in_size - taps);
     axis->start[i] = static_cast<int32_t>(start);
-    int32_t* w = &axis->weights[i * taps + (window.first - start)];
-    for (int64_t x = 0; x < window.count; ++x) w[x] = ToFixed(window.Weight(x));
+    filter.Weights(window, &axis->weights[i * taps + (window.first - start)]);
   }
 }
 

@@ -37,6 +37,15 @@ struct ResizeAxis {
   std::vector<int32_t> weights;  // out_size * taps entries
 };
 
+// Tables a variant derives from the horizontal axis, kept from call to call
+// and rebuilt only when the axis, the channel count or the variant changes.
+struct ResizeTableCache {
+  const void* owner = nullptr;  // what built `tables`; nullptr: nothing
+  int channels = 0;
+  ResizeAxis axis;  // the axis `tables` was built from
+  std::vector<int32_t> tables;
+};
+
 // Buffers a kernel may grow and reuse from call to call; a worker that keeps
 // one does not allocate once they are large enough.
 struct ResizeScratch {
@@ -44,6 +53,8 @@ struct ResizeScratch {
   std::vector<int32_t> tables;    // per-call tables of a variant
   std::vector<uint8_t> row_copy;  // an input row copied where a variant
                                   // would read past the caller's buffer
+  ResizeTableCache horizontal;    // a variant's horizontal-pass tables
+  ResizeTableCache vertical;      // and vertical-pass tables
 };
 
 // Preconditions: channels in 1..4; the horizontal axis maps the box width to
