@@ -27,8 +27,29 @@ void Exit(j_common_ptr cinfo) {
 
 void Quiet(j_common_ptr, int) {}
 
-// Sets everything but the data source and destination from `spec`.
-void Configure(const JpegSpec& spec, jpeg_compress_struct* c) {
+// A progression whose AC scans stop at point transform `al` (one DC scan,
+// then one AC scan per component) into `scans` (num_components + 1).
+void Unrefined(int al, jpeg_compress_struct* c, jpeg_scan_info* scans) {
+  scans[0].comps_in_scan = c->num_components;
+  for (int i = 0; i < c->num_components; ++i) scans[0].component_index[i] = i;
+  scans[0].Ss = scans[0].Se = scans[0].Ah = scans[0].Al = 0;
+  for (int i = 0; i < c->num_components; ++i) {
+    jpeg_scan_info& s = scans[1 + i];
+    s.comps_in_scan = 1;
+    s.component_index[0] = i;
+    s.Ss = 1;
+    s.Se = 63;
+    s.Ah = 0;
+    s.Al = al;
+  }
+  c->scan_info = scans;
+  c->num_scans = c->num_components + 1;
+}
+
+// Sets everything but the data source and destination from `spec`; `scans`
+// holds a custom progression (5 entries).
+void Configure(const JpegSpec& spec, jpeg_compress_struct* c,
+               jpeg_scan_info* scans) {
   c->image_width = spec.width;
   c->image_height = spec.height;
   c->input_components = spec.components;
@@ -49,6 +70,7 @@ void Configure(const JpegSpec& spec, jpeg_compress_struct* c) {
   c->arith_code = spec.arithmetic ? TRUE : FALSE;
   c->optimize_coding = spec.optimize ? TRUE : FALSE;
   if (spec.progressive) jpeg_simple_progression(c);
+  if (spec.unrefined_ac_bits > 0) Unrefined(spec.unrefined_ac_bits, c, scans);
 }
 
 // One octave of value noise: random values on a grid `step` pixels apart,
@@ -105,7 +127,8 @@ std::vector<uint8_t> EncodeTestJpeg(const JpegSpec& spec,
   }
   jpeg_create_compress(&c);
   jpeg_mem_dest(&c, &buffer, &size);
-  Configure(spec, &c);
+  jpeg_scan_info scans[5];
+  Configure(spec, &c, scans);
   jpeg_start_compress(&c, TRUE);
   const size_t stride = static_cast<size_t>(spec.width) * spec.components;
   while (c.next_scanline < c.image_height) {

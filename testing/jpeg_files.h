@@ -25,6 +25,9 @@ struct JpegSpec {
   int restart_mcus = 0;  // a restart marker every N MCUs
   int restart_rows = 0;  // or every N MCU rows
   bool progressive = false, arithmetic = false, optimize = false;
+  // > 0: progressive with the AC coefficients sent at this point transform
+  // and never refined (libjpeg's decoder smooths such blocks).
+  int unrefined_ac_bits = 0;
 };
 
 // Encodes `pixels` (height * width * components bytes) as `spec` says;
