@@ -126,6 +126,7 @@ const char* Transcode(absl::Span<const uint8_t> jpeg,
 
 int64_t RestartInterval(const RestartSpacing& spacing, int64_t mcus_per_row) {
   if (spacing.rows) return std::min<int64_t>(mcus_per_row, 65535);
+  if (spacing.mcus <= 0) return 0;
   int64_t d = std::clamp<int64_t>(spacing.mcus, 1, mcus_per_row);
   while (mcus_per_row % d != 0) --d;
   return std::min<int64_t>(d, 65535);

@@ -29,9 +29,9 @@ namespace fusednorm {
 struct RestartSpacing {
   // One restart interval per MCU row.
   bool rows = false;
-  // Otherwise an interval of at most `mcus` MCUs (>= 1): the largest divisor
-  // of the image's MCUs per row not above it, so that the loader can cut
-  // rows into columns as well.
+  // Otherwise an interval of at most `mcus` MCUs: the largest divisor of the
+  // image's MCUs per row not above it, so that the loader can cut rows into
+  // columns as well; 0: no restart markers (benchmarks compare).
   int64_t mcus = 0;
 };
 

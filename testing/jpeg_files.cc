@@ -97,13 +97,16 @@ void AddOctave(int h, int w, int step, double amplitude, std::mt19937* rng,
   }
 }
 
+// How fast the octaves' amplitude falls with their frequency.
+double kSlope = 0.3;
+
 // Fractal noise: octaves from `coarsest` pixels down to `finest`, amplitude
 // proportional to the step (a 1/f spectrum, as in photographs).
 std::vector<double> Fractal(int h, int w, int coarsest, int finest,
                             std::mt19937* rng) {
   std::vector<double> f(h * w, 0.0);
   for (int step = coarsest; step >= finest; step /= 2) {
-    AddOctave(h, w, step, step / static_cast<double>(coarsest), rng, &f);
+    AddOctave(h, w, step, std::pow(step / static_cast<double>(coarsest), kSlope), rng, &f);
   }
   return f;
 }

@@ -56,7 +56,7 @@ const std::vector<Command>& Commands() {
       {"pack",
        "write a dataset as WebDataset tar shards (JPEG or raw .npy)",
        {"data", "dataset", "path", "output", "max_side", "encoding", "quality",
-        "shard_bytes"},
+        "jpeg_restart", "shard_bytes"},
        &PackCommand},
       {"kernels",
        "list the kernel variants and the default choice",

@@ -60,6 +60,11 @@ ABSL_FLAG(int64_t, max_side, 0,
 ABSL_FLAG(std::string, encoding, "jpeg",
           "pack: jpeg (stored bytes kept where possible) or raw (uint8 .npy)");
 ABSL_FLAG(int32_t, quality, 90, "pack: JPEG quality of re-encoded images");
+ABSL_FLAG(std::string, jpeg_restart, "4",
+          "pack: restart markers added losslessly to every JPEG, so that "
+          "loading decodes only a crop's segments: N (an interval of at most "
+          "N MCUs that divides the MCU row), rows (one per MCU row), or keep "
+          "(the stored bytes as they are)");
 ABSL_FLAG(std::string, shard_bytes, "1G",
           "pack: largest shard size, e.g. 1G, 500M");
 ABSL_FLAG(bool, decode_scale, false,

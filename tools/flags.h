@@ -45,6 +45,7 @@ ABSL_DECLARE_FLAG(bool, decode_scale);
 ABSL_DECLARE_FLAG(int64_t, max_side);
 ABSL_DECLARE_FLAG(std::string, encoding);
 ABSL_DECLARE_FLAG(int32_t, quality);
+ABSL_DECLARE_FLAG(std::string, jpeg_restart);
 ABSL_DECLARE_FLAG(std::string, shard_bytes);
 ABSL_DECLARE_FLAG(std::string, preview);
 

@@ -234,6 +234,20 @@ absl::Status SetShardPattern(const std::string& text, PackOptions* o) {
   return absl::OkStatus();
 }
 
+// --jpeg-restart=keep|rows|N (N in 1..65535 MCUs).
+absl::StatusOr<std::optional<RestartSpacing>> ParseJpegRestart(
+    const std::string& text) {
+  if (text == "keep") return std::nullopt;
+  if (text == "rows") return RestartSpacing{true, 0};
+  int64_t n;
+  if (!absl::SimpleAtoi(text, &n) || n < 1 || n > 65535) {
+    return UsageError(
+        absl::StrCat("--jpeg-restart=", text,
+                     ": not keep, rows or a count of MCUs (1..65535)"));
+  }
+  return RestartSpacing{false, n};
+}
+
 // --shard-bytes=N with an optional K, M or G suffix (powers of 1024).
 absl::StatusOr<uint64_t> ParseBytes(const std::string& text) {
   uint64_t scale = 1;
@@ -288,6 +302,8 @@ absl::StatusOr<PackOptions> PackOptionsFromFlags() {
   o.raw = encoding == "raw";
   o.quality = absl::GetFlag(FLAGS_quality);
   FUSEDNORM_RETURN_IF_ERROR(CheckRange("quality", o.quality, 1, 100));
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      o.jpeg_restart, ParseJpegRestart(absl::GetFlag(FLAGS_jpeg_restart)));
   FUSEDNORM_ASSIGN_OR_RETURN(o.shard_bytes,
                              ParseBytes(absl::GetFlag(FLAGS_shard_bytes)));
   return o;

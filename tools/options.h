@@ -13,6 +13,7 @@
 #include "ops/fused_normalization.h"
 #include "ops/image.h"
 #include "ops/resize.h"
+#include "pipeline/jpeg_transcode.h"
 #include "pipeline/recipe.h"
 
 namespace fusednorm {
@@ -54,6 +55,8 @@ struct PackOptions {
   int64_t max_side = 0;  // 0: keep the size
   bool raw = false;      // --encoding=raw
   int quality = 90;
+  // --jpeg-restart: the restart markers every JPEG gets (nullopt: keep).
+  std::optional<RestartSpacing> jpeg_restart = RestartSpacing{false, 4};
   uint64_t shard_bytes = uint64_t{1} << 30;
 
   std::string ShardPath(size_t index) const;

@@ -2,9 +2,11 @@
 // dataset) as WebDataset shards any tar reader can open. Each sample is a
 // key (its index, 9 digits) with an image member and a .cls label member.
 //
-//   --encoding jpeg  the stored JPEG/PNG bytes as they are, or, for an image
-//                    resized to --max-side (or a dataset that stores decoded
-//                    images), a JPEG at --quality;
+//   --encoding jpeg  the stored JPEG/PNG bytes, or, for an image resized to
+//                    --max-side (or a dataset that stores decoded images), a
+//                    JPEG at --quality; every JPEG rewritten losslessly with
+//                    restart markers (--jpeg-restart, jpeg_transcode.h) unless
+//                    --jpeg-restart=keep;
 //   --encoding raw   a uint8 (H, W, C) .npy: nothing to decode at load time.
 //
 // A new shard starts when the next sample would take the current one past
@@ -19,6 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "ops/resize.h"
 #include "pipeline/codecs.h"
+#include "pipeline/jpeg_transcode.h"
 #include "pipeline/npy.h"
 #include "pipeline/recipe.h"
 #include "pipeline/tar.h"
@@ -36,6 +39,37 @@ using Members = std::vector<std::pair<std::string, std::vector<uint8_t>>>;
 
 std::vector<uint8_t> Bytes(const EncodedSample& e) {
   return std::vector<uint8_t>(e.bytes.begin(), e.bytes.end());
+}
+
+// How many JPEGs got restart markers, and how many were kept as they are.
+struct RestartCounts {
+  size_t added = 0, kept = 0;
+};
+
+// `jpeg` with the restart markers `o` asks for: as it is with
+// --jpeg-restart=keep, or, with a warning on `err`, where it cannot be
+// rewritten losslessly (loading then treats it as it would have).
+std::vector<uint8_t> WithRestarts(std::vector<uint8_t> jpeg,
+                                  const std::string& what, const PackOptions& o,
+                                  FILE* err, RestartCounts* counts) {
+  if (!o.jpeg_restart) return jpeg;
+  absl::StatusOr<std::vector<uint8_t>> out =
+      AddRestartMarkers(jpeg, what, *o.jpeg_restart);
+  if (!out.ok()) {
+    ++counts->kept;
+    std::fprintf(err, "warning: kept as it is: %s\n",
+                 std::string(out.status().message()).c_str());
+    return jpeg;
+  }
+  ++counts->added;
+  return *std::move(out);
+}
+
+// The stored image member: its bytes, a JPEG's with restart markers.
+Members Stored(const EncodedSample& e, const PackOptions& o, FILE* err,
+               RestartCounts* counts) {
+  if (e.format != "jpg") return Members{{e.format, Bytes(e)}};
+  return Members{{e.format, WithRestarts(Bytes(e), e.what, o, err, counts)}};
 }
 
 // The image scaled so that its longer side is at most `max_side` (Pillow's
@@ -56,18 +90,19 @@ absl::StatusOr<std::optional<Image>> Shrunk(const Image& image,
 
 // The image member of sample `index` and its label.
 absl::StatusOr<Members> EncodeSample(const Dataset& data, size_t index,
-                                     const PackOptions& o, int64_t* label) {
+                                     const PackOptions& o, int64_t* label,
+                                     FILE* err, RestartCounts* counts) {
   absl::StatusOr<EncodedSample> stored = data.GetEncoded(index);
   const bool copyable = stored.ok() && stored->format != "npy" && !o.raw;
   if (copyable && o.max_side <= 0) {
     *label = stored->label;
-    return Members{{stored->format, Bytes(*stored)}};
+    return Stored(*stored, o, err, counts);
   }
   FUSEDNORM_ASSIGN_OR_RETURN(Sample sample, data.Get(index));
   *label = sample.label;
   FUSEDNORM_ASSIGN_OR_RETURN(std::optional<Image> shrunk,
                              Shrunk(sample.image, o.max_side));
-  if (!shrunk && copyable) return Members{{stored->format, Bytes(*stored)}};
+  if (!shrunk && copyable) return Stored(*stored, o, err, counts);
   const Image& image = shrunk ? *shrunk : sample.image;
   if (o.raw) {
     const std::string header =
@@ -82,7 +117,9 @@ absl::StatusOr<Members> EncodeSample(const Dataset& data, size_t index,
   }
   FUSEDNORM_ASSIGN_OR_RETURN(std::vector<uint8_t> jpeg,
                              EncodeJpeg(image, o.quality));
-  return Members{{"jpg", std::move(jpeg)}};
+  return Members{
+      {"jpg", WithRestarts(std::move(jpeg), absl::StrCat("sample ", index), o,
+                           err, counts)}};
 }
 
 // The shards being written: the current one, and the paths of those done.
@@ -150,10 +187,11 @@ absl::Status PackCommand(FILE* out, FILE* err) {
     return InvalidArgumentCat(data->name(), " has no samples to pack");
   Progress progress(err, data->size());
   ShardWriter shards(o);
+  RestartCounts restarts;
   for (size_t i = 0; i < data->size(); ++i) {
     int64_t label = -1;
-    FUSEDNORM_ASSIGN_OR_RETURN(Members members,
-                               EncodeSample(*data, i, o, &label));
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        Members members, EncodeSample(*data, i, o, &label, err, &restarts));
     const std::string cls = absl::StrCat(label);
     members.emplace_back("cls", std::vector<uint8_t>(cls.begin(), cls.end()));
     FUSEDNORM_RETURN_IF_ERROR(shards.Add(i, std::move(members)));
@@ -168,6 +206,10 @@ absl::Status PackCommand(FILE* out, FILE* err) {
   if (shards.paths().size() > 1)
     std::fprintf(out, " .. %s", shards.paths().back().c_str());
   std::fprintf(out, "\n");
+  if (restarts.added + restarts.kept > 0) {
+    std::fprintf(out, "%zu JPEGs given restart markers, %zu kept as they are\n",
+                 restarts.added, restarts.kept);
+  }
   return absl::OkStatus();
 }
 
