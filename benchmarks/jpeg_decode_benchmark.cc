@@ -9,6 +9,9 @@
 //                    (jpeg_transcode.h), decoded whole
 //   window/<R>       its crop window, restart segments not used
 //   segments/<R>     its crop from only the segments under it
+//   window+scale, seg+scale/<R>
+//                    the same with --decode-scale's DCT scaling (1/2, 1/4,
+//                    1/8 where the box is that many times 224x224)
 //
 // R is `rows` (one interval per MCU row), at most N MCUs (the largest
 // divisor of the MCU row not above N), or `none`: the same optimized
@@ -143,10 +146,19 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 struct Variant {
   std::string name;
   const std::vector<std::vector<uint8_t>>* files;
-  bool crop, segments;
+  bool crop, segments, scaled = false;
   double best = 1e30;
   long from_segments = 0;
 };
+
+// The loader's --decode-scale choice: the largest DCT scale (8, 4, 2, else
+// 1) at which the box stays at least 224x224.
+int Scale(const CropWindow& box) {
+  for (int k : {8, 4, 2}) {
+    if (box.height >= k * 224 && box.width >= k * 224) return k;
+  }
+  return 1;
+}
 
 // One round of `v`: every (image, box) pair decoded once; seconds.
 double Round(Variant& v, const std::vector<std::vector<CropWindow>>& boxes,
@@ -159,8 +171,8 @@ double Round(Variant& v, const std::vector<std::vector<CropWindow>>& boxes,
           (*v.files)[i], "image",
           [&](Size2) {
             return JpegRequest{
-                v.crop ? std::optional<CropWindow>(box) : std::nullopt, 1,
-                v.segments};
+                v.crop ? std::optional<CropWindow>(box) : std::nullopt,
+                v.scaled ? Scale(box) : 1, v.segments};
           },
           region);
       if (!s.ok()) {
@@ -196,12 +208,8 @@ int main(int argc, char** argv) {
               originals.size(),
               static_cast<double>(original_bytes) / originals.size(), o.boxes);
   const std::pair<const char*, RestartSpacing> spacings[] = {
-      {"none", {false, 0}},
-      {"rows", {true, 0}},
-      {"8", {false, 8}},
-      {"4", {false, 4}},
-      {"2", {false, 2}},
-      {"1", {false, 1}}};
+      {"none", {false, 0}}, {"rows", {true, 0}}, {"8", {false, 8}},
+      {"4", {false, 4}},    {"2", {false, 2}},   {"1", {false, 1}}};
   std::vector<std::vector<std::vector<uint8_t>>> transcoded;
   std::printf("\n%-10s %14s %14s\n", "transcode", "images/s", "size vs input");
   for (const auto& [name, spacing] : spacings) {
@@ -217,13 +225,16 @@ int main(int argc, char** argv) {
                 100.0 * (static_cast<double>(bytes) / original_bytes - 1));
     transcoded.push_back(std::move(files));
   }
-  std::vector<Variant> variants = {{"whole", &originals, false, false},
-                                   {"window", &originals, true, false}};
+  std::vector<Variant> variants = {
+      {"whole", &originals, false, false},
+      {"window", &originals, true, false},
+      {"window+scale", &originals, true, false, true}};
   for (size_t s = 0; s < transcoded.size(); ++s) {
     const std::string r = spacings[s].first;
     variants.push_back({"whole/" + r, &transcoded[s], false, false});
     variants.push_back({"window/" + r, &transcoded[s], true, false});
     variants.push_back({"segments/" + r, &transcoded[s], true, true});
+    variants.push_back({"seg+scale/" + r, &transcoded[s], true, true, true});
   }
   DecodedRegion region;
   const double decodes = static_cast<double>(originals.size()) * o.boxes;

@@ -168,7 +168,9 @@ TEST(JpegTranscode, ErrorsNameTheFile) {
   const std::vector<uint8_t> rough = Make(spec);
   out = AddRestartMarkers(rough, "rough.jpg", RestartSpacing{true, 0});
   // A baseline copy would decode without the smoothing.
-  if (out.ok()) EXPECT_NE(Full(*out).pixels, Full(rough).pixels);
+  if (out.ok()) {
+    EXPECT_NE(Full(*out).pixels, Full(rough).pixels);
+  }
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("rough.jpg: cannot add restart"),
             std::string::npos)
