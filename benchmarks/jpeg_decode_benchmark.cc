@@ -9,6 +9,8 @@
 //                    (jpeg_transcode.h), decoded whole
 //   window/<R>       its crop window, restart segments not used
 //   segments/<R>     its crop from only the segments under it
+//   splice/<R>       the byte work of segments/<R> alone (finding the
+//                    segments and splicing them; no decoding)
 //   window+scale, seg+scale/<R>
 //                    the same with --decode-scale's DCT scaling (1/2, 1/4,
 //                    1/8 where the box is that many times 224x224)
@@ -45,6 +47,7 @@
 #include "ops/transforms.h"
 #include "pipeline/codecs.h"
 #include "pipeline/jpeg.h"
+#include "pipeline/jpeg_segments.h"
 #include "pipeline/jpeg_transcode.h"
 #include "rng/philox.h"
 #include "testing/jpeg_files.h"
@@ -147,6 +150,7 @@ struct Variant {
   std::string name;
   const std::vector<std::vector<uint8_t>>* files;
   bool crop, segments, scaled = false;
+  bool splice_only = false;  // only find and splice the segments
   double best = 1e30;
   long from_segments = 0;
 };
@@ -160,6 +164,15 @@ int Scale(const CropWindow& box) {
   return 1;
 }
 
+// The byte work alone: the header walk, the cut, the scan and the splice.
+bool Splice(const std::vector<uint8_t>& file, const CropWindow& box,
+            SegmentScratch* scratch) {
+  const std::optional<RestartLayout> layout = ReadRestartLayout(file);
+  if (!layout) return false;
+  const std::optional<SegmentCut> cut = PlanSegmentCut(*layout, box, 8);
+  return cut && SpliceSegments(file, *layout, *cut, scratch);
+}
+
 // One round of `v`: every (image, box) pair decoded once; seconds.
 double Round(Variant& v, const std::vector<std::vector<CropWindow>>& boxes,
              DecodedRegion* region) {
@@ -167,6 +180,10 @@ double Round(Variant& v, const std::vector<std::vector<CropWindow>>& boxes,
   v.from_segments = 0;
   for (size_t i = 0; i < v.files->size(); ++i) {
     for (const CropWindow& box : boxes[i]) {
+      if (v.splice_only) {
+        v.from_segments += Splice((*v.files)[i], box, &region->segments);
+        continue;
+      }
       const absl::Status s = DecodeJpegInto(
           (*v.files)[i], "image",
           [&](Size2) {
@@ -235,6 +252,8 @@ int main(int argc, char** argv) {
     variants.push_back({"window/" + r, &transcoded[s], true, false});
     variants.push_back({"segments/" + r, &transcoded[s], true, true});
     variants.push_back({"seg+scale/" + r, &transcoded[s], true, true, true});
+    variants.push_back(
+        {"splice/" + r, &transcoded[s], true, true, false, true});
   }
   DecodedRegion region;
   const double decodes = static_cast<double>(originals.size()) * o.boxes;
