@@ -42,6 +42,7 @@ struct State {
   jpeg_compress_struct dst;
   ErrorManager err;
   bool src_created = false, dst_created = false;
+  bool writing = false;             // reading done: errors are the encoder's
   unsigned char* buffer = nullptr;  // the output, malloc'ed by libjpeg
   unsigned long size = 0;
 };
@@ -103,6 +104,7 @@ const char* Transcode(absl::Span<const uint8_t> jpeg,
     return "its progressive scans leave coefficients unrefined, which "
            "libjpeg smooths and a baseline copy would not";
   }
+  st->writing = true;
   jpeg_compress_struct* dst = &st->dst;
   jpeg_create_compress(dst);
   st->dst_created = true;
@@ -152,7 +154,10 @@ absl::StatusOr<std::vector<uint8_t>> AddRestartMarkers(
   std::vector<uint8_t> out;
   if (!failed && refused == nullptr) out.assign(st.buffer, st.buffer + st.size);
   std::free(st.buffer);
-  if (failed) {
+  // Baseline coding cannot hold some coefficients other codings can (e.g.
+  // with 16-bit quantization tables): the encoder's error.
+  if (failed && st.writing) refused = st.err.message;
+  if (failed && !st.writing) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": not a readable JPEG: ", st.err.message));
   }
