@@ -234,7 +234,10 @@ int main(int argc, char** argv) {
     size_t bytes = 0;
     const auto start = std::chrono::steady_clock::now();
     for (const std::vector<uint8_t>& f : originals) {
-      files.push_back(*AddRestartMarkers(f, "image", spacing));
+      // As pack does, a file that cannot be rewritten is kept as it is.
+      absl::StatusOr<std::vector<uint8_t>> t =
+          AddRestartMarkers(f, "image", spacing);
+      files.push_back(t.ok() ? *std::move(t) : f);
       bytes += files.back().size();
     }
     std::printf("%-10s %14.0f %+13.2f%%\n", name,
