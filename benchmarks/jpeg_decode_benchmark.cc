@@ -20,9 +20,10 @@
 // baseline copy without restart markers (libjpeg-turbo's fast Huffman path
 // is off in any file with restart markers: none/rows/N tell that apart from
 // the cut). Each variant decodes every (image,
-// box) pair once per round into one reused DecodedRegion, as a worker does;
-// rounds interleave the variants and each variant's best round is printed
-// in microseconds per image, with its ratio to `window` (>1: faster). The
+// box) pair once per round into one reused DecodedRegion, as a worker does,
+// the variants taking turns on each pair; each variant's best round is
+// printed in microseconds per image, with its ratio to `window` (>1:
+// faster). The
 // transcode is timed too (images/s) and its size given against the input.
 //
 // Options: --images=N (64) photo-like images of 300..520 x 340..600 made
@@ -173,33 +174,51 @@ bool Splice(const std::vector<uint8_t>& file, const CropWindow& box,
   return cut && SpliceSegments(file, *layout, *cut, scratch);
 }
 
-// One round of `v`: every (image, box) pair decoded once; seconds.
-double Round(Variant& v, const std::vector<std::vector<CropWindow>>& boxes,
-             DecodedRegion* region) {
-  const auto start = std::chrono::steady_clock::now();
-  v.from_segments = 0;
-  for (size_t i = 0; i < v.files->size(); ++i) {
+// Decodes (or only splices) image `i`'s `box` as `v` says.
+void Once(Variant& v, size_t i, const CropWindow& box, DecodedRegion* region) {
+  if (v.splice_only) {
+    v.from_segments += Splice((*v.files)[i], box, &region->segments);
+    return;
+  }
+  const absl::Status s = DecodeJpegInto(
+      (*v.files)[i], "image",
+      [&](Size2) {
+        return JpegRequest{
+            v.crop ? std::optional<CropWindow>(box) : std::nullopt,
+            v.scaled ? Scale(box) : 1, v.segments};
+      },
+      region);
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    std::exit(1);
+  }
+  v.from_segments += region->from_segments;
+}
+
+// One round: each (image, box) pair decoded by every variant in turn,
+// starting from a different one each time, so that the machine's changing
+// load falls on all of them alike; keeps each variant's best round.
+void Round(const std::vector<std::vector<CropWindow>>& boxes,
+           std::vector<Variant>* variants, DecodedRegion* region) {
+  std::vector<double> seconds(variants->size(), 0.0);
+  double decodes = 0;
+  size_t pair = 0;
+  for (Variant& v : *variants) v.from_segments = 0;
+  for (size_t i = 0; i < boxes.size(); ++i) {
     for (const CropWindow& box : boxes[i]) {
-      if (v.splice_only) {
-        v.from_segments += Splice((*v.files)[i], box, &region->segments);
-        continue;
+      for (size_t k = 0; k < variants->size(); ++k) {
+        const size_t n = (k + pair) % variants->size();
+        const auto start = std::chrono::steady_clock::now();
+        Once((*variants)[n], i, box, region);
+        seconds[n] += Seconds(start);
       }
-      const absl::Status s = DecodeJpegInto(
-          (*v.files)[i], "image",
-          [&](Size2) {
-            return JpegRequest{
-                v.crop ? std::optional<CropWindow>(box) : std::nullopt,
-                v.scaled ? Scale(box) : 1, v.segments};
-          },
-          region);
-      if (!s.ok()) {
-        std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
-        std::exit(1);
-      }
-      v.from_segments += region->from_segments;
+      ++pair;
+      ++decodes;
     }
   }
-  return Seconds(start);
+  for (size_t n = 0; n < variants->size(); ++n) {
+    (*variants)[n].best = std::min((*variants)[n].best, seconds[n] / decodes);
+  }
 }
 
 }  // namespace
@@ -260,11 +279,8 @@ int main(int argc, char** argv) {
   }
   DecodedRegion region;
   const double decodes = static_cast<double>(originals.size()) * o.boxes;
-  for (int round = 0; round < o.rounds; ++round) {
-    for (Variant& v : variants) {
-      v.best = std::min(v.best, Round(v, boxes, &region) / decodes);
-    }
-  }
+  for (int round = 0; round < o.rounds; ++round)
+    Round(boxes, &variants, &region);
   const double window = variants[1].best;
   std::printf("\n%-14s %12s %12s %10s\n", "decode", "us/image", "vs window",
               "segments");
