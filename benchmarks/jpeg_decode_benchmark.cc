@@ -27,7 +27,7 @@
 // transcode is timed too (images/s) and its size given against the input.
 //
 // Options: --images=N (64) photo-like images of 300..520 x 340..600 made
-// here (decoded-looking content: shapes over 1/f texture, a little noise;
+// here (shapes of smooth colour over fractal texture, a little noise;
 // JPEG quality 90, 4:2:0, as Pillow saves them), --content=noise for the
 // loader benchmark's noisy sinusoids instead, --dir=PATH to read the *.jpg
 // files of a folder instead, --boxes=K (4) per image, --rounds=R (5),

@@ -40,7 +40,7 @@ std::vector<uint8_t> NoisyGradient(int height, int width, int channels,
                                    uint32_t seed);
 
 // Photo-like RGB content from `seed`: a few overlapping shapes of smooth
-// colour over fractal (1/f) texture, with a little sensor noise.
+// colour over fractal texture, with a little sensor noise.
 std::vector<uint8_t> PhotoLike(int height, int width, uint32_t seed);
 
 }  // namespace fusednorm
