@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codecs/jpeg_segments.h"
 #include "core/status.h"
 
 namespace fusednorm {
@@ -127,19 +128,116 @@ CropWindow ScaleBox(const CropWindow& box, int scale, Size2 scaled) {
           std::max<int64_t>(1, right - left)};
 }
 
+namespace {
+
+// Decodes `region` (all of the image without one; inside it) of the image
+// whose header `cinfo` has read, at 1/scale, with PIL's settings, into
+// `out`. `row` is scratch kept outside this frame: this may longjmp.
+void DecodeWindow(jpeg_decompress_struct* cinfo,
+                  const std::optional<CropWindow>& region, int scale,
+                  std::vector<uint8_t>* row, DecodedRegion* out) {
+  cinfo->scale_num = 1;
+  cinfo->scale_denom = static_cast<unsigned>(scale);
+  cinfo->dct_method = JDCT_ISLOW;
+  cinfo->do_fancy_upsampling = TRUE;
+  cinfo->out_color_space = cinfo->num_components == 4   ? JCS_CMYK
+                           : cinfo->num_components == 1 ? JCS_GRAYSCALE
+                                                        : JCS_RGB;
+  jpeg_start_decompress(cinfo);
+  const int64_t H = cinfo->output_height, W = cinfo->output_width;
+  const CropWindow box =
+      ScaleBox(region.value_or(
+                   CropWindow{0, 0, cinfo->image_height, cinfo->image_width}),
+               scale, Size2{H, W});
+  const int64_t top = std::max<int64_t>(0, box.top - kMargin);
+  const int64_t bottom = std::min(H, box.top + box.height + kMargin);
+  JDIMENSION x =
+      static_cast<JDIMENSION>(std::max<int64_t>(0, box.left - kMargin));
+  JDIMENSION width =
+      static_cast<JDIMENSION>(std::min(W, box.left + box.width + kMargin) - x);
+  if (region && (x > 0 || width < W)) jpeg_crop_scanline(cinfo, &x, &width);
+  if (top > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(top));
+  Image& image = out->image;
+  image.height = bottom - top;
+  image.width = cinfo->output_width;
+  image.channels = 3;
+  image.pixels.resize(static_cast<size_t>(image.height * image.width * 3));
+  row->resize(cinfo->output_width * cinfo->output_components);
+  ReadRows(cinfo, image.height, row->data(), &image);
+  jpeg_abort_decompress(cinfo);
+  out->top = top;
+  out->left = x;
+  out->scale = scale;
+  out->size = Size2{H, W};
+}
+
+// The cut of restart segments that covers `box` (with the margin at
+// 1/scale) of the file whose header `cinfo` read, spliced into
+// scratch->jpeg; nullopt where that does not apply. The header walk must
+// agree with libjpeg's on the size, the interval and where the scan starts.
+std::optional<SegmentCut> SpliceForBox(absl::Span<const uint8_t> bytes,
+                                       const jpeg_decompress_struct& cinfo,
+                                       const CropWindow& box, int scale,
+                                       SegmentScratch* scratch) {
+  if (cinfo.restart_interval == 0 || cinfo.progressive_mode || cinfo.arith_code)
+    return std::nullopt;
+  const std::optional<RestartLayout> layout = ReadRestartLayout(bytes);
+  if (!layout || layout->height != cinfo.image_height ||
+      layout->width != cinfo.image_width ||
+      layout->interval != cinfo.restart_interval ||
+      layout->scan !=
+          static_cast<size_t>(cinfo.src->next_input_byte - bytes.data()))
+    return std::nullopt;
+  std::optional<SegmentCut> cut = PlanSegmentCut(*layout, box, kMargin * scale);
+  if (!cut || !SpliceSegments(bytes, *layout, *cut, scratch))
+    return std::nullopt;
+  return cut;
+}
+
+// Decodes `request`'s region from the spliced JPEG of `cut` (in
+// out->segments) and places it in the original image of size `full`.
+absl::Status DecodeCut(const std::string& what, const SegmentCut& cut,
+                       const JpegRequest& request, Size2 full,
+                       std::vector<uint8_t>* row, DecodedRegion* out) {
+  const CropWindow& box = *request.region;
+  const std::optional<CropWindow> inner =
+      CropWindow{box.top - cut.pixels.top, box.left - cut.pixels.left,
+                 box.height, box.width};
+  Decompressor d(what);
+  FUSEDNORM_RETURN_IF_ERROR(
+      d.Run(out->segments.jpeg, [&](jpeg_decompress_struct* cinfo) {
+        if (cinfo->image_height != cut.pixels.height ||
+            cinfo->image_width != cut.pixels.width)
+          return absl::InternalError("spliced JPEG of the wrong size");
+        DecodeWindow(cinfo, inner, request.scale, row, out);
+        return absl::OkStatus();
+      }));
+  const int s = request.scale;
+  out->top += cut.pixels.top / s;
+  out->left += cut.pixels.left / s;
+  out->size = Size2{(full.height + s - 1) / s, (full.width + s - 1) / s};
+  out->from_segments = true;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
                             const std::string& what,
                             absl::FunctionRef<JpegRequest(Size2)> choose,
                             DecodedRegion* out) {
   // Per thread and outside the decoder's frame: a longjmp may leave it.
   thread_local std::vector<uint8_t> row;
+  JpegRequest request;
+  Size2 full;
+  std::optional<SegmentCut> cut;
   Decompressor d(what);
-  return d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
-    const JpegRequest request =
-        choose(Size2{cinfo->image_height, cinfo->image_width});
-    const int64_t full_h = cinfo->image_height, full_w = cinfo->image_width;
-    CropWindow box = request.region.value_or(CropWindow{0, 0, full_h, full_w});
-    if (absl::Status b = ValidateBox(box, full_h, full_w); !b.ok()) {
+  FUSEDNORM_RETURN_IF_ERROR(d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
+    full = Size2{cinfo->image_height, cinfo->image_width};
+    request = choose(full);
+    const CropWindow box =
+        request.region.value_or(CropWindow{0, 0, full.height, full.width});
+    if (absl::Status b = ValidateBox(box, full.height, full.width); !b.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": ", b.message()));
     }
     const int scale = request.scale;
@@ -147,40 +245,20 @@ absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": decode scale 1/", scale, " is not supported"));
     }
-    cinfo->scale_num = 1;
-    cinfo->scale_denom = static_cast<unsigned>(scale);
-    cinfo->dct_method = JDCT_ISLOW;
-    cinfo->do_fancy_upsampling = TRUE;
-    cinfo->out_color_space = cinfo->num_components == 4   ? JCS_CMYK
-                             : cinfo->num_components == 1 ? JCS_GRAYSCALE
-                                                          : JCS_RGB;
-    jpeg_start_decompress(cinfo);
-    const int64_t H = cinfo->output_height, W = cinfo->output_width;
-    box = ScaleBox(box, scale, Size2{H, W});
-    const int64_t top = std::max<int64_t>(0, box.top - kMargin);
-    const int64_t bottom = std::min(H, box.top + box.height + kMargin);
-    JDIMENSION x =
-        static_cast<JDIMENSION>(std::max<int64_t>(0, box.left - kMargin));
-    JDIMENSION width = static_cast<JDIMENSION>(
-        std::min(W, box.left + box.width + kMargin) - x);
-    if (request.region && (x > 0 || width < W)) {
-      jpeg_crop_scanline(cinfo, &x, &width);
+    out->from_segments = false;
+    if (request.region && request.restart_segments) {
+      cut = SpliceForBox(bytes, *cinfo, box, scale, &out->segments);
+      if (cut) return absl::OkStatus();
     }
-    if (top > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(top));
-    Image& image = out->image;
-    image.height = bottom - top;
-    image.width = cinfo->output_width;
-    image.channels = 3;
-    image.pixels.resize(static_cast<size_t>(image.height * image.width * 3));
-    row.resize(cinfo->output_width * cinfo->output_components);
-    ReadRows(cinfo, image.height, row.data(), &image);
-    jpeg_abort_decompress(cinfo);
-    out->top = top;
-    out->left = x;
-    out->scale = scale;
-    out->size = Size2{H, W};
+    DecodeWindow(cinfo, request.region, scale, &row, out);
     return absl::OkStatus();
-  });
+  }));
+  if (!cut || DecodeCut(what, *cut, request, full, &row, out).ok())
+    return absl::OkStatus();
+  // The spliced JPEG did not decode: the original says why, or decodes.
+  request.restart_segments = false;
+  return DecodeJpegInto(
+      bytes, what, [&](Size2) { return request; }, out);
 }
 
 absl::StatusOr<DecodedRegion> DecodeJpeg(absl::Span<const uint8_t> bytes,

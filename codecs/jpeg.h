@@ -5,6 +5,11 @@
 // image. Errors are InvalidArgument naming `what`. Warnings libjpeg recovers
 // from are accepted, as PIL accepts them, except a premature end of data
 // (PIL reports a truncated file).
+//
+// A region of a file with restart markers (jpeg_segments.h) is decoded from
+// only the entropy-coded segments under it, spliced into a smaller JPEG: the
+// same pixels inside the region, without Huffman-decoding the rest. Files the
+// splice does not apply to take the window decode.
 #ifndef FUSEDNORM_CODECS_JPEG_H_
 #define FUSEDNORM_CODECS_JPEG_H_
 
@@ -15,6 +20,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "codecs/jpeg_segments.h"
 #include "core/image.h"
 
 namespace fusednorm {
@@ -29,6 +35,10 @@ struct DecodedRegion {
   int64_t top = 0, left = 0;
   int scale = 1;  // decoded at 1/scale of the image's size
   Size2 size;     // the whole image's size at that scale
+  // Whether only the restart segments under the region were decoded.
+  bool from_segments = false;
+  // Reused from call to call by the restart-segment decoding.
+  SegmentScratch segments;
 };
 
 // What to decode, chosen once the header is read: a region in the image's
@@ -38,6 +48,9 @@ struct DecodedRegion {
 struct JpegRequest {
   std::optional<CropWindow> region;
   int scale = 1;
+  // Whether a region may be decoded from its restart segments only (false:
+  // always the window decode; benchmarks compare the two).
+  bool restart_segments = true;
 };
 
 // `box` of an image in the image decoded at 1/scale (`scaled` is that

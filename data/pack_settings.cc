@@ -1,6 +1,7 @@
 // `pack`'s setting rows and their reading (pack_settings.h).
 #include "data/pack_settings.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -55,6 +56,18 @@ absl::StatusOr<uint64_t> ShardBytes(const SettingValues& v) {
   return n * scale;
 }
 
+// keep, rows, or N >= 1.
+absl::StatusOr<std::optional<RestartSpacing>> JpegRestart(
+    const SettingValues& v) {
+  const std::string& text = v.Text(kJpegRestartSetting);
+  if (text == "keep") return std::nullopt;
+  if (text == "rows") return RestartSpacing{true, 0};
+  int64_t n;
+  if (!absl::SimpleAtoi(text, &n) || n < 1 || n > 65535)
+    return v.Error(kJpegRestartSetting, "is not keep, rows or N in 1..65535");
+  return RestartSpacing{false, n};
+}
+
 }  // namespace
 
 const Setting kShardPatternSetting{
@@ -82,14 +95,19 @@ const Setting kQualitySetting{"quality",
                               {},
                               1,
                               100};
+const Setting kJpegRestartSetting{
+    "jpeg_restart", SettingType::kText, "4",
+    "restart markers added losslessly to every JPEG, so that loading decodes "
+    "only a crop's segments: N (an interval of at most N MCUs that divides "
+    "the MCU row), rows (one per MCU row), or keep (the bytes as they are)"};
 const Setting kShardBytesSetting{
     "shard_bytes", SettingType::kText, "1G",
     "largest shard size in bytes, with K, M or G (powers of 1024); a sample "
     "larger than that gets a shard of its own, with a warning"};
 
 std::vector<const Setting*> PackSettings() {
-  return {&kShardPatternSetting, &kMaxSideSetting, &kEncodingSetting,
-          &kQualitySetting, &kShardBytesSetting};
+  return {&kShardPatternSetting, &kMaxSideSetting,     &kEncodingSetting,
+          &kQualitySetting,      &kJpegRestartSetting, &kShardBytesSetting};
 }
 
 absl::StatusOr<PackOptions> PackFromSettings(const SettingValues& v) {
@@ -105,6 +123,7 @@ absl::StatusOr<PackOptions> PackFromSettings(const SettingValues& v) {
   o.raw = encoding == "raw";
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t quality, v.Int(kQualitySetting));
   o.quality = static_cast<int>(quality);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.jpeg_restart, JpegRestart(v));
   FUSEDNORM_ASSIGN_OR_RETURN(o.shard_bytes, ShardBytes(v));
   return o;
 }

@@ -16,6 +16,7 @@ extern const Setting kShardPatternSetting;  // "output"
 extern const Setting kMaxSideSetting;
 extern const Setting kEncodingSetting;
 extern const Setting kQualitySetting;
+extern const Setting kJpegRestartSetting;
 extern const Setting kShardBytesSetting;
 
 // The rows above.

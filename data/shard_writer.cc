@@ -44,9 +44,28 @@ absl::StatusOr<std::optional<Image>> Shrunk(const Image& image,
   return out;
 }
 
+// A JPEG member with the restart markers `o` asks for: as it is where it
+// cannot be rewritten losslessly (a warning says so; loading treats it as
+// before).
+std::vector<uint8_t> WithRestarts(std::vector<uint8_t> jpeg,
+                                  const std::string& what, const PackOptions& o,
+                                  PackReport* report) {
+  if (!o.jpeg_restart) return jpeg;
+  absl::StatusOr<std::vector<uint8_t>> out =
+      AddRestartMarkers(jpeg, what, *o.jpeg_restart);
+  if (!out.ok()) {
+    ++report->restarts_kept;
+    report->warnings.push_back(
+        absl::StrCat("kept as it is: ", out.status().message()));
+    return jpeg;
+  }
+  ++report->restarts_added;
+  return *std::move(out);
+}
+
 // `image` as the member the encoding asks for.
 absl::StatusOr<Members> Encoded(const Image& image, size_t index,
-                                const PackOptions& o) {
+                                const PackOptions& o, PackReport* report) {
   if (o.raw) {
     const std::string header =
         NpyHeader("|u1", {image.height, image.width, image.channels});
@@ -60,13 +79,25 @@ absl::StatusOr<Members> Encoded(const Image& image, size_t index,
   }
   FUSEDNORM_ASSIGN_OR_RETURN(std::vector<uint8_t> jpeg,
                              EncodeJpeg(image, o.quality));
-  return Members{{"jpg", std::move(jpeg)}};
+  return Members{
+      {"jpg", WithRestarts(std::move(jpeg), absl::StrCat("sample ", index), o,
+                           report)}};
+}
+
+// The stored bytes as a member (a JPEG's with restart markers).
+Members Stored(const RawSample& raw, const Codec& codec, const PackOptions& o,
+               PackReport* report) {
+  std::vector<uint8_t> bytes(raw.encoded.begin(), raw.encoded.end());
+  const std::string ext = Extension(codec);
+  if (ext == "jpg") bytes = WithRestarts(std::move(bytes), raw.what, o, report);
+  return Members{{ext, std::move(bytes)}};
 }
 
 // The image member of sample `index` and its label: the stored bytes when
 // they may be kept, else the decoded image, shrunk and encoded.
 absl::StatusOr<Members> SampleMembers(const Dataset& data, size_t index,
-                                      const PackOptions& o, int64_t* label) {
+                                      const PackOptions& o, int64_t* label,
+                                      PackReport* report) {
   SampleBuffer buffer;
   RawSample raw;
   FUSEDNORM_RETURN_IF_ERROR(data.Read(index, &buffer, &raw));
@@ -75,18 +106,16 @@ absl::StatusOr<Members> SampleMembers(const Dataset& data, size_t index,
   const bool keep = codec != nullptr && codec->channels == 3 && !o.raw;
   Members members;
   if (keep && o.max_side <= 0) {
-    members = {{Extension(*codec),
-                std::vector<uint8_t>(raw.encoded.begin(), raw.encoded.end())}};
+    members = Stored(raw, *codec, o, report);
   } else {
     FUSEDNORM_ASSIGN_OR_RETURN(const Image image, DecodeRawSample(raw));
     FUSEDNORM_ASSIGN_OR_RETURN(std::optional<Image> shrunk,
                                Shrunk(image, o.max_side));
     if (!shrunk && keep) {
-      members = {{Extension(*codec), std::vector<uint8_t>(raw.encoded.begin(),
-                                                          raw.encoded.end())}};
+      members = Stored(raw, *codec, o, report);
     } else {
-      FUSEDNORM_ASSIGN_OR_RETURN(members,
-                                 Encoded(shrunk ? *shrunk : image, index, o));
+      FUSEDNORM_ASSIGN_OR_RETURN(
+          members, Encoded(shrunk ? *shrunk : image, index, o, report));
     }
   }
   FUSEDNORM_RETURN_IF_ERROR(data.CheckUnchanged(raw));
@@ -175,8 +204,8 @@ absl::StatusOr<PackReport> PackDataset(
   ShardWriter shards(options, &report);
   for (size_t i = 0; i < dataset.size(); ++i) {
     int64_t label = -1;
-    FUSEDNORM_ASSIGN_OR_RETURN(Members members,
-                               SampleMembers(dataset, i, options, &label));
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        Members members, SampleMembers(dataset, i, options, &label, &report));
     const std::string cls = absl::StrCat(label);
     members.emplace_back("cls", std::vector<uint8_t>(cls.begin(), cls.end()));
     FUSEDNORM_RETURN_IF_ERROR(shards.Add(i, members));

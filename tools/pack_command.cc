@@ -35,6 +35,10 @@ absl::Status PackCommand(const SettingValues& flags, FILE* out, FILE* err) {
   if (report.shards.size() > 1)
     std::fprintf(out, " .. %s", report.shards.back().c_str());
   std::fprintf(out, "\n");
+  if (report.restarts_added + report.restarts_kept > 0) {
+    std::fprintf(out, "%zu JPEGs given restart markers, %zu kept as they are\n",
+                 report.restarts_added, report.restarts_kept);
+  }
   return absl::OkStatus();
 }
 

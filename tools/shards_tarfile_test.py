@@ -44,7 +44,8 @@ class Shards(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             files = folder(os.path.join(d, "data"))
             r = run("pack", "--data", os.path.join(d, "data"), "--output",
-                    os.path.join(d, "s-%02d.tar"), "--shard-bytes", "8K")
+                    os.path.join(d, "s-%02d.tar"), "--shard-bytes", "8K",
+                    "--jpeg-restart", "keep")
             self.assertEqual(r.returncode, 0, r.stderr)
             shards = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
             self.assertGreater(len(shards), 1)
@@ -63,6 +64,36 @@ class Shards(unittest.TestCase):
                     "--images", "0", "--batch-size", "4", "--size", "16")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("10 images in", r.stdout)
+
+    def test_packed_jpegs_get_restart_markers_losslessly(self):
+        with tempfile.TemporaryDirectory() as d:
+            files = folder(os.path.join(d, "data"))
+            for restart in ["", "rows", "1"]:
+                path = os.path.join(d, f"r{restart}-%d.tar")
+                extra = ["--jpeg-restart", restart] if restart else []
+                r = run("pack", "--data", os.path.join(d, "data"), "--output", path,
+                        *extra)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                jpegs = sum(name.endswith(".jpg") for name in files)
+                self.assertIn(f"{jpegs} JPEGs given restart markers, 0 kept as they are",
+                              r.stdout)
+                with tarfile.open(path % 0) as t:
+                    members = {m.name: t.extractfile(m).read() for m in t}
+                for k, (name, (data, _)) in enumerate(sorted(files.items())):
+                    ext = name.rsplit(".", 1)[1]
+                    got = members[f"{k:09d}.{ext}"]
+                    if ext == "png":
+                        self.assertEqual(got, data)
+                        continue
+                    self.assertNotEqual(got, data)
+                    self.assertIn(b"\xff\xdd", got)  # DRI
+                    np.testing.assert_array_equal(
+                        np.asarray(Image.open(io.BytesIO(got)).convert("RGB")),
+                        np.asarray(Image.open(io.BytesIO(data)).convert("RGB")))
+            r = run("pack", "--data", os.path.join(d, "data"), "--output",
+                    os.path.join(d, "x-%d.tar"), "--jpeg-restart", "0")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("--jpeg-restart=0", r.stderr)
 
     def test_tarfile_shards_run(self):
         with tempfile.TemporaryDirectory() as d:
