@@ -88,7 +88,7 @@ echo "== versions"
 for env in torch simd dali ffcv tf; do
   if [ -e "$dir/$env/.done" ]; then
     "$dir/$env/bin/pip" list --format=freeze 2>/dev/null |
-      grep -iE '^(torch|torchvision|pillow|pillow-simd|numpy|nvidia-dali-cuda120|ffcv|numba|opencv-python|tensorflow-cpu)==' |
+      grep -iE '^(torch|torchvision|pillow|pillow[-_]simd|numpy|nvidia[-_]dali[-_]cuda120|ffcv|numba|opencv[-_]python|tensorflow[-_]cpu)==' |
       sed "s/^/$env: /"
   else
     echo "$env: not installed ($dir/$env.error)"
