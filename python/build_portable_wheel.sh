@@ -87,6 +87,12 @@ EOF
 flags=(-c opt "--override_repository=python=$repo")
 ldpaths=()
 if [ "$arch" = aarch64 ]; then
+  # The target's pyconfig.h, which Debian's multiarch pyconfig.h includes.
+  if [ ! -e "/usr/include/aarch64-linux-gnu/python$ver/pyconfig.h" ]; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
+    $sudo apt-get update -q && $sudo apt-get install -y -q "libpython$ver-dev:arm64"
+  fi
   # The aarch64 config leaves the Python targets out of its test runs.
   flags+=(--config=aarch64 --build_tag_filters=)
   ldpaths=(--ldpaths /usr/lib/aarch64-linux-gnu:/lib/aarch64-linux-gnu)

@@ -57,7 +57,7 @@ def timed_epochs(epoch, epochs):
     start, n = time.perf_counter(), 0
     for _ in range(epochs):
         n += epoch()
-    return n / (time.perf_counter() - start), n
+    return n / (time.perf_counter() - start), n  # 0 for epochs == 0
 
 
 def report(rate, images, check, versions):

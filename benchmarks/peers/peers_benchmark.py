@@ -137,6 +137,13 @@ def main():
            [(peer[0], ("peer", peer)) for peer in PEERS]
     rates = {(name, t): [] for name, _ in rows for t in counts}
     notes, errors, checks, reports = {}, {}, {}, {}
+    # A first pass writes FFCV's .beton files and shows each peer's check
+    # before any round is timed.
+    for name, (kind, what) in rows:
+        if kind == "peer":
+            rate, out = peer_rate(args.envs, what, folder, counts[-1], 0)
+            print(f"check: {name}: {out['check'] if rate is not None else 'ERROR'}",
+                  flush=True)
     for r in range(args.rounds):
         for t in counts:
             for name, (kind, what) in rows[r % len(rows):] + rows[:r % len(rows)]:
