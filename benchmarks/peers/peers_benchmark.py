@@ -127,12 +127,15 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--markdown", help="also write the tables to this file")
+    p.add_argument("--threads", type=int, action="append",
+                   help="a thread count (repeatable; default 1 and all cores)")
     args = p.parse_args()
+    load_at_start = os.getloadavg()[0]
     folder = make_folder(args.images)
     data = {"folder": folder, "jpeg shards": pack(args.fusednorm, folder, "jpeg"),
             "raw shards": pack(args.fusednorm, folder, "raw")}
     cores = os.cpu_count()
-    counts = sorted({1, cores})
+    counts = sorted(set(args.threads or [1, cores]))
     rows = [(name, ("ours", form)) for form, name in OURS.items()] + \
            [(peer[0], ("peer", peer)) for peer in PEERS]
     rates = {(name, t): [] for name, _ in rows for t in counts}
@@ -159,6 +162,7 @@ def main():
                 rates[(name, t)].append(rate)
                 print(f"round {r + 1} threads {t}: {name}: {rate:.0f} images/s",
                       flush=True)
+    args.load = (load_at_start, os.getloadavg()[0])
     text = tables(args, rows, rates, counts, errors, checks, notes, reports)
     print(text)
     if args.markdown:
@@ -169,7 +173,8 @@ def main():
 def tables(args, rows, rates, counts, errors, checks, notes, reports):
     med = {k: statistics.median(v) for k, v in rates.items() if v}
     out = [f"{args.images} JPEGs, {args.rounds} interleaved rounds, "
-           f"{os.cpu_count()} cores; " + time.strftime("%Y-%m-%d %H:%M"), ""]
+           f"{os.cpu_count()} cores, load average {args.load[0]:.2f} at the start and "
+           f"{args.load[1]:.2f} at the end; " + time.strftime("%Y-%m-%d %H:%M"), ""]
     head = "| | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}: images/s per core "
                                f"(range) | fusednorm ÷ peer" for t in counts) + " |"
     out += [head, "|---" * (1 + 2 * len(counts)) + "|"]
