@@ -1,7 +1,10 @@
-"""fusednorm.torch.FusedTail against torchvision 0.14 (Debian's): its bits for
-the decisions it makes, with both sources of decisions, every input kind,
-dtype and layout, Pillow images read in place, and its errors. Run by
-//python:fused_tail_test with /usr/bin/python3."""
+"""fusednorm.torch.FusedTail against torchvision: its bits for the decisions
+it makes, with both sources of decisions, every input kind, dtype and
+layout, Pillow images read in place, v2's transforms on uint8 tensors, and
+its errors. Run by //python:fused_tail_test with /usr/bin/python3 (Debian's
+torch 1.13, torchvision 0.14: no v2), and by test_portable_wheel.sh with an
+installed wheel and the Python Package Index's current torch and
+torchvision."""
 
 import itertools
 import pickle
@@ -9,6 +12,7 @@ import unittest
 
 import numpy as np
 import torch
+import torchvision
 import torchvision.transforms as T
 from PIL import Image
 
@@ -57,6 +61,50 @@ class TorchvisionRng(unittest.TestCase):
             want = compose(gray)
             torch.manual_seed(seed)
             self.assertTrue(torch.equal(tail(gray), want), f"seed {seed}")
+
+
+class TorchvisionV2(unittest.TestCase):
+    """v2's Compose on uint8 CHW tensors (torchvision >= 0.16). v2 draws as
+    v1 does, so with rng="torchvision" and the same seed the flips and the
+    erased rectangles are v2's. The values are v1's, bit for bit (exact
+    mode is ToTensor's x / 255): v2's ToDtype(scale=True) multiplies by
+    float32(1 / 255) instead, which moves 126 of the 256 uint8 values by one
+    ulp, so v2's output differs from v1's within 4 * 2^-24 / std."""
+
+    def setUp(self):
+        try:
+            import torchvision.transforms.v2 as v2
+        except ImportError:
+            self.skipTest(f"torchvision {torchvision.__version__} has no transforms.v2")
+        self.v2 = v2
+
+    def test_v2_decisions_and_v1_bits(self):
+        v2 = self.v2
+        mean, std = PRESETS["imagenet"]
+        v2_compose = v2.Compose([v2.RandomHorizontalFlip(),
+                                 v2.ToDtype(torch.float32, scale=True),
+                                 v2.Normalize(mean, std), v2.RandomErasing(p=0.7)])
+        v1_compose = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),
+                                T.Normalize(mean, std), T.RandomErasing(p=0.7)])
+        tail = FusedTail(erase_p=0.7, rng="torchvision")
+        bound = 4 / 2 ** 24 / torch.tensor(std)[:, None, None]
+        rng = np.random.default_rng(9)
+        differing = 0
+        for seed in range(40):
+            hwc = rng.integers(0, 256, (24, 31, 3), dtype=np.uint8)
+            chw = torch.from_numpy(hwc).permute(2, 0, 1).contiguous()
+            torch.manual_seed(seed)
+            want = v2_compose(chw)
+            torch.manual_seed(seed)
+            got = tail(chw)
+            torch.manual_seed(seed)
+            self.assertTrue(torch.equal(got, v1_compose(Image.fromarray(hwc))),
+                            f"seed {seed}: not v1's bits")
+            self.assertTrue(torch.equal(got == 0, want == 0), f"seed {seed}: erasing")
+            # A flip that differs moves values by far more than the bound.
+            self.assertTrue(((got - want).abs() <= bound).all(), f"seed {seed}")
+            differing += int((got != want).sum())
+        self.assertGreater(differing, 0)  # the one-ulp differences are real
 
 
 class FusednormRng(unittest.TestCase):

@@ -1,6 +1,8 @@
-"""The fusednorm Python module against torchvision 0.14 (Debian's), its zero
-copies, its Loader and its errors. Run by //python:fusednorm_test with
-/usr/bin/python3."""
+"""The fusednorm Python module against torchvision, its zero copies, its
+Loader and its errors. Run by //python:fusednorm_test with /usr/bin/python3
+(Debian's torch 1.13, torchvision 0.14), and by test_portable_wheel.sh with
+an installed wheel and the Python Package Index's current torch and
+torchvision."""
 
 import io
 import itertools
@@ -74,6 +76,26 @@ class ZeroCopy(unittest.TestCase):
         first, _ = next(iter(fusednorm.Loader(images=8, batch_size=8, size=16, copy=True)))
         self.assertTrue(first.flags.owndata)
         self.assertIsInstance(torch.from_numpy(first), torch.Tensor)
+
+    def test_loader_batches_go_through_torch_from_numpy_unchanged(self):
+        torch_dtype = {"float32": torch.float32, "float16": torch.float16}
+        for dtype, layout in itertools.product(torch_dtype, ("hwc", "chw")):
+            kw = dict(images=24, batch_size=8, size=20, threads=2, seed=4,
+                      dtype=dtype, layout=layout)
+            owned = [images for images, _ in fusednorm.Loader(copy=True, **kw)]
+            views = fusednorm.Loader(**kw)
+            for n, ((images, _), want) in enumerate(zip(views, owned)):
+                with self.subTest(dtype=dtype, layout=layout, batch=n):
+                    t = torch.from_numpy(images)
+                    self.assertEqual(t.data_ptr(), images.ctypes.data)  # no copy
+                    self.assertEqual(t.dtype, torch_dtype[dtype])
+                    self.assertEqual(tuple(t.shape), images.shape)
+                    self.assertEqual(tuple(s * images.itemsize for s in t.stride()),
+                                     images.strides)
+                    self.assertTrue(want.any())
+                    self.assertTrue(np.array_equal(t.numpy().view(np.uint8),
+                                                   want.view(np.uint8)))
+            views.close()
 
 
 def png_bytes(seed):

@@ -1,14 +1,18 @@
 """Writes the fusednorm wheel: the package Bazel assembled in
 bazel-bin/python/fusednorm/ (the Python sources and the extension), with the
 metadata pip needs (PEP 427, 491). Run by //python:wheel with Debian's
-/usr/bin/python3, whose version and platform the wheel's name must carry.
+/usr/bin/python3, and by build_portable_wheel.sh with the interpreter the
+wheel is for: the wheel's name carries that interpreter's version and the
+platform (this machine's, or --platform for a cross build).
 
-    make_wheel.py OUT.whl __init__.py torch.py _fusednorm.so
+    make_wheel.py [--platform linux_ARCH] OUT.whl __init__.py torch.py _fusednorm.so
+    make_wheel.py --name [--platform linux_ARCH] __init__.py   # prints OUT's name
 
-The extension links Debian 12's shared libraries (Highway, Abseil, libpng,
-libjpeg-turbo, ...), so the wheel installs on a Debian 12 machine with
-them, not on any Linux: hence a plain linux_* platform tag. The zip's
-timestamps are fixed, so the same inputs give the same bytes.
+The extension links the build machine's shared libraries (Highway, Abseil,
+libpng, libjpeg-turbo, ...), so this wheel installs where they are: hence a
+plain linux_* platform tag (build_portable_wheel.sh bundles them with
+auditwheel, which sets the manylinux tag). The zip's timestamps are fixed,
+so the same inputs give the same bytes.
 """
 
 import base64
@@ -30,10 +34,16 @@ def version(init_py):
     return match.group(1)
 
 
-def tags():
+def tags(platform=None):
     python = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    platform = re.sub(r"[-.]", "_", sysconfig.get_platform())
+    if platform is None:
+        platform = re.sub(r"[-.]", "_", sysconfig.get_platform())
     return python, python, platform
+
+
+def wheel_name(init_py, platform=None):
+    python, abi, platform = tags(platform)
+    return f"fusednorm-{version(init_py)}-{python}-{abi}-{platform}.whl"
 
 
 def record_line(name, data):
@@ -41,10 +51,10 @@ def record_line(name, data):
     return f"{name},sha256={digest.decode()},{len(data)}"
 
 
-def main(out, init_py, torch_py, extension):
+def main(out, init_py, torch_py, extension, platform=None):
     ver = version(init_py)
-    python, abi, platform = tags()
-    expected = f"fusednorm-{ver}-{python}-{abi}-{platform}.whl"
+    python, abi, platform = tags(platform)
+    expected = wheel_name(init_py, platform)
     if os.path.basename(out) != expected:
         sys.exit(f"make_wheel: this interpreter makes {expected}, not "
                  f"{os.path.basename(out)}; update //python:wheel")
@@ -75,6 +85,15 @@ def main(out, init_py, torch_py, extension):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    args = sys.argv[1:]
+    name_only = args[:1] == ["--name"]
+    args = args[1:] if name_only else args
+    platform = None
+    if args[:1] == ["--platform"] and len(args) > 1:
+        platform, args = args[1], args[2:]
+    if name_only and len(args) == 1:
+        print(wheel_name(args[0], platform))
+    elif not name_only and len(args) == 4:
+        main(*args, platform=platform)
+    else:
         sys.exit(__doc__)
-    main(*sys.argv[1:])
