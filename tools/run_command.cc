@@ -44,14 +44,15 @@ void Keep(const Batch& b, const RunOptions& o, Results* r) {
   }
 }
 
-// The next batch, waiting in slices so that Ctrl-C cancels the epoch.
+// The next batch, waiting in slices so that Ctrl-C cancels the epoch
+// whether or not batches keep coming.
 absl::StatusOr<BatchRef> NextBatch(EpochLoader& loader) {
-  while (!loader.WaitReady(absl::Milliseconds(50))) {
+  do {
     if (Interruptible::interrupted()) {
       loader.Cancel();
       return Interruptible::Status();
     }
-  }
+  } while (!loader.WaitReady(absl::Milliseconds(50)));
   return loader.Next();
 }
 
