@@ -26,6 +26,11 @@
 // buffer is first copied into a padded scratch row, and a pass whose axis is
 // the identity (no resize on that axis) is skipped or, for the vertical one,
 // a copy: its result would be the input, bit for bit.
+//
+// Vertical first (resize_kernel.h), the generic vertical pass runs over the
+// box's bytes into rows of the box's width, and the horizontal pass (on the
+// pair path where it applies, writing bytes) turns each into a padded
+// scratch row that is copied into the output.
 
 #include <algorithm>
 #include <cstdint>
@@ -314,7 +319,7 @@ bool PairResize(const ResizeArgs& a, int C, int64_t first, int64_t rows) {
 #endif  // FUSEDNORM_RESIZE_PAIRS
 
 template <int kC>
-void Resize(const ResizeArgs& a) {
+void HorizontalFirst(const ResizeArgs& a) {
   const ResizeAxis& h = *a.horizontal;
   const ResizeAxis& v = *a.vertical;
   const int64_t first = v.start[0];
@@ -329,6 +334,87 @@ void Resize(const ResizeArgs& a) {
     const int64_t stride = HorizontalPass<kC>(a, first, rows);
     VerticalPass(a, a.scratch->rows.data(), stride, first, h.out_size * kC);
   }
+}
+
+#if FUSEDNORM_RESIZE_PAIRS
+
+// HorizontalToOutput on the pair path, two rows at a time; false (nothing
+// done) where the path does not take the axis.
+bool PairHorizontalToOutput(const ResizeArgs& a, int C) {
+  const ResizeAxis& h = *a.horizontal;
+  ResizeScratch& s = *a.scratch;
+  PairTables t;
+  if (!GetPairTables(h, C, kPairLayout, &s.horizontal, &t)) return false;
+  const int64_t rows = a.vertical->out_size;
+  const size_t row_bytes = static_cast<size_t>(h.out_size * C);
+  const int64_t stride = t.vectors * kPairLanes;
+  s.rows.resize(static_cast<size_t>(2 * stride));
+  uint8_t* out[2] = {s.rows.data(), s.rows.data() + stride};
+  for (int64_t r = 0; r < rows; r += 2) {
+    const int n = r + 1 < rows ? 2 : 1;
+    const uint8_t* in[2] = {
+        ReadableRow(a, r, t.reach, 0),
+        n == 2 ? ReadableRow(a, r + 1, t.reach, 1) : nullptr};
+    PairHorizontalRows(in, n, false, t, out);
+    for (int i = 0; i < n; ++i) {
+      std::memcpy(a.output + (r + i) * a.output_row_stride, out[i], row_bytes);
+    }
+  }
+  return true;
+}
+
+#endif  // FUSEDNORM_RESIZE_PAIRS
+
+// Each row of `a`'s input (rows 0 .. out_height - 1, the horizontal axis's
+// input width) through the horizontal pass into the output row of the same
+// index, by way of a padded row in scratch->rows (the passes write whole
+// vectors).
+template <int kC>
+void HorizontalToOutput(const ResizeArgs& a) {
+#if FUSEDNORM_RESIZE_PAIRS
+  if (PairHorizontalToOutput(a, kC)) return;
+#endif
+  const ResizeAxis& h = *a.horizontal;
+  ResizeScratch& s = *a.scratch;
+  const HorizontalTables t = MakeTables(h, kC, &s.tables);
+  s.rows.resize(static_cast<size_t>(t.padded * kC));
+  for (int64_t r = 0; r < a.vertical->out_size; ++r) {
+    HorizontalRow<kC>(ReadableRow(a, r, t.reach, 0), t, h.taps, s.rows.data());
+    std::memcpy(a.output + r * a.output_row_stride, s.rows.data(),
+                static_cast<size_t>(h.out_size * kC));
+  }
+}
+
+// Vertical first: the vertical pass turns the box's rows into rows of the
+// box's width in scratch->vertical_rows, the horizontal pass turns those
+// into the output rows. Where either axis is the identity, only one pass
+// changes anything, so that both orders give the same bits: the
+// horizontal-first code runs, which skips or copies that pass.
+template <int kC>
+void VerticalFirst(const ResizeArgs& a) {
+  const ResizeAxis& h = *a.horizontal;
+  const ResizeAxis& v = *a.vertical;
+  if (IsIdentity(h) || IsIdentity(v)) return HorizontalFirst<kC>(a);
+  ResizeScratch& s = *a.scratch;
+  const int64_t box_bytes = h.in_size * kC;
+  s.vertical_rows.resize(static_cast<size_t>(v.out_size * box_bytes));
+  ResizeArgs to_rows = a;
+  to_rows.output = s.vertical_rows.data();
+  to_rows.output_row_stride = box_bytes;
+  const int64_t first = v.start[0];
+  VerticalPass(to_rows, a.input + first * a.input_row_stride,
+               a.input_row_stride, first, box_bytes);
+  ResizeArgs from_rows = a;
+  from_rows.input = s.vertical_rows.data();
+  from_rows.input_row_stride = box_bytes;
+  from_rows.input_readable = s.vertical_rows.size();
+  HorizontalToOutput<kC>(from_rows);
+}
+
+template <int kC>
+void Resize(const ResizeArgs& a) {
+  if (a.order == ResizePassOrder::kVerticalFirst) return VerticalFirst<kC>(a);
+  HorizontalFirst<kC>(a);
 }
 
 void HighwayResize(const ResizeArgs& a) {
