@@ -59,8 +59,10 @@ struct ResizeScratch {
   std::vector<uint8_t> rows;
   std::vector<uint8_t> vertical_rows;
   std::vector<int32_t> tables;  // per-call tables of a variant
-  // Input rows copied where a variant would read past the caller's buffer.
+  // Input rows copied where a variant would read past the caller's buffer,
+  // and where a variant keeps them, pointers to the input rows it reads.
   std::vector<uint8_t> row_copy;
+  std::vector<const uint8_t*> row_pointers;
   ResizeTableCache horizontal;  // a variant's horizontal-pass tables
   ResizeTableCache vertical;    // and vertical-pass tables
 };
