@@ -92,7 +92,9 @@ TEST(AtomicFile, AbandonedOrFailedWritesLeaveNothing) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find(dir + "/missing/x"), std::string::npos) << s;
   chmod(dir.c_str(), 0500);  // not writable (when not root)
-  if (!AtomicFile::Create(dir + "/y").ok()) EXPECT_TRUE(Entries(dir).empty());
+  if (!AtomicFile::Create(dir + "/y").ok()) {
+    EXPECT_TRUE(Entries(dir).empty());
+  }
   chmod(dir.c_str(), 0700);
 }
 
