@@ -93,7 +93,7 @@ def pack(binary, folder, encoding):
 
 def fusednorm_rate(binary, data, threads, epochs):
     out = subprocess.run(
-        [binary, "run", "--data", data, "--images", "0", "--batch", "64",
+        [binary, "run", "--data", data, "--images", "0", "--batch-size", "64",
          "--threads", str(threads), "--epochs", str(epochs), "--layout", "chw"],
         check=True, capture_output=True, text=True).stdout
     return float(re.search(r"([0-9.]+) images/s", out).group(1)), out
