@@ -169,34 +169,29 @@ ResizePassOrder PillowPassOrder(ResizeFilter filter, Size2 box, Size2 size) {
                         : ResizePassOrder::kHorizontalFirst;
 }
 
-// A Pillow filter: weights per axis, then the dispatched kernel. The
-// weights and the kernel's buffers live per thread, so a worker stops
-// allocating once they have grown to its largest image, and the weights of
-// the last size are reused.
-absl::Status ResizePil(const ImageView& box, Size2 size, ResizePassOrder order,
-                       absl::string_view kernel, Image* out) {
-  FUSEDNORM_ASSIGN_OR_RETURN(const ResizeKernelInfo* row,
-                             SelectResizeKernel(kernel));
-  struct Workspace {
-    ResizeAxis horizontal, vertical;
-    ResizeScratch scratch;
-  };
-  thread_local Workspace ws;
-  PillowAxisFor(box.width, size.width, &ws.horizontal);
-  PillowAxisFor(box.height, size.height, &ws.vertical);
+// A Pillow filter: weights per axis (reused while the sizes repeat), then
+// the chosen kernel row with the workspace's buffers.
+void ResizePil(const ImageView& box, Size2 size, ResizePassOrder order,
+               const ResizeKernelInfo& row, ResizeWorkspace* ws, Image* out) {
+  PillowAxisFor(box.width, size.width, &ws->horizontal);
+  PillowAxisFor(box.height, size.height, &ws->vertical);
   ResizeArgs args;
   args.input = box.pixels.data();
   args.input_row_stride = box.row_stride;
   args.input_readable = box.pixels.size();
   args.channels = box.channels;
-  args.horizontal = &ws.horizontal;
-  args.vertical = &ws.vertical;
+  args.horizontal = &ws->horizontal;
+  args.vertical = &ws->vertical;
   args.output = out->pixels.data();
   args.output_row_stride = size.width * box.channels;
-  args.scratch = &ws.scratch;
+  args.scratch = &ws->scratch;
   args.order = order;
-  row->fn(args);
-  return absl::OkStatus();
+  row.fn(args);
+}
+
+bool IsPillow(ResizeFilter f) {
+  return f == ResizeFilter::kPil || f == ResizeFilter::kPil12_2 ||
+         f == ResizeFilter::kPil13;
 }
 
 }  // namespace
@@ -219,22 +214,36 @@ absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name) {
   return ParseNamed(ResizeFilterNames(), "resize filter", name);
 }
 
-absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
-                       Size2 size, ResizeFilter filter, Image* output,
-                       absl::string_view kernel) {
+absl::StatusOr<Resizer> Resizer::Create(ResizeFilter filter,
+                                        absl::string_view kernel) {
+  if (ResizeFilterName(filter) == nullptr) {
+    return InvalidArgumentCat("resize filter ", static_cast<int>(filter),
+                              " is not a ResizeFilter");
+  }
+  Resizer r;
+  r.filter_ = filter;
+  if (IsPillow(filter)) {
+    FUSEDNORM_ASSIGN_OR_RETURN(r.row_, SelectResizeKernel(kernel));
+  }
+  return r;
+}
+
+absl::Status Resizer::Resize(const ImageView& input, const CropWindow& box,
+                             Size2 size, ResizeWorkspace* ws,
+                             Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(ValidateBox(box, input.height, input.width));
   FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(size.height, size.width));
   const ImageView in = SubView(input, box);
   FUSEDNORM_RETURN_IF_ERROR(
       ShapeImage(size.height, size.width, in.channels, output));
-  switch (filter) {
+  switch (filter_) {
     case ResizeFilter::kPil:
     case ResizeFilter::kPil12_2:
     case ResizeFilter::kPil13:
-      return ResizePil(in, size,
-                       PillowPassOrder(filter, {in.height, in.width}, size),
-                       kernel, output);
+      ResizePil(in, size, PillowPassOrder(filter_, {in.height, in.width}, size),
+                *row_, ws, output);
+      return absl::OkStatus();
     case ResizeFilter::kTensor:
       if (size.height < in.height || size.width < in.width) {
         ResizeAntialiased(in, size.height, size.width, output);
@@ -245,8 +254,16 @@ absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
       ResizeInterpolated(in, size.height, size.width, output);
       return absl::OkStatus();
   }
-  return InvalidArgumentCat("resize filter ", static_cast<int>(filter),
-                            " is not a ResizeFilter");
+  return absl::InternalError("unreachable: Create checked the filter");
+}
+
+absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
+                       Size2 size, ResizeFilter filter, Image* output,
+                       absl::string_view kernel) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const Resizer resizer,
+                             Resizer::Create(filter, kernel));
+  ResizeWorkspace ws;
+  return resizer.Resize(input, box, size, &ws, output);
 }
 
 }  // namespace fusednorm

@@ -35,6 +35,7 @@
 #include "absl/types/span.h"
 #include "core/image.h"
 #include "core/names.h"
+#include "kernels/resize/resize_kernel.h"
 
 namespace fusednorm {
 
@@ -48,11 +49,43 @@ const char* ResizeFilterName(ResizeFilter filter);
 // otherwise.
 absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name);
 
-// Resizes `box` of `input` to `size` into `output` (compact, reusing its
-// storage). `kernel` forces a resize dispatch row for the Pillow filters
-// ("" = the FUSEDNORM_RESIZE_KERNEL variable, else the best row).
-// InvalidArgument for a bad image, box or size; NotFound / Unimplemented for
-// a bad kernel id.
+// What the Pillow filters keep from call to call on one thread: the weights
+// of the last sizes (reused while they repeat) and the kernel's buffers
+// (grown to the largest image, then reused). A worker owns one.
+struct ResizeWorkspace {
+  ResizeAxis horizontal, vertical;
+  ResizeScratch scratch;
+};
+
+// A filter with its kernel row, chosen once when it is made (the
+// environment is read then, not per image).
+class Resizer {
+ public:
+  // `kernel` forces a resize dispatch row for the Pillow filters ("" = the
+  // FUSEDNORM_RESIZE_KERNEL variable, else the best row): NotFound /
+  // Unimplemented for a bad id; InvalidArgument for a value that is not a
+  // ResizeFilter.
+  static absl::StatusOr<Resizer> Create(ResizeFilter filter,
+                                        absl::string_view kernel = "");
+
+  // Resizes `box` of `input` to `size` into `output` (compact, reusing its
+  // storage) with `ws`'s weights and buffers. InvalidArgument for a bad
+  // image, box or size.
+  absl::Status Resize(const ImageView& input, const CropWindow& box, Size2 size,
+                      ResizeWorkspace* ws, Image* output) const;
+
+  ResizeFilter filter() const { return filter_; }
+  // The kernel row (nullptr for the tensor-route filters).
+  const ResizeKernelInfo* kernel() const { return row_; }
+
+ private:
+  Resizer() = default;
+  ResizeFilter filter_ = ResizeFilter::kPil;
+  const ResizeKernelInfo* row_ = nullptr;
+};
+
+// One resize with a Resizer and a workspace of its own, for one-off callers
+// (a loop over images keeps a Resizer and a ResizeWorkspace instead).
 absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
                        Size2 size, ResizeFilter filter, Image* output,
                        absl::string_view kernel = "");

@@ -29,14 +29,15 @@ absl::Status RecordOnly(const std::string& name) {
 absl::Status PreprocessOp::Execute(const ImageView& input, SampleStream& stream,
                                    Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
-  return Apply(input, Decide({input.height, input.width}, stream), output);
+  OpWorkspace ws;
+  return Apply(input, Decide({input.height, input.width}, stream), &ws, output);
 }
 
 absl::StatusOr<Size2> RecordOnlyOp::OutputSize(Size2) const {
   return RecordOnly(name());
 }
 absl::Status RecordOnlyOp::Apply(const ImageView&, const OpDecision&,
-                                 Image*) const {
+                                 OpWorkspace*, Image*) const {
   return RecordOnly(name());
 }
 
@@ -101,9 +102,9 @@ std::unique_ptr<PreprocessOp> Normalize::Clone() const {
 // ---- Resize ----
 
 Resize::Resize(int64_t size, ResizeFilter filter)
-    : shorter_(size), filter_(filter) {}
+    : shorter_(size), filter_(filter), resizer_(Resizer::Create(filter)) {}
 Resize::Resize(Size2 size, ResizeFilter filter)
-    : exact_(size), filter_(filter) {}
+    : exact_(size), filter_(filter), resizer_(Resizer::Create(filter)) {}
 
 std::string Resize::name() const {
   return shorter_ > 0
@@ -142,12 +143,15 @@ absl::StatusOr<Size2> Resize::OutputSize(Size2 input) const {
   return r;
 }
 
+absl::Status Resize::Validate() const { return resizer_.status(); }
+
 absl::Status Resize::Apply(const ImageView& input, const OpDecision&,
-                           Image* output) const {
+                           OpWorkspace* ws, Image* output) const {
+  FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size,
                              OutputSize({input.height, input.width}));
-  return ResizeBox(input, {0, 0, input.height, input.width}, size, filter_,
-                   output);
+  return resizer_->Resize(input, {0, 0, input.height, input.width}, size,
+                          &ws->resize, output);
 }
 
 // ---- CenterCrop ----
@@ -160,7 +164,7 @@ std::unique_ptr<PreprocessOp> CenterCrop::Clone() const {
 }
 
 absl::Status CenterCrop::Apply(const ImageView& input, const OpDecision&,
-                               Image* output) const {
+                               OpWorkspace*, Image* output) const {
   // torchvision: pad symmetrically (floor on the top/left) when the crop is
   // larger, else start at round((n - c) / 2).
   const auto start = [](int64_t n, int64_t c) {
@@ -187,7 +191,8 @@ RandomResizedCrop::RandomResizedCrop(Size2 size, double scale_min,
       scale_max_(scale_max),
       ratio_min_(ratio_min),
       ratio_max_(ratio_max),
-      filter_(filter) {}
+      filter_(filter),
+      resizer_(Resizer::Create(filter)) {}
 
 std::string RandomResizedCrop::name() const {
   return absl::StrCat("RandomResizedCrop(", size_.height, "x", size_.width,
@@ -211,7 +216,7 @@ absl::Status RandomResizedCrop::Validate() const {
     return InvalidArgumentCat("RandomResizedCrop ratio = (", ratio_min_, ", ",
                               ratio_max_, ") must satisfy 0 < min <= max");
   }
-  return absl::OkStatus();
+  return resizer_.status();
 }
 
 OpDecision RandomResizedCrop::Decide(Size2 input, SampleStream& stream) const {
@@ -240,12 +245,12 @@ CropWindow RandomResizedCrop::Window(int64_t height, int64_t width,
 
 absl::Status RandomResizedCrop::Apply(const ImageView& input,
                                       const OpDecision& decision,
-                                      Image* output) const {
+                                      OpWorkspace* ws, Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   if (!decision.window) {
     return InvalidArgumentCat(name(), ": Apply needs the window Decide drew");
   }
-  return ResizeBox(input, *decision.window, size_, filter_, output);
+  return resizer_->Resize(input, *decision.window, size_, &ws->resize, output);
 }
 
 }  // namespace fusednorm

@@ -36,6 +36,12 @@ struct OpDecision {
   std::optional<CropWindow> window;
 };
 
+// What the real ops reuse from sample to sample on one thread: the resize's
+// weights and buffers. A worker owns one and passes it to every Apply.
+struct OpWorkspace {
+  ResizeWorkspace resize;
+};
+
 class PreprocessOp {
  public:
   virtual ~PreprocessOp() = default;
@@ -63,12 +69,13 @@ class PreprocessOp {
 
   // Transforms `input` into `*output` under `decision`, whose window is in
   // `input`'s coordinates: a loader that decoded only the window (and a
-  // margin) passes that part of the image. Record-only ops return
-  // Unimplemented naming FusedNormalization.
+  // margin) passes that part of the image; `ws` is the caller's (reused:
+  // no allocation once grown). Record-only ops return Unimplemented naming
+  // FusedNormalization.
   virtual absl::Status Apply(const ImageView& input, const OpDecision& decision,
-                             Image* output) const = 0;
+                             OpWorkspace* ws, Image* output) const = 0;
 
-  // Decide() then Apply() on a whole image.
+  // Decide() then Apply() on a whole image, with a workspace of its own.
   absl::Status Execute(const ImageView& input, SampleStream& stream,
                        Image* output) const;
 
@@ -87,7 +94,7 @@ class PreprocessOp {
 class RecordOnlyOp : public PreprocessOp {
  public:
   absl::StatusOr<Size2> OutputSize(Size2 input) const override;
-  absl::Status Apply(const ImageView&, const OpDecision&,
+  absl::Status Apply(const ImageView&, const OpDecision&, OpWorkspace*,
                      Image*) const override;
 };
 
@@ -159,13 +166,16 @@ class Resize : public PreprocessOp {
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::StatusOr<Size2> OutputSize(Size2 input) const override;
   std::optional<Size2> FixedOutputSize() const override;
-  absl::Status Apply(const ImageView& input, const OpDecision&,
+  // The resize kernel row (chosen when the op is made) exists.
+  absl::Status Validate() const override;
+  absl::Status Apply(const ImageView& input, const OpDecision&, OpWorkspace* ws,
                      Image* output) const override;
 
  private:
   int64_t shorter_ = 0;  // > 0: shorter-side mode
   Size2 exact_;
   ResizeFilter filter_;
+  absl::StatusOr<Resizer> resizer_;
 };
 
 class CenterCrop : public PreprocessOp {
@@ -176,7 +186,7 @@ class CenterCrop : public PreprocessOp {
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::StatusOr<Size2> OutputSize(Size2) const override { return size_; }
   std::optional<Size2> FixedOutputSize() const override { return size_; }
-  absl::Status Apply(const ImageView& input, const OpDecision&,
+  absl::Status Apply(const ImageView& input, const OpDecision&, OpWorkspace* ws,
                      Image* output) const override;
 
  private:
@@ -204,19 +214,21 @@ class RandomResizedCrop : public PreprocessOp {
   OpDecision Decide(Size2 input, SampleStream& stream) const override;
   // Resizes the decision's window of `input` to the op's size.
   absl::Status Apply(const ImageView& input, const OpDecision& decision,
-                     Image* output) const override;
+                     OpWorkspace* ws, Image* output) const override;
 
   // The window get_params draws for an input of height x width.
   CropWindow Window(int64_t height, int64_t width, SampleStream& stream) const;
 
   // Checks the parameters (size >= 1, 0 < scale_min <= scale_max,
-  // 0 < ratio_min <= ratio_max, all finite).
+  // 0 < ratio_min <= ratio_max, all finite) and the resize kernel row
+  // (chosen when the op is made).
   absl::Status Validate() const override;
 
  private:
   Size2 size_;
   double scale_min_, scale_max_, ratio_min_, ratio_max_;
   ResizeFilter filter_;
+  absl::StatusOr<Resizer> resizer_;
 };
 
 }  // namespace fusednorm

@@ -94,7 +94,7 @@ class FixedResizedCrop : public PreprocessOp {
   absl::StatusOr<Size2> OutputSize(Size2) const override {
     return Size2{h_, w_};
   }
-  absl::Status Apply(const ImageView& in, const OpDecision&,
+  absl::Status Apply(const ImageView& in, const OpDecision&, OpWorkspace*,
                      Image* out) const override {
     return ResizeBox(in, win_, {h_, w_}, filter_, out);
   }
@@ -203,6 +203,33 @@ TEST(Transforms, BadInputsAreErrors) {
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(st.message()).find("input pixels has 10 bytes"),
             std::string::npos);
+}
+
+// The resize kernel row is chosen when an op is made: a bad
+// FUSEDNORM_RESIZE_KERNEL fails the ops made under it (naming the variable)
+// and does not reach ops made before it was set.
+TEST(Transforms, ResizeKernelIsChosenWhenTheOpIsMade) {
+  const Image img = Pattern(40, 50, 3);
+  const RandomResizedCrop before(16);
+  const Resize resize_before(Size2{9, 7});
+  ASSERT_EQ(setenv("FUSEDNORM_RESIZE_KERNEL", "no_such_row", 1), 0);
+  const RandomResizedCrop after(16);
+  const Resize resize_after(Size2{9, 7});
+  SampleStream s(1, 0, 0);
+  Image out;
+  const absl::Status bad = after.Execute(img.view(), s, &out);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kNotFound) << bad;
+  EXPECT_NE(bad.message().find("FUSEDNORM_RESIZE_KERNEL"), std::string::npos)
+      << bad;
+  EXPECT_EQ(resize_after.Validate().code(), absl::StatusCode::kNotFound);
+  // The tensor-route filters use no kernel row.
+  EXPECT_TRUE(
+      RandomResizedCrop(16, 0.08, 1, 0.75, 4.0 / 3, ResizeFilter::kTensor)
+          .Validate()
+          .ok());
+  EXPECT_TRUE(before.Execute(img.view(), s, &out).ok());
+  EXPECT_TRUE(resize_before.Execute(img.view(), s, &out).ok());
+  ASSERT_EQ(unsetenv("FUSEDNORM_RESIZE_KERNEL"), 0);
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ absl::StatusOr<ImageView> Transform(const Chain& chain, const RawSample& raw,
     Image* out = i % 2 == 0 ? &ws->a : &ws->b;
     const OpDecision d =
         i == 0 ? InDecoded(ws->plan.ops[0], ws->decoded) : ws->plan.ops[i];
-    const absl::Status s = op.Apply(current, d, out);
+    const absl::Status s = op.Apply(current, d, &ws->ops, out);
     if (!s.ok()) {
       return PrefixStatus(s, absl::StrCat(raw.what, ": ", op.name(), ": "));
     }

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "codecs/codec.h"
 #include "data/dataset.h"
+#include "ops/transforms.h"
 #include "pipeline/chain.h"
 #include "pipeline/plan.h"
 
@@ -58,6 +59,7 @@ struct Workspace {
   SamplePlan plan;
   DecodedImage decoded;
   Image a, b;  // the real ops' outputs, in turn
+  OpWorkspace ops;
 };
 
 // How the runner may decode JPEGs for a first op that reads a window: only

@@ -30,7 +30,7 @@ absl::StatusOr<const ResizeKernelInfo*> FindResizeKernel(absl::string_view id);
 
 // The row named by `id`, or when `id` is empty by FUSEDNORM_RESIZE_KERNEL
 // (errors prefixed with the variable's name), or else the highest-priority
-// supported row; the choice for an empty `id` is made once.
+// supported row. Ops call it once, when they are made (ops/resize.h).
 absl::StatusOr<const ResizeKernelInfo*> SelectResizeKernel(
     absl::string_view id);
 
