@@ -40,9 +40,11 @@ void ViewAll(DecodedImage* out) {
 absl::Status DecodeJpegRow(absl::Span<const uint8_t> bytes,
                            const std::string& what, ChooseDecode choose,
                            DecodedImage* out) {
-  // The storage is moved in and back out: no copy, no allocation once grown.
+  // The storage and scratch are moved in and back out: no copy, no
+  // allocation once grown.
   DecodedRegion region;
   region.image = std::move(out->storage);
+  region.scratch = std::move(out->jpeg);
   const absl::Status s = DecodeJpegInto(
       bytes, what,
       [&](Size2 size) {
@@ -51,6 +53,7 @@ absl::Status DecodeJpegRow(absl::Span<const uint8_t> bytes,
       },
       &region);
   out->storage = std::move(region.image);
+  out->jpeg = std::move(region.scratch);
   if (!s.ok()) return s;
   out->view = out->storage.view();
   out->top = region.top;

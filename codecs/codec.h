@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "codecs/jpeg.h"
 #include "core/image.h"
 
 namespace fusednorm {
@@ -39,7 +40,8 @@ struct DecodeRequest {
 // format read in place (.npy), in the encoded bytes.
 struct DecodedImage {
   ImageView view;
-  Image storage;  // reused from decode to decode
+  Image storage;     // reused from decode to decode
+  JpegScratch jpeg;  // likewise, the JPEG decoder's buffers
   int64_t top = 0, left = 0;
   int scale = 1;
   Size2 size;  // the whole image's size at that scale

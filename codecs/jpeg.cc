@@ -195,7 +195,7 @@ std::optional<SegmentCut> SpliceForBox(absl::Span<const uint8_t> bytes,
 }
 
 // Decodes `request`'s region from the spliced JPEG of `cut` (in
-// out->segments) and places it in the original image of size `full`.
+// out->scratch.segments) and places it in the original image of size `full`.
 absl::Status DecodeCut(const std::string& what, const SegmentCut& cut,
                        const JpegRequest& request, Size2 full,
                        std::vector<uint8_t>* row, DecodedRegion* out) {
@@ -205,7 +205,7 @@ absl::Status DecodeCut(const std::string& what, const SegmentCut& cut,
                  box.height, box.width};
   Decompressor d(what);
   FUSEDNORM_RETURN_IF_ERROR(
-      d.Run(out->segments.jpeg, [&](jpeg_decompress_struct* cinfo) {
+      d.Run(out->scratch.segments.jpeg, [&](jpeg_decompress_struct* cinfo) {
         if (cinfo->image_height != cut.pixels.height ||
             cinfo->image_width != cut.pixels.width)
           return absl::InternalError("spliced JPEG of the wrong size");
@@ -226,8 +226,7 @@ absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
                             const std::string& what,
                             absl::FunctionRef<JpegRequest(Size2)> choose,
                             DecodedRegion* out) {
-  // Per thread and outside the decoder's frame: a longjmp may leave it.
-  thread_local std::vector<uint8_t> row;
+  std::vector<uint8_t>& row = out->scratch.row;
   JpegRequest request;
   Size2 full;
   std::optional<SegmentCut> cut;
@@ -247,7 +246,7 @@ absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
     }
     out->from_segments = false;
     if (request.region && request.restart_segments) {
-      cut = SpliceForBox(bytes, *cinfo, box, scale, &out->segments);
+      cut = SpliceForBox(bytes, *cinfo, box, scale, &out->scratch.segments);
       if (cut) return absl::OkStatus();
     }
     DecodeWindow(cinfo, request.region, scale, &row, out);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -30,6 +31,14 @@ inline constexpr int64_t kMaxDecodedPixels = int64_t{1} << 28;
 
 // A decoded part of an image: `image` holds the (scaled) image's pixels from
 // row `top`, column `left` on.
+// What the JPEG decoder reuses from call to call: the spliced restart
+// segments and the gray/CMYK row buffer. It lives outside the decoder's
+// frame, which a libjpeg error leaves by longjmp.
+struct JpegScratch {
+  SegmentScratch segments;
+  std::vector<uint8_t> row;
+};
+
 struct DecodedRegion {
   Image image;
   int64_t top = 0, left = 0;
@@ -37,8 +46,8 @@ struct DecodedRegion {
   Size2 size;     // the whole image's size at that scale
   // Whether only the restart segments under the region were decoded.
   bool from_segments = false;
-  // Reused from call to call by the restart-segment decoding.
-  SegmentScratch segments;
+  // The decoder's buffers: move a caller's in and out to reuse them.
+  JpegScratch scratch;
 };
 
 // What to decode, chosen once the header is read: a region in the image's
