@@ -1,7 +1,9 @@
 """End to end, from files to normalized batches, in one run: `fusednorm run`
 and the Python `fusednorm.Loader` against torchvision v1's loader
 (ImageFolder with PIL + DataLoader) on the same ImageNet-like JPEG folder,
-and `fusednorm run` on the same images packed as raw shards. `./bazelw run -c opt //benchmarks:loader_peer [-- IMAGES]`.
+and `fusednorm run` on the same images packed as JPEG shards (pack's
+default: lossless restart markers) and as raw shards (--max-side 256).
+`./bazelw run -c opt //benchmarks:loader_peer [-- IMAGES]`.
 
 The folder is made once under /tmp (procedural photos-like content, sizes
 around 470x410 like ImageNet's average, JPEG quality 90). Both sides run the
@@ -88,32 +90,41 @@ def python_loader_rate(data, threads):
     return rate
 
 
+def pack(binary, folder, name, *flags):
+    """The folder packed once with `flags`; the shards' brace pattern."""
+    shards = os.path.join(ROOT, name)
+    if not os.path.exists(os.path.join(shards, "done")):
+        os.makedirs(shards, exist_ok=True)
+        subprocess.run([binary, "pack", "--data", folder, "--output",
+                        os.path.join(shards, "train-%04d.tar"), *flags],
+                       check=True, capture_output=True)
+        open(os.path.join(shards, "done"), "w").close()
+    count = len([p for p in os.listdir(shards) if p.endswith(".tar")])
+    return os.path.join(shards, "train-{0000..%04d}.tar" % (count - 1))
+
+
 def main():
     binary = sys.argv[1]
     images = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     torch.set_num_threads(1)
     folder = make_folder(images)
-    shards = os.path.join(ROOT, f"raw{images}")
-    if not os.path.exists(os.path.join(shards, "done")):
-        os.makedirs(shards, exist_ok=True)
-        subprocess.run([binary, "pack", "--data", folder, "--output",
-                        os.path.join(shards, "train-%04d.tar"), "--encoding",
-                        "raw", "--max-side", "256"], check=True,
-                       capture_output=True)
-        open(os.path.join(shards, "done"), "w").close()
-    count = len([p for p in os.listdir(shards) if p.endswith(".tar")])
-    pattern = os.path.join(shards, "train-{0000..%04d}.tar" % (count - 1))
+    jpeg_shards = pack(binary, folder, f"jpeg{images}-shards")
+    raw_shards = pack(binary, folder, f"raw{images}", "--encoding", "raw",
+                      "--max-side", "256")
     print(f"{images} JPEGs in {folder}; CPU: {os.cpu_count()} threads")
     print(f"{'threads':>7} {'torchvision v1':>15} {'fusednorm JPEG':>15} "
           f"{'ratio':>6} {'Python Loader':>14} {'vs run':>6} "
-          f"{'fusednorm raw shards':>21}")
+          f"{'JPEG shards':>12} {'vs tv':>6} {'vs folder':>9} "
+          f"{'raw shards':>11}")
     for threads in (1, 2):
         tv = torchvision_rate(folder, threads)
         ours, report = fusednorm_rate(binary, folder, threads)
         py = python_loader_rate(folder, threads)
-        raw, _ = fusednorm_rate(binary, pattern, threads)
+        shards, _ = fusednorm_rate(binary, jpeg_shards, threads)
+        raw, _ = fusednorm_rate(binary, raw_shards, threads)
         print(f"{threads:>7} {tv:>15.0f} {ours:>15.0f} {ours / tv:>5.2f}x "
-              f"{py:>14.0f} {py / ours:>5.2f}x {raw:>21.0f}")
+              f"{py:>14.0f} {py / ours:>5.2f}x {shards:>12.0f} "
+              f"{shards / tv:>5.2f}x {shards / ours:>8.2f}x {raw:>11.0f}")
         print("        fusednorm JPEG: " + report.splitlines()[-1])
 
 
