@@ -69,6 +69,9 @@ absl::StatusOr<SettingValues> ParseFlags(
       value = arg.substr(eq + 1);
     } else if (s->type == SettingType::kBool) {
       value = "true";
+    } else if (TakesBool(*s) &&
+               (i + 1 == args.size() || absl::StartsWith(args[i + 1], "--"))) {
+      value = "true";  // a choice that was a bool, given bare
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
