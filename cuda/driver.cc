@@ -99,8 +99,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(
     const char* why = dlerror();
     return absl::FailedPreconditionError(absl::StrCat(
         "the CUDA driver ", library, " cannot be loaded (",
-        why != nullptr ? why : "?",
-        "): pinned = cuda and device copies need an NVIDIA driver"));
+        why != nullptr ? why : "?", "): an NVIDIA driver is needed"));
   }
   CudaApi api{};
   FUSEDNORM_RETURN_IF_ERROR(ResolveAll(lib, library, &api));

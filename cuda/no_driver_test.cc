@@ -18,7 +18,7 @@ void ExpectNoDriver(const absl::Status& s, const std::string& library) {
                 .find("the CUDA driver " + library + " cannot be loaded"),
             std::string::npos)
       << s;
-  EXPECT_NE(std::string(s.message()).find("need an NVIDIA driver"),
+  EXPECT_NE(std::string(s.message()).find("an NVIDIA driver is needed"),
             std::string::npos)
       << s;
 }
