@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/context.h"
+#include "cuda/device_pool.h"
 #include "cuda/testing/fake_cuda_control.h"
 #include "gtest/gtest.h"
 
@@ -205,6 +206,41 @@ TEST(CudaStream, PageableCopiesAreDoneOnReturnAndErrorsNameTheCall) {
   FakeCuda::Get().Fail("cuEventCreate", 1, 2);
   ExpectError(CudaEvent::Create(c).status(), StatusCode::kResourceExhausted,
               "cuEventCreate");
+}
+
+TEST(DeviceBufferPool, LendsEachBufferOnceGrowsAndFreesWithTheLastLease) {
+  std::shared_ptr<const CudaContext> c = Context();
+  ASSERT_NE(c, nullptr);
+  const long before = FakeCuda::Get().Counts().allocations;
+  DeviceBuffer kept;
+  {
+    auto pool = DeviceBufferPool::Create(c, 4096);
+    ASSERT_TRUE(pool.ok()) << pool.status();
+    std::vector<DeviceBuffer> lent;
+    for (int i = 0; i < 3; ++i) {
+      lent.push_back(*(*pool)->Acquire());
+      for (int j = 0; j < i; ++j) EXPECT_NE(lent[j].ptr(), lent[i].ptr());
+    }
+    EXPECT_EQ((*pool)->allocated(), 3u);
+    const CuDevicePtr returned = lent[1].ptr();
+    lent.erase(lent.begin() + 1);
+    DeviceBuffer again = *(*pool)->Acquire();
+    EXPECT_EQ(again.ptr(), returned);
+    EXPECT_EQ(again.bytes(), 4096u);
+    EXPECT_EQ((*pool)->allocated(), 3u);
+    kept = std::move(again);
+    FakeCuda::Get().Fail("cuMemAlloc_v2", 1, 2);
+    lent.clear();
+    lent.push_back(*(*pool)->Acquire());  // a free one: no allocation
+    lent.push_back(*(*pool)->Acquire());
+    EXPECT_EQ((*pool)->Acquire().status().code(),
+              absl::StatusCode::kResourceExhausted);
+  }
+  EXPECT_EQ(FakeCuda::Get().Counts().allocations, before + 3)
+      << "a lease keeps its pool";
+  EXPECT_FALSE(DeviceBufferPool::Create(c, 0).ok());
+  kept = DeviceBuffer();
+  EXPECT_EQ(FakeCuda::Get().Counts().allocations, before);
 }
 
 }  // namespace
