@@ -187,7 +187,6 @@ bool DeviceCopier::WaitReady(absl::Duration timeout) {
 
 absl::StatusOr<DeviceBatch> DeviceCopier::Next() {
   Impl& m = *impl_;
-  const auto start = std::chrono::steady_clock::now();
   Copy c;
   {
     std::unique_lock<std::mutex> lock(m.mu);
@@ -204,6 +203,7 @@ absl::StatusOr<DeviceBatch> DeviceCopier::Next() {
     m.queued.pop_front();
     m.cv.notify_all();  // room for the next copy
   }
+  const auto queued = std::chrono::steady_clock::now();
   if (absl::Status st = c.event->Synchronize(); !st.ok()) {
     m.stream->Synchronize().IgnoreError();  // nothing may still read the slot
     std::lock_guard<std::mutex> lock(m.mu);
@@ -211,12 +211,16 @@ absl::StatusOr<DeviceBatch> DeviceCopier::Next() {
     m.cv.notify_all();
     return st;
   }
-  const std::chrono::duration<double> waited =
-      std::chrono::steady_clock::now() - start;
+  const auto done = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(m.mu);
   m.free_events.push_back(std::move(c.event));
-  m.stats.wait_seconds += waited.count();
+  m.stats.copy_wait_seconds +=
+      std::chrono::duration<double>(done - queued).count();
   return DeviceBatch{std::move(c.batch), std::move(c.buffer)};
+}
+
+std::string DeviceCopier::device_name() const {
+  return impl_->context->device_name();
 }
 
 DeviceCopier::Stats DeviceCopier::stats() const {

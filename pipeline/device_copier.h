@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -80,12 +81,14 @@ class DeviceCopier {
   void Cancel();
 
   struct Stats {
-    size_t copies = 0;        // queued so far
-    uint64_t bytes = 0;       // their bytes
-    size_t buffers = 0;       // device buffers allocated
-    double wait_seconds = 0;  // Next() waited for workers and copies
+    size_t copies = 0;             // queued so far
+    uint64_t bytes = 0;            // their bytes
+    size_t buffers = 0;            // device buffers allocated
+    double copy_wait_seconds = 0;  // Next() waited for copies to complete
   };
   Stats stats() const;
+  // The device's name, as the driver gives it.
+  std::string device_name() const;
 
  private:
   struct Impl;

@@ -17,6 +17,11 @@ const Setting kPreviewFlag{"preview", SettingType::kText, "",
                            "PNG grid of the first 16 samples, de-normalized"};
 const Setting kEpochsFlag{
     "epochs", SettingType::kInt, "1", "epochs to run", {}, 1, 1e9};
+const Setting kDeviceCopyFlag{
+    "device_copy", SettingType::kBool, "false",
+    "copy each batch to a buffer on --cuda-device while the workers fill "
+    "the next, as a trainer's loader would (needs an NVIDIA driver; with "
+    "--pinned=cuda the copies are direct and asynchronous)"};
 const Setting kFlipFlag{"flip",
                         SettingType::kChoice,
                         "random",

@@ -395,7 +395,8 @@ FAKE_EXPORT CUresult cuMemAlloc_v2(unsigned long long* dptr, size_t bytes) {
     st.allocations[*dptr] = bytes;
     ++st.counts.allocations;
   }
-  Log("cuMemAlloc_v2 bytes=%zu -> %d", bytes, r);
+  Log("cuMemAlloc_v2 bytes=%zu dptr=0x%llx -> %d", bytes,
+      r == kOk ? *dptr : 0ull, r);
   return r;
 }
 
