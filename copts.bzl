@@ -5,6 +5,6 @@ FUSEDNORM_COPTS = [
     "-Wextra",
     "-Wno-unused-parameter",
     "-Wno-sign-compare",
-    # DESIGN.md: fast mode is two roundings, never contracted into an FMA, on any CPU.
+    # docs/design.md: fast mode is two roundings, never contracted into an FMA, on any CPU.
     "-ffp-contract=off",
 ]

@@ -111,6 +111,27 @@ const Codec* CodecForFile(absl::string_view name) {
   return nullptr;
 }
 
+const Codec* CodecForExtension(absl::string_view extension) {
+  for (const Codec& c : Codecs()) {
+    for (const std::string& ext : c.extensions) {
+      if (ext.size() == extension.size() + 1 &&
+          absl::EndsWith(ext, extension)) {
+        return &c;
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::string KnownExtensions() {
+  std::string out;
+  for (const Codec& c : Codecs()) {
+    for (const std::string& ext : c.extensions)
+      absl::StrAppend(&out, out.empty() ? "" : "/", ext);
+  }
+  return out;
+}
+
 absl::Status Decode(absl::Span<const uint8_t> bytes, const std::string& what,
                     ChooseDecode choose, DecodedImage* out) {
   const Codec* codec = SniffCodec(bytes);

@@ -70,6 +70,13 @@ const Codec* SniffCodec(absl::Span<const uint8_t> bytes);
 // The codec of a file name by its extension (case-insensitive), or nullptr.
 const Codec* CodecForFile(absl::string_view name);
 
+// The codec whose extension is exactly `extension` (lower case, no dot:
+// "jpg"), or nullptr.
+const Codec* CodecForExtension(absl::string_view extension);
+
+// Every codec's extensions, for messages: ".jpg/.jpeg/.png/.npy".
+std::string KnownExtensions();
+
 // Decodes `bytes` with the codec its signature names; InvalidArgument
 // naming `what` when no codec knows it.
 absl::Status Decode(absl::Span<const uint8_t> bytes, const std::string& what,

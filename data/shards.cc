@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "codecs/npy.h"
 #include "core/status.h"
+#include "codecs/codec.h"
 #include "data/mapped_file.h"
 #include "data/tar.h"
 
@@ -98,8 +99,8 @@ absl::Status AddMember(const TarMember& m, uint32_t shard,
                        std::vector<ShardSample>* samples, bool* open) {
   std::string key, ext;
   KeyAndExtension(m.name, &key, &ext);
-  const bool image =
-      ext == "jpg" || ext == "jpeg" || ext == "png" || ext == "npy";
+  const Codec* codec = CodecForExtension(ext);
+  const bool image = codec != nullptr;
   if (!image && ext != "cls") return absl::OkStatus();
   if (!*open || samples->back().shard != shard || samples->back().key != key) {
     samples->push_back({shard, false, false, 0, 0, "", -1, key});
@@ -120,7 +121,7 @@ absl::Status AddMember(const TarMember& m, uint32_t shard,
   if (s.has_image)
     return InvalidArgumentCat(where, ": a second image for key ", key);
   s.has_image = true;
-  s.npy = ext == "npy";
+  s.npy = codec->channels == 0;  // the file says (.npy)
   s.offset = m.offset;
   s.size = m.size;
   s.link_error = m.link_error;
@@ -197,7 +198,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
       const ShardSample& s = samples[i];
       const std::string what = absl::StrCat(paths[shard], ": key ", s.key);
       if (!s.has_image)
-        return InvalidArgumentCat(what, " has no .jpg/.jpeg/.png/.npy member");
+        return InvalidArgumentCat(what, " has no ", KnownExtensions(),
+                                  " member");
       FUSEDNORM_ASSIGN_OR_RETURN(const int c, Channels(s, bytes, what));
       if (channels != 0 && c != channels) {
         return InvalidArgumentCat(what, ": ", c, " channels, earlier samples ",

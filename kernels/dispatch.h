@@ -1,11 +1,12 @@
-// The dispatch table: one explicit row per kernel variant (no
-// self-registration), the choice of the best supported variant (made once), and
+// The fused normalization's variants in the kernel registry
+// (kernels/registry.h): one explicit row per variant (no self-registration),
+// the choice of the best supported variant that covers a configuration, and
 // lookup by id.
 //
 // The FUSEDNORM_KERNEL environment variable, when set and non-empty, forces a
-// variant by id for every op that does not name one itself. An unknown id is
-// NotFound and an id this CPU cannot run is Unimplemented: there is never a
-// silent fallback.
+// variant by id for every op that does not name one itself (read once). An
+// unknown id is NotFound and an id this CPU cannot run is Unimplemented:
+// there is never a silent fallback.
 #ifndef FUSEDNORM_KERNELS_DISPATCH_H_
 #define FUSEDNORM_KERNELS_DISPATCH_H_
 
@@ -15,8 +16,12 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "kernels/kernel.h"
+#include "kernels/registry.h"
 
 namespace fusednorm {
+
+// The registry of the normalization's variants.
+const KernelRegistry<KernelInfo>& NormalizeKernels();
 
 // Returns every compiled variant, in table order (supported or not).
 absl::Span<const KernelInfo> KernelTable();

@@ -4,7 +4,7 @@
 //
 // A kernel reads a uint8 HWC image and writes, in one pass, the normalized,
 // optionally mirrored and partly erased tensor in one of three dtypes and three
-// layouts (DESIGN.md, "Semantics"). Kernels never validate, allocate or fail:
+// layouts (docs/design.md, "Semantics"). Kernels never validate, allocate or fail:
 // FusedNormalization checks every argument first and calls a kernel only with
 // arguments that satisfy the preconditions below. This header holds no SIMD
 // types.

@@ -2,13 +2,13 @@
 // RandomErasing in one pass.
 //
 // Create() validates the options and precomputes the kernel constants once;
-// Sample() draws one image's random decisions from its SampleStream (DESIGN.md,
+// Sample() draws one image's random decisions from its SampleStream (docs/design.md,
 // "Random decisions"); Apply() runs the chosen kernel variant; Execute() does
 // both. Every argument is checked before a single output byte is written: bad
 // input returns an absl::Status naming the parameter and its value, never a
 // crash and never a partial write.
 //
-// Output layouts are compact and their strides derived (DESIGN.md,
+// Output layouts are compact and their strides derived (docs/design.md,
 // "Semantics"):
 //   HWC   row stride W*C*sizeof(T)
 //   HWC4  row stride W*4*sizeof(T)

@@ -1,5 +1,6 @@
-// Box resizing (resize.h): the Pillow filter through the resize dispatch
-// table, and torchvision's two tensor-route filters in scalar float code.
+// Box resizing (resize.h): the Pillow filters (one pass order rule each)
+// through the resize dispatch table, and torchvision's two tensor-route
+// filters in scalar float code.
 #include "ops/resize.h"
 
 #include <algorithm>
@@ -151,11 +152,28 @@ void PillowAxisFor(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   PillowBilinearAxis(in_size, out_size, axis);
 }
 
-// The Pillow filter: weights per axis, then the dispatched kernel. The
+// Which pass the Pillow that `filter` names runs first for a box of `box`
+// resized to `size`. Where only one axis is resized the order changes
+// nothing. Pillow 12.2's rule is Image.resize's (on the cropped image),
+// 13.0's that of Resample.c.
+ResizePassOrder PillowPassOrder(ResizeFilter filter, Size2 box, Size2 size) {
+  const int64_t shrink_h = box.height - size.height;
+  const int64_t shrink_w = box.width - size.width;
+  bool vertical_first = false;
+  if (filter == ResizeFilter::kPil12_2) {
+    vertical_first = shrink_h > 0 && box.height > 100 * box.width;
+  } else if (filter == ResizeFilter::kPil13) {
+    vertical_first = shrink_h > 0 && shrink_h > 2 * shrink_w;
+  }
+  return vertical_first ? ResizePassOrder::kVerticalFirst
+                        : ResizePassOrder::kHorizontalFirst;
+}
+
+// A Pillow filter: weights per axis, then the dispatched kernel. The
 // weights and the kernel's buffers live per thread, so a worker stops
 // allocating once they have grown to its largest image, and the weights of
 // the last size are reused.
-absl::Status ResizePil(const ImageView& box, Size2 size,
+absl::Status ResizePil(const ImageView& box, Size2 size, ResizePassOrder order,
                        absl::string_view kernel, Image* out) {
   FUSEDNORM_ASSIGN_OR_RETURN(const ResizeKernelInfo* row,
                              SelectResizeKernel(kernel));
@@ -176,6 +194,7 @@ absl::Status ResizePil(const ImageView& box, Size2 size,
   args.output = out->pixels.data();
   args.output_row_stride = size.width * box.channels;
   args.scratch = &ws.scratch;
+  args.order = order;
   row->fn(args);
   return absl::OkStatus();
 }
@@ -185,6 +204,8 @@ absl::Status ResizePil(const ImageView& box, Size2 size,
 absl::Span<const Named<ResizeFilter>> ResizeFilterNames() {
   static constexpr Named<ResizeFilter> kNames[] = {
       {ResizeFilter::kPil, "pil"},
+      {ResizeFilter::kPil12_2, "pil12.2"},
+      {ResizeFilter::kPil13, "pil13"},
       {ResizeFilter::kTensor, "tensor"},
       {ResizeFilter::kBilinear, "bilinear"}};
   return kNames;
@@ -209,7 +230,11 @@ absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
       ShapeImage(size.height, size.width, in.channels, output));
   switch (filter) {
     case ResizeFilter::kPil:
-      return ResizePil(in, size, kernel, output);
+    case ResizeFilter::kPil12_2:
+    case ResizeFilter::kPil13:
+      return ResizePil(in, size,
+                       PillowPassOrder(filter, {in.height, in.width}, size),
+                       kernel, output);
     case ResizeFilter::kTensor:
       if (size.height < in.height || size.width < in.width) {
         ResizeAntialiased(in, size.height, size.width, output);

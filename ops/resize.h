@@ -1,18 +1,29 @@
-// Resizing a box of an image, with the three filters a user can ask for:
+// Resizing a box of an image, with the filters a user can ask for:
 //
-//   kPil       bit-identical to Pillow 9.4's
+//   kPil       bit-identical to Pillow's
 //              img.crop((left, top, left + w, top + h)).resize((W, H),
 //              Image.BILINEAR), the route torchvision's transforms take for
-//              PIL images (the default everywhere). Runs on the resize
-//              dispatch table's SIMD rows (kernels/resize/).
+//              PIL images (the default everywhere), as Pillow up to 12.1
+//              computes it (Debian 12's 9.4 among them): always the
+//              horizontal pass first. Runs on the resize dispatch table's
+//              SIMD rows (kernels/resize/).
+//   kPil12_2   the same bits as Pillow 12.2 and 12.3 give them: their
+//              Image.resize runs the vertical pass first where the box is
+//              more than 100 times as tall as it is wide and the height
+//              shrinks (H < h).
+//   kPil13     the same as Pillow 13.0 gives them: vertical pass first where
+//              the height shrinks by more than twice as many pixels as the
+//              width (h - H > 2 * (w - W), H < h).
 //   kTensor    torchvision 0.14's tensor route with antialias=True: a
 //              triangle filter widened by the downscale factor, float math,
 //              rounded to nearest-even (within 1 of torchvision).
 //   kBilinear  torchvision's tensor route with antialias=False: plain
 //              bilinear interpolation (half-pixel centres).
 //
-// The box is read in place (no crop copy); only the rows the output needs
-// are read.
+// The Pillow filters share weights and kernels; with a uint8 buffer between
+// the passes, the order moves some values by 1, so each Pillow's bits need
+// its own order rule. The box is read in place (no crop copy); only the rows
+// the output needs are read.
 #ifndef FUSEDNORM_OPS_RESIZE_H_
 #define FUSEDNORM_OPS_RESIZE_H_
 
@@ -27,9 +38,9 @@
 
 namespace fusednorm {
 
-enum class ResizeFilter { kPil, kTensor, kBilinear };
+enum class ResizeFilter { kPil, kPil12_2, kPil13, kTensor, kBilinear };
 
-// pil, tensor, bilinear.
+// pil, pil12.2, pil13, tensor, bilinear.
 absl::Span<const Named<ResizeFilter>> ResizeFilterNames();
 const char* ResizeFilterName(ResizeFilter filter);
 
@@ -38,9 +49,10 @@ const char* ResizeFilterName(ResizeFilter filter);
 absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name);
 
 // Resizes `box` of `input` to `size` into `output` (compact, reusing its
-// storage). `kernel` forces a resize dispatch row for kPil ("" = the
-// FUSEDNORM_RESIZE_KERNEL variable, else the best row). InvalidArgument for a
-// bad image, box or size; NotFound / Unimplemented for a bad kernel id.
+// storage). `kernel` forces a resize dispatch row for the Pillow filters
+// ("" = the FUSEDNORM_RESIZE_KERNEL variable, else the best row).
+// InvalidArgument for a bad image, box or size; NotFound / Unimplemented for
+// a bad kernel id.
 absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
                        Size2 size, ResizeFilter filter, Image* output,
                        absl::string_view kernel = "");

@@ -1,4 +1,5 @@
-// BuildChain (chain.h): DESIGN.md's chain rules, one check per function.
+// BuildChain (chain.h): the chain rules of docs/design.md, one check per
+// function.
 #include "pipeline/chain.h"
 
 #include <utility>

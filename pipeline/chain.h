@@ -1,6 +1,6 @@
 // A split's transform chain as the workers run it: the real ops in order,
 // then ONE FusedNormalization that carries the record-only ops' parameters
-// (DESIGN.md, "Pipeline"). Internal to pipeline/.
+// (docs/design.md, "The sample path"). Internal to pipeline/.
 #ifndef FUSEDNORM_PIPELINE_CHAIN_H_
 #define FUSEDNORM_PIPELINE_CHAIN_H_
 

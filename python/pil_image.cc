@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/highway/pack_pixels.h"
+#include "kernels/pack_pixels.h"
 
 namespace fusednorm {
 namespace {
@@ -52,7 +52,7 @@ PilRows ReadPilRows(const py::tuple& unsafe_ptrs, const std::string& mode,
   return image;
 }
 
-const uint8_t* PackedPixels(const PilRows& image) {
+const uint8_t* PackedPixels(const PilRows& image, PackPixelsFn pack) {
   if (image.height == 0 || image.width == 0 || Packed(image))
     return image.height == 0 ? nullptr : image.rows[0];
   thread_local std::vector<uint8_t> buffer;
@@ -63,7 +63,7 @@ const uint8_t* PackedPixels(const PilRows& image) {
     if (image.pixel_size == image.channels) {
       std::memcpy(dst, image.rows[y], static_cast<size_t>(line));
     } else {
-      PackRgbxToRgb(image.rows[y], static_cast<size_t>(image.width), dst);
+      pack(image.rows[y], static_cast<size_t>(image.width), dst);
     }
   }
   return buffer.data();

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/pack_pixels.h"
+
 namespace fusednorm {
 
 // A Pillow image's rows as Image.im describes them.
@@ -36,8 +38,9 @@ PilRows ReadPilRows(const pybind11::tuple& unsafe_ptrs, const std::string& mode,
 
 // The image as packed HWC bytes (rows `width * channels` apart): its own
 // memory when the rows already are, else this thread's buffer, valid until
-// the next call on this thread. Needs no GIL.
-const uint8_t* PackedPixels(const PilRows& image);
+// the next call on this thread; RGBX rows are packed with `pack`. Needs no
+// GIL.
+const uint8_t* PackedPixels(const PilRows& image, PackPixelsFn pack);
 
 }  // namespace fusednorm
 

@@ -38,10 +38,10 @@ py::array ResizedCrop(const py::buffer& image, int64_t top, int64_t left,
 }
 
 // The ids of the resize rows this CPU can run.
-std::vector<std::string> ResizeKernels() {
+std::vector<std::string> SupportedResizeKernels() {
   std::vector<std::string> ids;
   for (const ResizeKernelInfo& row : ResizeKernelTable()) {
-    if (row.supported()) ids.push_back(row.id);
+    if (ResizeKernels().supported(row)) ids.push_back(row.id);
   }
   return ids;
 }
@@ -52,7 +52,7 @@ void BindResize(py::module_& m) {
   m.def("resized_crop", &ResizedCrop, py::arg("image"), py::arg("top"),
         py::arg("left"), py::arg("height"), py::arg("width"), py::arg("size"),
         py::kw_only(), py::arg("filter") = "pil", py::arg("kernel") = "");
-  m.def("resize_kernels", &ResizeKernels);
+  m.def("resize_kernels", &SupportedResizeKernels);
 }
 
 }  // namespace fusednorm

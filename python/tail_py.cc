@@ -61,11 +61,12 @@ class PyTail {
                 std::optional<bool> flip,
                 std::optional<EraseTuple> erase) const {
     const PilRows rows = ReadPilRows(unsafe_ptrs, mode, size);
+    const PackPixelsFn pack = Value(DefaultPackPixels());
     const int64_t h = rows.height, w = rows.width;
     const int c = rows.channels;
     return Normalize(h, w, c, Decide(h, w, key, flip, erase),
                      [&](const Augmentation& aug, OutputView out) {
-                       const uint8_t* pixels = PackedPixels(rows);
+                       const uint8_t* pixels = PackedPixels(rows, pack);
                        const ImageView view{
                            absl::MakeConstSpan(pixels, h * w * c), h, w, c,
                            w * c};

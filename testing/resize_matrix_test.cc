@@ -1,9 +1,11 @@
 // The resize matrix: every resize dispatch row this CPU supports against the
-// scalar reference row, bit for bit, for 1-4 channels over odd sizes (1 px,
-// 1xN, Nx1, upscales, extreme ratios), boxes at every edge of a larger image,
-// and random cases. Inputs are read-only guarded buffers ending where the
-// image (or the row stride) ends, outputs guarded buffers of exactly the
-// output's size: a read or write past either faults.
+// scalar reference row, bit for bit, in both pass orders, for 1-4 channels
+// over odd sizes (1 px, 1xN, Nx1, upscales, extreme ratios), boxes at every
+// edge of a larger image, and random cases; and the scalar row's two orders
+// against its two passes run one at a time. Inputs are read-only guarded
+// buffers ending where the image (or the row stride) ends, outputs guarded
+// buffers of exactly the output's size: a read or write past either
+// faults.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -21,6 +23,14 @@ namespace {
 
 using testing_ref::GuardedBuffer;
 
+constexpr ResizePassOrder kOrders[] = {ResizePassOrder::kHorizontalFirst,
+                                       ResizePassOrder::kVerticalFirst};
+
+const char* OrderName(ResizePassOrder order) {
+  return order == ResizePassOrder::kVerticalFirst ? "vertical first"
+                                                  : "horizontal first";
+}
+
 struct Case {
   int64_t image_h, image_w;  // the whole input image
   int64_t top, left, box_h, box_w;
@@ -34,12 +44,12 @@ std::string Describe(const Case& c, int channels) {
                       c.out_w, " C", channels, " pad ", c.stride_pad);
 }
 
-// Resizes with `row` through axes h and v and `scratch` (kept by the caller
-// or fresh) and returns the output (checked for guard damage).
+// Resizes with `row` through axes h and v in `order` and `scratch` (kept by
+// the caller or fresh) and returns the output (checked for guard damage).
 std::vector<uint8_t> RunRow(const ResizeKernelInfo& row, const Case& c,
                             int channels, const std::vector<uint8_t>& image,
                             const ResizeAxis& h, const ResizeAxis& v,
-                            ResizeScratch* scratch) {
+                            ResizeScratch* scratch, ResizePassOrder order) {
   const int64_t stride = c.image_w * channels + c.stride_pad;
   // The buffer ends where the last row's pixels end.
   const size_t size =
@@ -50,8 +60,8 @@ std::vector<uint8_t> RunRow(const ResizeKernelInfo& row, const Case& c,
   GuardedBuffer out(static_cast<size_t>(c.out_h * c.out_w * channels));
   const size_t origin = static_cast<size_t>(c.top * stride + c.left * channels);
   ResizeArgs a{
-      in.data() + origin, stride, size - origin, channels, &h, &v, out.data(),
-      c.out_w * channels, scratch};
+      in.data() + origin, stride,  size - origin, channels, &h, &v, out.data(),
+      c.out_w * channels, scratch, order};
   row.fn(a);
   EXPECT_TRUE(out.CanaryIntact()) << row.id;
   return std::vector<uint8_t>(out.data(), out.data() + out.size());
@@ -59,12 +69,13 @@ std::vector<uint8_t> RunRow(const ResizeKernelInfo& row, const Case& c,
 
 // The same with Pillow's weights and a fresh scratch.
 std::vector<uint8_t> RunRow(const ResizeKernelInfo& row, const Case& c,
-                            int channels, const std::vector<uint8_t>& image) {
+                            int channels, const std::vector<uint8_t>& image,
+                            ResizePassOrder order) {
   ResizeAxis h, v;
   PillowBilinearAxis(c.box_w, c.out_w, &h);
   PillowBilinearAxis(c.box_h, c.out_h, &v);
   ResizeScratch scratch;
-  return RunRow(row, c, channels, image, h, v, &scratch);
+  return RunRow(row, c, channels, image, h, v, &scratch, order);
 }
 
 std::vector<uint8_t> RandomImage(const Case& c, int channels,
@@ -78,14 +89,17 @@ std::vector<uint8_t> RandomImage(const Case& c, int channels,
 void ExpectRowsAgree(const Case& c, int channels, std::mt19937* rng) {
   SCOPED_TRACE(Describe(c, channels));
   const std::vector<uint8_t> image = RandomImage(c, channels, rng);
-  const std::vector<uint8_t> want =
-      RunRow(ScalarResizeInfo(), c, channels, image);
-  for (const ResizeKernelInfo& row : ResizeKernelTable()) {
-    if (!row.supported()) continue;
-    const std::vector<uint8_t> got = RunRow(row, c, channels, image);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got[i], want[i]) << "row " << row.id << " byte " << i;
+  for (const ResizePassOrder order : kOrders) {
+    const std::vector<uint8_t> want =
+        RunRow(ScalarResizeInfo(), c, channels, image, order);
+    for (const ResizeKernelInfo& row : ResizeKernelTable()) {
+      if (!row.supported()) continue;
+      const std::vector<uint8_t> got = RunRow(row, c, channels, image, order);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], want[i])
+            << "row " << row.id << ", " << OrderName(order) << ", byte " << i;
+      }
     }
   }
 }
@@ -163,9 +177,9 @@ TEST(ResizeMatrix, RandomCasesAgreeWithScalar) {
 }
 
 // One scratch kept across resizes of different sizes, channel counts and
-// boxes, each size twice in a row, as a worker keeps it: tables a row keeps
-// from one call to the next must be rebuilt whenever the sizes change and
-// reused only when they do not.
+// boxes, each size twice in a row (once in each pass order), as a worker
+// keeps it: tables a row keeps from one call to the next must be rebuilt
+// whenever the sizes change and reused only when they do not.
 TEST(ResizeMatrix, KeptScratchAgreesWithScalar) {
   std::mt19937 rng(13);
   std::uniform_int_distribution<int64_t> side(1, 120);
@@ -181,10 +195,12 @@ TEST(ResizeMatrix, KeptScratchAgreesWithScalar) {
       PillowBilinearAxis(c.box_w, c.out_w, &ha);
       PillowBilinearAxis(c.box_h, c.out_h, &va);
       for (int again = 0; again < 2; ++again) {
+        const ResizePassOrder order = kOrders[(i + again) % 2];
         const std::vector<uint8_t> image = RandomImage(c, channels, &rng);
-        ASSERT_EQ(RunRow(row, c, channels, image, ha, va, &scratch),
-                  RunRow(ScalarResizeInfo(), c, channels, image))
-            << "row " << row.id << (again ? " (sizes repeated)" : "");
+        ASSERT_EQ(RunRow(row, c, channels, image, ha, va, &scratch, order),
+                  RunRow(ScalarResizeInfo(), c, channels, image, order))
+            << "row " << row.id << ", " << OrderName(order)
+            << (again ? " (sizes repeated)" : "");
       }
     }
   }
@@ -218,16 +234,75 @@ TEST(ResizeMatrix, UnusualWeightsAgreeWithScalar) {
     SCOPED_TRACE(Describe(c, channels) + " weights kind " +
                  std::to_string(kind));
     const std::vector<uint8_t> image = RandomImage(c, channels, &rng);
-    ResizeScratch fresh;
-    const std::vector<uint8_t> want =
-        RunRow(ScalarResizeInfo(), c, channels, image, h, v, &fresh);
-    for (const ResizeKernelInfo& row : ResizeKernelTable()) {
-      if (!row.supported()) continue;
-      ResizeScratch scratch;
-      ASSERT_EQ(RunRow(row, c, channels, image, h, v, &scratch), want)
-          << "row " << row.id;
+    for (const ResizePassOrder order : kOrders) {
+      ResizeScratch fresh;
+      const std::vector<uint8_t> want =
+          RunRow(ScalarResizeInfo(), c, channels, image, h, v, &fresh, order);
+      for (const ResizeKernelInfo& row : ResizeKernelTable()) {
+        if (!row.supported()) continue;
+        ResizeScratch scratch;
+        ASSERT_EQ(RunRow(row, c, channels, image, h, v, &scratch, order), want)
+            << "row " << row.id << ", " << OrderName(order);
+      }
     }
   }
+}
+
+// The scalar row's orders are its two passes one at a time: a resize of one
+// axis (the other axis the identity, whose pass copies), then one of the
+// other axis from that result, with uint8 in between. The orders must differ
+// somewhere, or the matrix would not tell them apart.
+TEST(ResizeMatrix, ScalarOrdersAreOnePassThenTheOther) {
+  std::mt19937 rng(19);
+  std::uniform_int_distribution<int64_t> side(2, 70);
+  const ResizeKernelInfo scalar = ScalarResizeInfo();
+  int differ = 0;
+  for (int i = 0; i < 200; ++i) {
+    const int64_t image_h = side(rng), image_w = side(rng);
+    const Case box{image_h, image_w,   0,         0, image_h,
+                   image_w, side(rng), side(rng), 0};
+    const int channels = 1 + static_cast<int>(rng() % 4);
+    SCOPED_TRACE(Describe(box, channels));
+    ResizeAxis h, v, keep_w, keep_out_h, keep_h, keep_out_w;
+    PillowBilinearAxis(box.box_w, box.out_w, &h);
+    PillowBilinearAxis(box.box_h, box.out_h, &v);
+    PillowBilinearAxis(box.box_w, box.box_w, &keep_w);
+    PillowBilinearAxis(box.out_h, box.out_h, &keep_out_h);
+    PillowBilinearAxis(box.box_h, box.box_h, &keep_h);
+    PillowBilinearAxis(box.out_w, box.out_w, &keep_out_w);
+    const std::vector<uint8_t> image = RandomImage(box, channels, &rng);
+    std::vector<uint8_t> want[2];
+    for (const bool vertical_first : {false, true}) {
+      // The first pass's case and axes, then the second's on its result.
+      Case first = box, second = box;
+      if (vertical_first) {
+        first.out_w = box.box_w;
+        second.image_h = second.box_h = box.out_h;
+      } else {
+        first.out_h = box.box_h;
+        second.image_w = second.box_w = box.out_w;
+      }
+      ResizeScratch scratch;
+      const std::vector<uint8_t> mid =
+          vertical_first ? RunRow(scalar, first, channels, image, keep_w, v,
+                                  &scratch, ResizePassOrder::kHorizontalFirst)
+                         : RunRow(scalar, first, channels, image, h, keep_h,
+                                  &scratch, ResizePassOrder::kHorizontalFirst);
+      want[vertical_first] =
+          vertical_first ? RunRow(scalar, second, channels, mid, h, keep_out_h,
+                                  &scratch, ResizePassOrder::kHorizontalFirst)
+                         : RunRow(scalar, second, channels, mid, keep_out_w, v,
+                                  &scratch, ResizePassOrder::kHorizontalFirst);
+    }
+    for (const ResizePassOrder order : kOrders) {
+      ResizeScratch scratch;
+      ASSERT_EQ(RunRow(scalar, box, channels, image, h, v, &scratch, order),
+                want[order == ResizePassOrder::kVerticalFirst])
+          << OrderName(order);
+    }
+    differ += want[0] != want[1];
+  }
+  EXPECT_GT(differ, 20) << "cases where the two orders give other bytes";
 }
 
 // The weights of every output sum to about one (2^22 in fixed point) and no

@@ -48,15 +48,16 @@ void Keep(const Batch& b, const RunOptions& o, Results* r) {
   }
 }
 
-// Waits in slices until `source` is ready, so that Ctrl-C cancels the epoch.
+// Waits in slices until `source` is ready, checking for Ctrl-C before each
+// slice, so that it cancels the epoch whether or not batches keep coming.
 template <typename Source>
 absl::Status WaitInterruptibly(Source& source) {
-  while (!source.WaitReady(absl::Milliseconds(50))) {
+  do {
     if (Interruptible::interrupted()) {
       source.Cancel();
       return Interruptible::Status();
     }
-  }
+  } while (!source.WaitReady(absl::Milliseconds(50)));
   return absl::OkStatus();
 }
 

@@ -38,8 +38,24 @@ namespace fusednorm {
 
 HWY_EXPORT(PackRgbx);
 
-void PackRgbxToRgb(const uint8_t* src, size_t pixels, uint8_t* dst) {
+namespace {
+
+void PackDynamic(const uint8_t* src, size_t pixels, uint8_t* dst) {
   HWY_DYNAMIC_DISPATCH(PackRgbx)(src, pixels, dst);
+}
+
+bool Always() { return true; }
+
+const char* BestTarget() {
+  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  return hwy::TargetName(supported & -supported);  // a lower bit is better
+}
+
+}  // namespace
+
+PackPixelsInfo HighwayPackPixelsInfo() {
+  return {"highway",   "any (best Highway target)", 10, &Always, &BestTarget,
+          &PackDynamic};
 }
 
 }  // namespace fusednorm

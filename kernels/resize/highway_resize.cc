@@ -26,6 +26,12 @@
 // buffer is first copied into a padded scratch row, and a pass whose axis is
 // the identity (no resize on that axis) is skipped or, for the vertical one,
 // a copy: its result would be the input, bit for bit.
+//
+// Vertical first (resize_kernel.h), the vertical pass runs over the box's
+// bytes into scratch rows of the box's width: on the pair path pairing the
+// box's rows as it reads them, else the generic pass. The horizontal pass
+// (on the pair path where it applies, writing bytes) then turns each into a
+// padded scratch row that is copied into the output.
 
 #include <algorithm>
 #include <cstdint>
@@ -314,7 +320,7 @@ bool PairResize(const ResizeArgs& a, int C, int64_t first, int64_t rows) {
 #endif  // FUSEDNORM_RESIZE_PAIRS
 
 template <int kC>
-void Resize(const ResizeArgs& a) {
+void HorizontalFirst(const ResizeArgs& a) {
   const ResizeAxis& h = *a.horizontal;
   const ResizeAxis& v = *a.vertical;
   const int64_t first = v.start[0];
@@ -329,6 +335,141 @@ void Resize(const ResizeArgs& a) {
     const int64_t stride = HorizontalPass<kC>(a, first, rows);
     VerticalPass(a, a.scratch->rows.data(), stride, first, h.out_size * kC);
   }
+}
+
+#if FUSEDNORM_RESIZE_PAIRS
+
+// HorizontalToOutput on the pair path, two rows at a time; false (nothing
+// done) where the path does not take the axis.
+bool PairHorizontalToOutput(const ResizeArgs& a, int C) {
+  const ResizeAxis& h = *a.horizontal;
+  ResizeScratch& s = *a.scratch;
+  PairTables t;
+  if (!GetPairTables(h, C, kPairLayout, &s.horizontal, &t)) return false;
+  const int64_t rows = a.vertical->out_size;
+  const size_t row_bytes = static_cast<size_t>(h.out_size * C);
+  const int64_t stride = t.vectors * kPairLanes;
+  s.rows.resize(static_cast<size_t>(2 * stride));
+  uint8_t* out[2] = {s.rows.data(), s.rows.data() + stride};
+  for (int64_t r = 0; r < rows; r += 2) {
+    const int n = r + 1 < rows ? 2 : 1;
+    const uint8_t* in[2] = {
+        ReadableRow(a, r, t.reach, 0),
+        n == 2 ? ReadableRow(a, r + 1, t.reach, 1) : nullptr};
+    PairHorizontalRows(in, n, false, t, out);
+    for (int i = 0; i < n; ++i) {
+      std::memcpy(a.output + (r + i) * a.output_row_stride, out[i], row_bytes);
+    }
+  }
+  return true;
+}
+
+// Box rows first .. first + rows - 1, each readable for `reach` bytes (the
+// row, or where NeedsCopy a zero-padded copy in scratch->row_copy), and the
+// last once more if `rows` is odd, so that they pair up; in
+// scratch->row_pointers.
+const uint8_t* const* ReadableRows(const ResizeArgs& a, int64_t first,
+                                   int64_t rows, int64_t reach) {
+  ResizeScratch& s = *a.scratch;
+  // The rows that need a copy are the last ones.
+  int64_t kept = rows;
+  while (kept > 0 && NeedsCopy(a, first + kept - 1, reach)) --kept;
+  const size_t n = static_cast<size_t>(reach);
+  const size_t copies = static_cast<size_t>(rows - kept);
+  if (s.row_copy.size() < copies * n) s.row_copy.resize(copies * n);
+  s.row_pointers.resize(static_cast<size_t>(rows + rows % 2));
+  for (int64_t r = 0; r < rows; ++r) {
+    const size_t at = static_cast<size_t>((first + r) * a.input_row_stride);
+    if (r < kept) {
+      s.row_pointers[r] = a.input + at;
+      continue;
+    }
+    uint8_t* copy = s.row_copy.data() + (r - kept) * n;
+    const size_t have = std::min(n, a.input_readable - at);
+    std::memcpy(copy, a.input + at, have);
+    std::memset(copy + have, 0, n - have);
+    s.row_pointers[r] = copy;
+  }
+  if (rows % 2) s.row_pointers[rows] = s.row_pointers[rows - 1];
+  return s.row_pointers.data();
+}
+
+// The vertical pass run first, on the pair path: box rows paired as they are
+// read (pairs-inl.h), into rows of row_bytes bytes (the box's) at `out`,
+// row_bytes apart; false (nothing done) where the vertical weights do not
+// meet pair_tables.h's condition.
+bool PairVerticalFirstPass(const ResizeArgs& a, int64_t row_bytes,
+                           uint8_t* out) {
+  const ResizeAxis& v = *a.vertical;
+  VerticalPairs vp;
+  if (!GetVerticalPairs(v, &a.scratch->vertical, &vp)) return false;
+  const int64_t first = v.start[0];
+  const int64_t rows = v.start[v.out_size - 1] + v.taps - first;
+  const int64_t reach = (row_bytes + kPairGroup - 1) / kPairGroup * kPairGroup;
+  const uint8_t* const* in = ReadableRows(a, first, rows, reach);
+  for (int64_t y = 0; y < v.out_size; ++y) {
+    const int32_t* row = vp.rows + 3 * y;
+    BoxVerticalRow(in + 2 * row[0], vp.weights + row[2], row[1], row_bytes,
+                   out + y * row_bytes);
+  }
+  return true;
+}
+
+#endif  // FUSEDNORM_RESIZE_PAIRS
+
+// Each row of `a`'s input (rows 0 .. out_height - 1, the horizontal axis's
+// input width) through the horizontal pass into the output row of the same
+// index, by way of a padded row in scratch->rows (the passes write whole
+// vectors).
+template <int kC>
+void HorizontalToOutput(const ResizeArgs& a) {
+#if FUSEDNORM_RESIZE_PAIRS
+  if (PairHorizontalToOutput(a, kC)) return;
+#endif
+  const ResizeAxis& h = *a.horizontal;
+  ResizeScratch& s = *a.scratch;
+  const HorizontalTables t = MakeTables(h, kC, &s.tables);
+  s.rows.resize(static_cast<size_t>(t.padded * kC));
+  for (int64_t r = 0; r < a.vertical->out_size; ++r) {
+    HorizontalRow<kC>(ReadableRow(a, r, t.reach, 0), t, h.taps, s.rows.data());
+    std::memcpy(a.output + r * a.output_row_stride, s.rows.data(),
+                static_cast<size_t>(h.out_size * kC));
+  }
+}
+
+// Vertical first: the vertical pass turns the box's rows into rows of the
+// box's width in scratch->vertical_rows, the horizontal pass turns those
+// into the output rows. Where either axis is the identity, only one pass
+// changes anything, so that both orders give the same bits: the
+// horizontal-first code runs, which skips or copies that pass.
+template <int kC>
+void VerticalFirst(const ResizeArgs& a) {
+  const ResizeAxis& h = *a.horizontal;
+  const ResizeAxis& v = *a.vertical;
+  if (IsIdentity(h) || IsIdentity(v)) return HorizontalFirst<kC>(a);
+  ResizeScratch& s = *a.scratch;
+  const int64_t box_bytes = h.in_size * kC;
+  s.vertical_rows.resize(static_cast<size_t>(v.out_size * box_bytes));
+  ResizeArgs to_rows = a;
+  to_rows.output = s.vertical_rows.data();
+  to_rows.output_row_stride = box_bytes;
+  const int64_t first = v.start[0];
+#if FUSEDNORM_RESIZE_PAIRS
+  if (!PairVerticalFirstPass(a, box_bytes, to_rows.output))
+#endif
+    VerticalPass(to_rows, a.input + first * a.input_row_stride,
+                 a.input_row_stride, first, box_bytes);
+  ResizeArgs from_rows = a;
+  from_rows.input = s.vertical_rows.data();
+  from_rows.input_row_stride = box_bytes;
+  from_rows.input_readable = s.vertical_rows.size();
+  HorizontalToOutput<kC>(from_rows);
+}
+
+template <int kC>
+void Resize(const ResizeArgs& a) {
+  if (a.order == ResizePassOrder::kVerticalFirst) return VerticalFirst<kC>(a);
+  HorizontalFirst<kC>(a);
 }
 
 void HighwayResize(const ResizeArgs& a) {

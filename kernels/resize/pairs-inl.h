@@ -22,6 +22,12 @@
 // Where the vertical pass is the identity, the horizontal pass writes bytes
 // instead, and the rows are copied.
 //
+// Vertical pass run first (resize_kernel.h's order): there are no paired rows
+// to read, so each tap pair's two box rows are paired as they are loaded
+// and put in the tables' lane order: one byte permute per vector on
+// AVX3_DL, two byte interleaves and four widenings per four vectors
+// elsewhere. The horizontal pass then writes bytes.
+//
 // Included once per target; FUSEDNORM_RESIZE_PAIRS is 0 where the code does
 // not exist (non-x86 targets take the generic path).
 
@@ -358,6 +364,104 @@ inline void PairVerticalRow(const uint8_t* in, int64_t stride,
       return VerticalRowFor<3>(in, stride, pair_weights, pairs, row_bytes, out);
     default:
       return VerticalRowFor<0>(in, stride, pair_weights, pairs, row_bytes, out);
+  }
+}
+
+// Box rows a and b (kPairGroup bytes of each, read whole) as the four
+// vectors of pairs the vertical multiply-adds take when the vertical pass
+// runs first: the lane of value m holds a[m] in its low 16 bits and b[m] in
+// its high ones, in the tables' lane order. Contiguous order (AVX3_DL): one
+// masked two-table byte permute per vector. Block order (lane i of block k
+// of vector q is value 16 * k + 4 * q + i): the rows' bytes interleaved per
+// block, then widened to 16 bits, which leaves the values in that order.
+FUSEDNORM_PAIRS_ATTR HWY_INLINE void RowPairs(const uint8_t* a,
+                                              const uint8_t* b, PV16* v) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // Lane i: byte 0 from a[i], byte 2 from b[i] (index 64 + n reads b[n]);
+  // bytes 1 and 3 zeroed by the mask. Vector q adds 16 * q.
+  alignas(64) static constexpr uint8_t kIndices[64] = {
+      0,  0, 64, 0, 1,  0, 65, 0, 2,  0, 66, 0, 3,  0, 67, 0,
+      4,  0, 68, 0, 5,  0, 69, 0, 6,  0, 70, 0, 7,  0, 71, 0,
+      8,  0, 72, 0, 9,  0, 73, 0, 10, 0, 74, 0, 11, 0, 75, 0,
+      12, 0, 76, 0, 13, 0, 77, 0, 14, 0, 78, 0, 15, 0, 79, 0};
+  const __m512i ra = _mm512_loadu_si512(a);
+  const __m512i rb = _mm512_loadu_si512(b);
+  const __m512i indices = _mm512_load_si512(kIndices);
+  for (int q = 0; q < 4; ++q) {
+    const __m512i at =
+        _mm512_add_epi8(indices, _mm512_set1_epi8(static_cast<char>(16 * q)));
+    v[q] =
+        PV16{_mm512_maskz_permutex2var_epi8(0x5555555555555555ull, ra, at, rb)};
+  }
+#else
+  const PDU8 du8;
+  const PDU16 du16;
+  const PD16 d16;
+  const PVU8 ra = hn::LoadU(du8, a), rb = hn::LoadU(du8, b);
+  const PVU8 zero = hn::Zero(du8);
+  const PVU8 lower = hn::InterleaveLower(du8, ra, rb);  // a0 b0 a1 b1 ..
+  const PVU8 upper = hn::InterleaveUpper(du8, ra, rb);  // a8 b8 ..
+  v[0] = hn::BitCast(d16, hn::ZipLower(du16, lower, zero));
+  v[1] = hn::BitCast(d16, hn::ZipUpper(du16, lower, zero));
+  v[2] = hn::BitCast(d16, hn::ZipLower(du16, upper, zero));
+  v[3] = hn::BitCast(d16, hn::ZipUpper(du16, upper, zero));
+#endif
+}
+
+// One output row of the vertical pass run first: row_bytes bytes from
+// `pairs` pairs of box rows (rows[2p] and rows[2p + 1], each readable for
+// whole groups of kPairGroup bytes), with the pairs' weights (hi, lo per
+// pair, PackPair-ed: VerticalPairs).
+template <int kPairs>
+FUSEDNORM_PAIRS_ATTR HWY_NOINLINE void BoxVerticalRowFor(
+    const uint8_t* const* rows, const int32_t* pair_weights, int pairs,
+    int64_t row_bytes, uint8_t* out) {
+  const PD32 d;
+  const PD16 d16;
+  const int n = kPairs > 0 ? kPairs : pairs;
+  for (int64_t j = 0; j < row_bytes; j += kPairGroup) {
+    // Named accumulators, not arrays: they stay in registers.
+    PV32 hi0 = hn::Zero(d), hi1 = hi0, hi2 = hi0, hi3 = hi0;
+    PV32 lo0 = RoundingTerm(), lo1 = lo0, lo2 = lo0, lo3 = lo0;
+#pragma GCC unroll 4
+    for (int p = 0; p < n; ++p) {
+      PV16 v[4];
+      RowPairs(rows[2 * p] + j, rows[2 * p + 1] + j, v);
+      const PV16 wh = hn::BitCast(d16, hn::Set(d, pair_weights[2 * p]));
+      const PV16 wl = hn::BitCast(d16, hn::Set(d, pair_weights[2 * p + 1]));
+      hi0 = MulPairsAdd(hi0, v[0], wh);
+      lo0 = MulPairsAdd(lo0, v[0], wl);
+      hi1 = MulPairsAdd(hi1, v[1], wh);
+      lo1 = MulPairsAdd(lo1, v[1], wl);
+      hi2 = MulPairsAdd(hi2, v[2], wh);
+      lo2 = MulPairsAdd(lo2, v[2], wl);
+      hi3 = MulPairsAdd(hi3, v[3], wh);
+      lo3 = MulPairsAdd(lo3, v[3], wl);
+    }
+    const PVU8 bytes = GroupBytes(SumTimes4(hi0, lo0), SumTimes4(hi1, lo1),
+                                  SumTimes4(hi2, lo2), SumTimes4(hi3, lo3));
+    if (j + kPairGroup <= row_bytes) {
+      hn::StoreU(bytes, PDU8(), out + j);
+    } else {
+      alignas(64) uint8_t last[kPairGroup];
+      hn::Store(bytes, PDU8(), last);
+      std::memcpy(out + j, last, static_cast<size_t>(row_bytes - j));
+    }
+  }
+}
+
+inline void BoxVerticalRow(const uint8_t* const* rows,
+                           const int32_t* pair_weights, int pairs,
+                           int64_t row_bytes, uint8_t* out) {
+  switch (pairs) {
+    case 1:
+      return BoxVerticalRowFor<1>(rows, pair_weights, pairs, row_bytes, out);
+    case 2:
+      return BoxVerticalRowFor<2>(rows, pair_weights, pairs, row_bytes, out);
+    case 3:
+      return BoxVerticalRowFor<3>(rows, pair_weights, pairs, row_bytes, out);
+    default:
+      return BoxVerticalRowFor<0>(rows, pair_weights, pairs, row_bytes, out);
   }
 }
 

@@ -1,6 +1,6 @@
-// The resize dispatch table: one explicit row per resize variant ("scalar",
-// "highway" and one per compiled Highway target), the choice of the best
-// supported row, and lookup by id.
+// The Pillow resize's variants in the kernel registry (kernels/registry.h):
+// one explicit row per variant ("scalar", "highway" and one per compiled
+// Highway target), the choice of the best supported row, and lookup by id.
 //
 // The FUSEDNORM_RESIZE_KERNEL environment variable, when set and non-empty,
 // forces a row by id for every resize that does not name one (read once, at
@@ -13,9 +13,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "kernels/registry.h"
 #include "kernels/resize/resize_kernel.h"
 
 namespace fusednorm {
+
+// The registry of the resize's variants.
+const KernelRegistry<ResizeKernelInfo>& ResizeKernels();
 
 // Every compiled row, in table order (supported or not).
 absl::Span<const ResizeKernelInfo> ResizeKernelTable();

@@ -2,10 +2,15 @@
 // fixed point, the per-axis weight tables every variant reads, and the
 // descriptor the resize dispatch table keeps.
 //
-// A resize is separable. The horizontal pass turns each input row the
-// vertical pass needs into a row of the output's width, rounded to uint8;
-// the vertical pass then combines those rows into output rows. Output value
-// v of one pass is
+// A resize is separable, and Pillow runs its passes in either order (its
+// versions choose differently; ops/resize.h). Horizontal first: the
+// horizontal pass turns each input row the vertical pass needs into a row of
+// the output's width, rounded to uint8; the vertical pass then combines
+// those rows into output rows. Vertical first: the vertical pass combines
+// the input rows into rows of the input's width and the output's height,
+// rounded to uint8; the horizontal pass then turns each into an output row.
+// The rounding between the passes makes the two orders differ by 1 here and
+// there. Output value v of one pass is
 //
 //   clamp((2^21 + sum_k in[start[i] + k] * weights[i * taps + k]) >> 22,
 //         0, 255)
@@ -49,13 +54,21 @@ struct ResizeTableCache {
 // Buffers a kernel may grow and reuse from call to call; a worker that keeps
 // one does not allocate once they are large enough.
 struct ResizeScratch {
-  std::vector<uint8_t> rows;      // the horizontal pass's output rows
-  std::vector<int32_t> tables;    // per-call tables of a variant
-  std::vector<uint8_t> row_copy;  // an input row copied where a variant
-                                  // would read past the caller's buffer
-  ResizeTableCache horizontal;    // a variant's horizontal-pass tables
-  ResizeTableCache vertical;      // and vertical-pass tables
+  // The horizontal pass's output rows; the vertical pass's when it runs
+  // first.
+  std::vector<uint8_t> rows;
+  std::vector<uint8_t> vertical_rows;
+  std::vector<int32_t> tables;  // per-call tables of a variant
+  // Input rows copied where a variant would read past the caller's buffer,
+  // and where a variant keeps them, pointers to the input rows it reads.
+  std::vector<uint8_t> row_copy;
+  std::vector<const uint8_t*> row_pointers;
+  ResizeTableCache horizontal;  // a variant's horizontal-pass tables
+  ResizeTableCache vertical;    // and vertical-pass tables
 };
+
+// Which pass runs first (see the overview).
+enum class ResizePassOrder { kHorizontalFirst, kVerticalFirst };
 
 // Preconditions: channels in 1..4; the horizontal axis maps the box width to
 // the output width, the vertical one the box height to the output height;
@@ -73,6 +86,7 @@ struct ResizeArgs {
   uint8_t* output;
   int64_t output_row_stride;
   ResizeScratch* scratch;
+  ResizePassOrder order = ResizePassOrder::kHorizontalFirst;
 };
 
 using ResizeFn = void (*)(const ResizeArgs& args);

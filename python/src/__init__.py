@@ -112,7 +112,9 @@ def resized_crop(image, top, left, height, width, size, filter="pil", kernel="")
 
     filter "pil" (default) gives Pillow's bits: the same as
     PIL.Image.fromarray(image).crop((left, top, left + width, top + height))
-    .resize((W, H), Image.BILINEAR). "tensor" is torchvision's tensor route
+    .resize((W, H), Image.BILINEAR) with Pillow up to 12.1; "pil12.2" and
+    "pil13" give those of Pillow 12.2-12.3 and 13.0, whose passes run in
+    another order for some boxes. "tensor" is torchvision's tensor route
     with antialias=True (within 1), "bilinear" without antialiasing. kernel
     forces a resize row (see resize_kernels()). Returns a new array."""
     if isinstance(size, int):
@@ -140,7 +142,7 @@ class Loader:
     "train-{000000..000146}.tar", or "synthetic"), dataset/path (mnist,
     cifar10), split, images, batch_size, threads, epoch (the first), seed,
     preset, mean, std, dtype, layout, mode, kernel, size, resize_filter
-    ("pil", "tensor", "bilinear"), on_error ("fail", or "skip": an unreadable
+    ("pil", "pil12.2", "pil13", "tensor", "bilinear"), on_error ("fail", or "skip": an unreadable
     sample is zero-filled with label -1), decode_scale (reduced-size JPEG
     decoding where crops allow: faster, other pixels), rank, world_size,
     drop_last, pinned, copy.
