@@ -220,7 +220,9 @@ class DeviceCopier:
 
     With pinned="cuda" the slots are registered with the CUDA driver for
     every context, torch's included: the copy is direct DMA and truly
-    asynchronous (host.is_pinned() is True). From other memory torch stages
+    asynchronous (CUDA counts registered memory as page-locked, so torch's
+    is_pinned() should say True; not yet seen on a GPU here). From other
+    memory torch stages
     the copy itself; it stays correct, only slower. `stream`: the side
     stream to use (default: a new torch.cuda.Stream on the device).
     RuntimeError when torch has no CUDA device."""
