@@ -21,36 +21,19 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 import torch
 import torchvision.datasets as D
 import torchvision.transforms as T
-from PIL import Image
 
 import fusednorm
+import photo_folder  # benchmarks/photo_folder.py, beside this file
 
 ROOT = "/tmp/fusednorm_loader_bench"
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
 
 def make_folder(images):
-    folder = os.path.join(ROOT, f"jpeg{images}")
-    if os.path.exists(os.path.join(folder, "done")):
-        return folder
-    rng = np.random.default_rng(0)
-    for i in range(images):
-        cls = os.path.join(folder, f"class{i % 10}")
-        os.makedirs(cls, exist_ok=True)
-        h, w = int(rng.integers(300, 520)), int(rng.integers(340, 600))
-        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-        f = rng.uniform(0.005, 0.05, 6)
-        rgb = np.stack([np.sin(x * f[0] + y * f[1]), np.sin(x * f[2] - y * f[3]),
-                        np.cos((x + y) * f[4] + f[5])], -1) * 90 + 128
-        rgb += rng.normal(0, 10, rgb.shape)
-        Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(
-            os.path.join(cls, f"{i:06d}.jpg"), quality=90)
-    open(os.path.join(folder, "done"), "w").close()
-    return folder
+    return photo_folder.make_folder(os.path.join(ROOT, f"jpeg{images}"), images)
 
 
 def torchvision_rate(folder, workers):

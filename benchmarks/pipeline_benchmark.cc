@@ -177,7 +177,8 @@ StepData& Step() {
     std::mt19937 gen(5);
     for (auto& v : d->inputs) v = static_cast<uint8_t>(1 + gen() % 255);
     d->slot =
-        *(*TransferStation::Create(kSlotImages * kOutBytes, false))->Acquire();
+        *(*TransferStation::Create(kSlotImages * kOutBytes, Pinning::kNone))
+             ->Acquire();
     std::memset(d->slot.data(), 0, kSlotImages * kOutBytes);
     FusedNormalizationOptions o;
     o.erase.enabled = true;

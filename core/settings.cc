@@ -25,6 +25,23 @@ bool InRange(const Setting& s, double v) { return v >= s.min && v <= s.max; }
 
 }  // namespace
 
+const std::string& ResolveAlias(const Setting& s, const std::string& text) {
+  for (const auto& [alias, choice] : s.aliases) {
+    if (text == alias) return choice;
+  }
+  return text;
+}
+
+bool TakesBool(const Setting& s) {
+  if (s.type == SettingType::kBool) return true;
+  bool yes = false, no = false;
+  for (const auto& alias : s.aliases) {
+    yes = yes || alias.first == "true";
+    no = no || alias.first == "false";
+  }
+  return s.type == SettingType::kChoice && yes && no;
+}
+
 std::string SettingName(const Setting& s, SettingStyle style) {
   if (style == SettingStyle::kKeyword) return s.name;
   return absl::StrCat("--", absl::StrReplaceAll(s.name, {{"_", "-"}}));
@@ -137,8 +154,8 @@ absl::StatusOr<Size2> SettingValues::Size(const Setting& setting) const {
 
 absl::StatusOr<std::string> SettingValues::Choice(
     const Setting& setting) const {
-  const std::string& t = Text(setting);
-  if (setting.type != SettingType::kChoice) return t;
+  if (setting.type != SettingType::kChoice) return Text(setting);
+  const std::string& t = ResolveAlias(setting, Text(setting));
   for (const std::string& c : setting.choices) {
     if (t == c) return t;
   }
@@ -152,6 +169,11 @@ std::string SettingHelp(const Setting& s, SettingStyle style) {
     absl::StrAppend(&out, " ", absl::StrJoin(s.choices, "|"));
   if (!s.default_value.empty())
     absl::StrAppend(&out, " (default ", s.default_value, ")");
+  std::vector<std::string> aliases;
+  for (const auto& [alias, choice] : s.aliases)
+    aliases.push_back(absl::StrCat(alias, " = ", choice));
+  if (!aliases.empty())
+    absl::StrAppend(&out, " (also ", absl::StrJoin(aliases, ", "), ")");
   absl::StrAppend(&out, "\n      ", s.help, "\n");
   return out;
 }

@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -50,7 +51,20 @@ struct Setting {
   std::vector<std::string> choices = {};   // kChoice
   double min = -kNoLimit, max = kNoLimit;  // kInt, kFloat, kFloats, kSize
   int min_count = 1, max_count = 1;        // kFloats: how many values
+  // kChoice: other spellings of some choices, {alias, choice}, e.g.
+  // {"true", "mlock"} for a row that once was a bool. A row with both
+  // "true" and "false" aliases also takes what a bool row takes: a bare
+  // flag (true) and a Python bool.
+  std::vector<std::pair<std::string, std::string>> aliases = {};
 };
+
+// The choice `text` names for row `s`: what an alias stands for, else the
+// text itself.
+const std::string& ResolveAlias(const Setting& s, const std::string& text);
+
+// Whether the row takes bool values: kBool, or a choice with "true" and
+// "false" aliases.
+bool TakesBool(const Setting& s);
 
 // A row's choices from an enum's names (core/names.h).
 template <typename E>
@@ -89,13 +103,15 @@ class SettingValues {
   absl::StatusOr<double> Float(const Setting& setting) const;
   absl::StatusOr<std::vector<double>> Floats(const Setting& setting) const;
   absl::StatusOr<Size2> Size(const Setting& setting) const;
-  // kChoice: the text, checked against the choices; kText: the text.
+  // kChoice: the choice the text names (an alias resolved), checked
+  // against the choices; kText: the text.
   absl::StatusOr<std::string> Choice(const Setting& setting) const;
   // A kChoice setting as its enum value.
   template <typename E>
   absl::StatusOr<E> Enum(const Setting& setting,
                          absl::Span<const Named<E>> names) const {
-    return ParseNamed(names, SettingName(setting, style_), Text(setting));
+    return ParseNamed(names, SettingName(setting, style_),
+                      ResolveAlias(setting, Text(setting)));
   }
 
   // InvalidArgument "NAME = VALUE: WHY" for this setting.

@@ -97,5 +97,47 @@ TEST(Settings, FlagStyleAndOverriddenDefaults) {
   EXPECT_EQ(v.Find("batch_size"), nullptr);
 }
 
+// A choice that was a bool: true and false stay accepted, as aliases.
+Setting PinRow() {
+  Setting s{
+      "pinned", SettingType::kChoice, "none", "p", {"none", "mlock", "cuda"}};
+  s.aliases = {{"false", "none"}, {"true", "mlock"}};
+  return s;
+}
+
+enum class Pin { kNone, kMlock, kCuda };
+constexpr Named<Pin> kPinNames[] = {
+    {Pin::kNone, "none"}, {Pin::kMlock, "mlock"}, {Pin::kCuda, "cuda"}};
+
+TEST(Settings, ChoiceAliases) {
+  const Setting pin = PinRow();
+  SettingValues v({&pin}, SettingStyle::kKeyword);
+  EXPECT_EQ(*v.Choice(pin), "none");
+  const std::pair<const char*, Pin> cases[] = {{"true", Pin::kMlock},
+                                               {"false", Pin::kNone},
+                                               {"mlock", Pin::kMlock},
+                                               {"cuda", Pin::kCuda}};
+  for (const auto& [text, value] : cases) {
+    v.Set(pin, text);
+    EXPECT_EQ(*v.Enum(pin, absl::MakeConstSpan(kPinNames)), value) << text;
+    EXPECT_EQ(*v.Choice(pin), NameOf(absl::MakeConstSpan(kPinNames), value));
+  }
+  v.Set(pin, "TRUE");
+  ExpectError(v.Choice(pin).status(),
+              "pinned = \"TRUE\": is not one of none, mlock, cuda");
+  EXPECT_FALSE(v.Enum(pin, absl::MakeConstSpan(kPinNames)).ok());
+  EXPECT_TRUE(TakesBool(pin));
+  EXPECT_TRUE(TakesBool(kFlag));
+  EXPECT_FALSE(TakesBool(kMode));
+  Setting half = pin;
+  half.aliases = {{"true", "mlock"}};
+  EXPECT_FALSE(TakesBool(half)) << "a bool needs both spellings";
+  EXPECT_NE(SettingHelp(pin, SettingStyle::kFlag)
+                .find("--pinned none|mlock|cuda (default none) (also false "
+                      "= none, true = mlock)"),
+            std::string::npos)
+      << SettingHelp(pin, SettingStyle::kFlag);
+}
+
 }  // namespace
 }  // namespace fusednorm

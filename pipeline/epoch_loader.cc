@@ -43,6 +43,10 @@ absl::Status LoaderSettings::Validate(size_t sample_bytes) const {
   }
   if (slots < 1 || slots > kMaxSlots)
     return InvalidArgumentCat("slots = ", slots, " must be in 1..", kMaxSlots);
+  if (cuda_device < 0 || cuda_device > kMaxCudaDevice) {
+    return InvalidArgumentCat("cuda_device = ", cuda_device, " must be in 0..",
+                              kMaxCudaDevice);
+  }
   if (world < 1 || rank < 0 || rank >= world) {
     return InvalidArgumentCat("shard rank = ", rank, ", world size = ", world,
                               ": need 0 <= rank < world size");
@@ -278,9 +282,9 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
   m->Plan();
   FUSEDNORM_ASSIGN_OR_RETURN(
-      m->station,
-      TransferStation::Create(settings.batch_size * chain.sample_bytes,
-                              settings.pinned, settings.slots));
+      m->station, TransferStation::Create(
+                      settings.batch_size * chain.sample_bytes,
+                      settings.pinning, settings.slots, settings.cuda_device));
   m->filling.resize(settings.slots);
   m->done.assign(settings.slots, 0);
   m->first_error.assign(settings.slots, SIZE_MAX);

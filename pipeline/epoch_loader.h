@@ -52,10 +52,11 @@ struct Batch {
 };
 
 // Bounds of LoaderSettings: worker threads, slots being filled, bytes of one
-// batch (a slot).
+// batch (a slot), CUDA device ordinals.
 inline constexpr int kMaxThreads = 1024;
 inline constexpr size_t kMaxSlots = 64;
 inline constexpr size_t kMaxBatchBytes = size_t{1} << 40;
+inline constexpr int kMaxCudaDevice = 1023;
 
 // A batch handed out by EpochLoader::Next(), shared by whoever reads it.
 using BatchRef = std::shared_ptr<const Batch>;
@@ -68,7 +69,10 @@ struct LoaderSettings {
   // Batches being filled at once (2: double buffering). Batches handed out
   // keep their slots until released, and do not count.
   size_t slots = 2;
-  bool pinned = false;
+  // How slots are page-locked (transfer_station.h); kCuda registers them
+  // through the primary context of `cuda_device`.
+  Pinning pinning = Pinning::kNone;
+  int cuda_device = 0;
   bool shuffle = true;  // the epoch's order (training only)
   size_t samples = 0;   // an epoch is the dataset's first N samples; 0: all
   // Sharding: global batch b goes to rank b % world. Every rank gets the

@@ -103,8 +103,9 @@ PreprocessorBuilder& PreprocessorBuilder::slots(size_t n) {
   loader_.slots = n;
   return *this;
 }
-PreprocessorBuilder& PreprocessorBuilder::pinned(bool on) {
-  loader_.pinned = on;
+PreprocessorBuilder& PreprocessorBuilder::pinning(Pinning p, int cuda_device) {
+  loader_.pinning = p;
+  loader_.cuda_device = cuda_device;
   return *this;
 }
 PreprocessorBuilder& PreprocessorBuilder::samples(size_t n) {

@@ -121,7 +121,7 @@ class PreprocessorBuilder {
   }
 
   // Every loader setting at once (epoch_loader.h), replacing batch_size,
-  // threads, seed, slots, pinned, shuffle, shard, error_policy, crop_decode
+  // threads, seed, slots, pinning, shuffle, shard, error_policy, crop_decode
   // and decode_scale.
   PreprocessorBuilder& loader(const LoaderSettings& settings);
   PreprocessorBuilder& batch_size(size_t n);
@@ -133,7 +133,9 @@ class PreprocessorBuilder {
   PreprocessorBuilder& sample_size(int64_t height, int64_t width);
   // TransferStation slots in flight (2: double buffering).
   PreprocessorBuilder& slots(size_t n);
-  PreprocessorBuilder& pinned(bool on);
+  // How slots are page-locked (pipeline/transfer_station.h); kCuda
+  // registers them with the primary context of `cuda_device`.
+  PreprocessorBuilder& pinning(Pinning p, int cuda_device = 0);
   PreprocessorBuilder& shuffle(bool on);
   // An epoch is the dataset's first `n` samples (0, the default: all).
   PreprocessorBuilder& samples(size_t n);

@@ -106,9 +106,27 @@ const Setting kDropLastSetting{
     "with world_size > 1: drop the last round's incomplete batches instead "
     "of padding the ranks that are a batch short (every rank gets as many "
     "batches either way)"};
-const Setting kPinnedSetting{
-    "pinned", SettingType::kBool, "false",
-    "page-lock the transfer slots (mlock); an error if the OS refuses"};
+const Setting kPinnedSetting = [] {
+  Setting s{"pinned", SettingType::kChoice,
+            NameOf(PinningNames(), kDefaults.loader.pinning),
+            "page-lock the transfer slots: mlock (the OS will not swap "
+            "them), or cuda (registered with the CUDA driver, for every "
+            "context of the process: host-to-device copies from them are "
+            "direct and asynchronous; needs an NVIDIA driver); an error if "
+            "the OS or the driver refuses",
+            Choices(PinningNames())};
+  s.aliases = {{"false", "none"}, {"true", "mlock"}};  // once a bool
+  return s;
+}();
+const Setting kCudaDeviceSetting{
+    "cuda_device",
+    SettingType::kInt,
+    absl::StrCat(kDefaults.loader.cuda_device),
+    "the CUDA device whose primary context registers the slots (pinned = "
+    "cuda) and receives device copies",
+    {},
+    0,
+    kMaxCudaDevice};
 
 std::vector<const Setting*> RecipeSettings() {
   std::vector<const Setting*> rows = {
@@ -117,7 +135,7 @@ std::vector<const Setting*> RecipeSettings() {
       &kThreadsSetting,     &kEpochSetting,        &kSeedSetting,
       &kSizeSetting,        &kResizeFilterSetting, &kOnErrorSetting,
       &kDecodeScaleSetting, &kRankSetting,         &kWorldSizeSetting,
-      &kDropLastSetting,    &kPinnedSetting};
+      &kDropLastSetting,    &kPinnedSetting,       &kCudaDeviceSetting};
   for (const Setting* s : NormalizationSettings()) rows.push_back(s);
   return rows;
 }
@@ -155,7 +173,9 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   l.rank = static_cast<int>(rank);
   l.world = static_cast<int>(world);
   FUSEDNORM_ASSIGN_OR_RETURN(l.drop_last, v.Bool(kDropLastSetting));
-  FUSEDNORM_ASSIGN_OR_RETURN(l.pinned, v.Bool(kPinnedSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(l.pinning, v.Enum(kPinnedSetting, PinningNames()));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t device, v.Int(kCudaDeviceSetting));
+  l.cuda_device = static_cast<int>(device);
   return o;
 }
 

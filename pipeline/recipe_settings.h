@@ -29,6 +29,7 @@ extern const Setting kRankSetting;
 extern const Setting kWorldSizeSetting;
 extern const Setting kDropLastSetting;
 extern const Setting kPinnedSetting;
+extern const Setting kCudaDeviceSetting;
 
 // Every row RecipeFromSettings reads: the recipe's and the op's
 // normalization, seed.

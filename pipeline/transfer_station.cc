@@ -1,5 +1,5 @@
 // TransferStation and Slot (transfer_station.h): page-aligned, optionally
-// page-locked slots, lent and returned.
+// page-locked or CUDA-registered slots, lent and returned.
 #include "pipeline/transfer_station.h"
 
 #include <sys/mman.h>
@@ -11,8 +11,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "cuda/context.h"
 
 namespace fusednorm {
+
+absl::Span<const Named<Pinning>> PinningNames() {
+  static constexpr Named<Pinning> kNames[] = {{Pinning::kNone, "none"},
+                                              {Pinning::kMlock, "mlock"},
+                                              {Pinning::kCuda, "cuda"}};
+  return kNames;
+}
 
 Slot::Slot(Slot&& other) noexcept
     : station_(std::move(other.station_)),
@@ -36,7 +44,7 @@ size_t Slot::bytes() const {
 }
 
 absl::StatusOr<std::shared_ptr<TransferStation>> TransferStation::Create(
-    size_t slot_bytes, bool pinned, size_t prepared) {
+    size_t slot_bytes, Pinning pinning, size_t prepared, int cuda_device) {
   constexpr size_t kMaxSlotBytes = size_t{1} << 40;
   if (slot_bytes < 1 || slot_bytes >= kMaxSlotBytes) {
     return InvalidArgumentCat("TransferStation slot_bytes = ", slot_bytes,
@@ -44,8 +52,15 @@ absl::StatusOr<std::shared_ptr<TransferStation>> TransferStation::Create(
   }
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t stride = (slot_bytes + page - 1) / page * page;
+  std::shared_ptr<const CudaContext> cuda;
+  if (pinning == Pinning::kCuda) {
+    absl::StatusOr<std::shared_ptr<const CudaContext>> c =
+        CudaContext::Retain(cuda_device);
+    if (!c.ok()) return PrefixStatus(c.status(), "pinned = cuda: ");
+    cuda = *std::move(c);
+  }
   std::shared_ptr<TransferStation> ts(
-      new TransferStation(slot_bytes, stride, pinned));
+      new TransferStation(slot_bytes, stride, pinning, std::move(cuda)));
   std::vector<Slot> ready;
   for (size_t i = 0; i < prepared; ++i) {
     FUSEDNORM_ASSIGN_OR_RETURN(Slot s, ts->Acquire());
@@ -55,10 +70,7 @@ absl::StatusOr<std::shared_ptr<TransferStation>> TransferStation::Create(
 }
 
 TransferStation::~TransferStation() {
-  for (uint8_t* p : all_) {
-    if (pinned_) munlock(p, stride_);
-    munmap(p, stride_);
-  }
+  for (uint8_t* p : all_) Unmap(p);
 }
 
 absl::StatusOr<uint8_t*> TransferStation::Map() {
@@ -70,15 +82,38 @@ absl::StatusOr<uint8_t*> TransferStation::Map() {
         absl::StrCat("TransferStation: cannot map a slot of ", stride_,
                      " bytes: ", std::strerror(errno)));
   }
-  if (pinned_ && mlock(p, stride_) != 0) {
-    const int err = errno;
+  if (absl::Status st = Pin(static_cast<uint8_t*>(p)); !st.ok()) {
     munmap(p, stride_);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "pinned TransferStation: mlock of ", stride_, " bytes failed (",
-        std::strerror(err),
-        "); raise the locked-memory limit (ulimit -l) or turn pinning off"));
+    return st;
   }
   return static_cast<uint8_t*>(p);
+}
+
+absl::Status TransferStation::Pin(uint8_t* p) {
+  switch (pinning_) {
+    case Pinning::kNone:
+      return absl::OkStatus();
+    case Pinning::kMlock:
+      if (mlock(p, stride_) == 0) return absl::OkStatus();
+      return absl::FailedPreconditionError(absl::StrCat(
+          "pinned TransferStation: mlock of ", stride_, " bytes failed (",
+          std::strerror(errno),
+          "); raise the locked-memory limit (ulimit -l) or turn pinning off"));
+    case Pinning::kCuda:
+      return PrefixStatus(
+          cuda_->RegisterHost(p, stride_),
+          absl::StrCat("pinned = cuda: registering a transfer slot of ",
+                       stride_, " bytes: "));
+  }
+  return absl::OkStatus();
+}
+
+void TransferStation::Unmap(uint8_t* p) {
+  if (pinning_ == Pinning::kMlock) munlock(p, stride_);
+  // Nothing to report to at destruction; the driver keeps no pages of an
+  // unmapped range either way.
+  if (pinning_ == Pinning::kCuda) cuda_->UnregisterHost(p).IgnoreError();
+  munmap(p, stride_);
 }
 
 absl::StatusOr<Slot> TransferStation::Acquire() {

@@ -8,8 +8,16 @@
 // every slot is lent, Acquire() maps a new one: the pool grows to what the
 // consumers hold, and memory is reused as soon as they let go.
 //
-// Slots are optionally page-locked ("pinned") with mlock; a request that the
-// OS refuses is an error, never ignored.
+// Slots are optionally page-locked ("pinned"): with mlock (memory the OS
+// will not swap), or registered with the CUDA driver (cuda/context.h) for
+// every CUDA context in the process, torch's included, so that a
+// host-to-device copy from a slot is direct DMA and asynchronous. A pinning
+// the OS or the driver refuses is an error, never ignored; registered slots
+// are unregistered before they are unmapped.
+//
+// A copy from a slot reads it until the copy completes: whoever issues one
+// holds the slot's lease (the Batch) until then (pipeline/device_copier.h
+// does; so does fusednorm.torch in Python).
 #ifndef FUSEDNORM_PIPELINE_TRANSFER_STATION_H_
 #define FUSEDNORM_PIPELINE_TRANSFER_STATION_H_
 
@@ -20,10 +28,20 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/names.h"
 
 namespace fusednorm {
 
+class CudaContext;  // cuda/context.h
 class TransferStation;
+
+// How slots are page-locked: not at all, with mlock, or registered with the
+// CUDA driver.
+enum class Pinning { kNone, kMlock, kCuda };
+
+// none, mlock, cuda.
+absl::Span<const Named<Pinning>> PinningNames();
 
 // One lent slot: `bytes()` writable bytes at `data()` (page-aligned). Returns
 // the slot to its station when destroyed; the station lives while any of its
@@ -51,33 +69,44 @@ class Slot {
 class TransferStation : public std::enable_shared_from_this<TransferStation> {
  public:
   // A pool of slots of `slot_bytes` bytes (>= 1, < 1 TiB), with `prepared`
-  // of them mapped (and pinned) now; more are mapped on demand.
+  // of them mapped (and pinned) now; more are mapped on demand. kCuda
+  // registers them through the primary context of `cuda_device`: an error
+  // from the driver (FailedPrecondition naming libcuda.so.1 without one).
   static absl::StatusOr<std::shared_ptr<TransferStation>> Create(
-      size_t slot_bytes, bool pinned, size_t prepared = 0);
+      size_t slot_bytes, Pinning pinning, size_t prepared = 0,
+      int cuda_device = 0);
   ~TransferStation();
   TransferStation(const TransferStation&) = delete;
   TransferStation& operator=(const TransferStation&) = delete;
 
   // A free slot, or a newly mapped one when all are lent. ResourceExhausted
   // (naming the size) when the OS refuses the memory; FailedPrecondition when
-  // it refuses to pin it.
+  // it refuses to mlock it; the driver's error when it refuses to register
+  // it.
   absl::StatusOr<Slot> Acquire();
 
   size_t slot_bytes() const { return slot_bytes_; }
-  bool pinned() const { return pinned_; }
+  Pinning pinning() const { return pinning_; }
   // Slots mapped so far (lent and free).
   size_t slots_mapped() const;
 
  private:
   friend class Slot;
-  TransferStation(size_t slot_bytes, size_t stride, bool pinned)
-      : slot_bytes_(slot_bytes), stride_(stride), pinned_(pinned) {}
-  // Maps (and pins) one slot; nullptr with *error set on failure.
+  TransferStation(size_t slot_bytes, size_t stride, Pinning pinning,
+                  std::shared_ptr<const CudaContext> cuda)
+      : slot_bytes_(slot_bytes),
+        stride_(stride),
+        pinning_(pinning),
+        cuda_(std::move(cuda)) {}
+  // Maps and pins one slot.
   absl::StatusOr<uint8_t*> Map();
+  absl::Status Pin(uint8_t* p);
+  void Unmap(uint8_t* p);
   void Release(uint8_t* data);
 
   const size_t slot_bytes_, stride_;
-  const bool pinned_;
+  const Pinning pinning_;
+  const std::shared_ptr<const CudaContext> cuda_;  // kCuda
   mutable std::mutex mu_;
   std::vector<uint8_t*> all_, free_;
 };

@@ -15,7 +15,7 @@ namespace fusednorm {
 namespace {
 
 TEST(TransferStation, PageAlignedWritableSlots) {
-  auto ts = TransferStation::Create(10000, false, 3);
+  auto ts = TransferStation::Create(10000, Pinning::kNone, 3);
   ASSERT_TRUE(ts.ok()) << ts.status();
   EXPECT_EQ((*ts)->slots_mapped(), 3u);
   std::vector<Slot> lent;
@@ -32,7 +32,7 @@ TEST(TransferStation, PageAlignedWritableSlots) {
 }
 
 TEST(TransferStation, ALentSlotIsNeverLentAgain) {
-  auto ts = TransferStation::Create(100, false);
+  auto ts = TransferStation::Create(100, Pinning::kNone);
   ASSERT_TRUE(ts.ok());
   std::vector<Slot> lent;
   std::set<uint8_t*> seen;
@@ -52,7 +52,7 @@ TEST(TransferStation, ALentSlotIsNeverLentAgain) {
 TEST(TransferStation, ALeaseKeepsItsStationAlive) {
   Slot kept;
   {
-    auto ts = TransferStation::Create(4096, false);
+    auto ts = TransferStation::Create(4096, Pinning::kNone);
     ASSERT_TRUE(ts.ok());
     kept = *(*ts)->Acquire();
   }  // the caller's reference is gone; the lease still holds the station
@@ -64,14 +64,15 @@ TEST(TransferStation, ALeaseKeepsItsStationAlive) {
 }
 
 TEST(TransferStation, BadSizesAndPinning) {
-  EXPECT_EQ(TransferStation::Create(0, false).status().code(),
+  EXPECT_EQ(TransferStation::Create(0, Pinning::kNone).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(TransferStation::Create(size_t{1} << 40, false).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      TransferStation::Create(size_t{1} << 40, Pinning::kNone).status().code(),
+      absl::StatusCode::kInvalidArgument);
   // Pinned: either locked, or a clear error (never silently unpinned).
-  auto pinned = TransferStation::Create(4096, true, 1);
+  auto pinned = TransferStation::Create(4096, Pinning::kMlock, 1);
   if (pinned.ok()) {
-    EXPECT_TRUE((*pinned)->pinned());
+    EXPECT_EQ((*pinned)->pinning(), Pinning::kMlock);
   } else {
     EXPECT_EQ(pinned.status().code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_NE(std::string(pinned.status().message()).find("mlock"),

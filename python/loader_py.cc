@@ -205,9 +205,13 @@ class PyLoader {
   // A new iterator over the next epoch.
   PyEpoch Iter() {
     auto state = std::make_shared<EpochState>();
+    bool closed = false;  // not a status: StartEpoch has FailedPreconditions
     const absl::Status status = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(core_->mu);
-      if (core_->closed) return absl::FailedPreconditionError("closed");
+      if (core_->closed) {
+        closed = true;
+        return absl::OkStatus();
+      }
       state->epoch = core_->next_epoch++;
       absl::StatusOr<std::unique_ptr<EpochLoader>> loader =
           core_->preprocessor->StartEpoch(core_->options.split, state->epoch);
@@ -216,8 +220,7 @@ class PyLoader {
       core_->epochs.push_back(state);
       return absl::OkStatus();
     });
-    if (status.code() == absl::StatusCode::kFailedPrecondition)
-      throw py::value_error("the Loader is closed");
+    if (closed) throw py::value_error("the Loader is closed");
     Raise(status);
     return PyEpoch(core_, std::move(state));
   }

@@ -77,7 +77,10 @@ std::string AsText(const char* callable, const Setting& s,
         return py::str(py::module_::import("os").attr("fspath")(v));
       WrongType(callable, s, v, "a str or a path");
     case SettingType::kChoice:
-      if (!PyUnicode_Check(v.ptr())) WrongType(callable, s, v, "a str");
+      if (IsBool(v) && TakesBool(s))
+        return v.ptr() == Py_True ? "true" : "false";
+      if (!PyUnicode_Check(v.ptr()))
+        WrongType(callable, s, v, TakesBool(s) ? "a str or a bool" : "a str");
       return py::str(v);
   }
   WrongType(callable, s, v, "a supported value");

@@ -302,5 +302,34 @@ TEST(Cli, RunErrors) {
   EXPECT_NE(m.err.find("train-images-idx3-ubyte"), std::string::npos);
 }
 
+// --pinned was a bool and is a choice: the bool spellings still work.
+TEST(Cli, PinnedSpellings) {
+  const std::vector<std::string> run = {"run", "--images=8", "--batch-size=4",
+                                        "--size=16", "--threads=1"};
+  for (const char* mlock : {"--pinned", "--pinned=true", "--pinned=mlock"}) {
+    std::vector<std::string> args = run;
+    args.insert(args.begin() + 1, mlock);  // bare, before another flag
+    const Result r = Cli(args);
+    // mlock works, or the locked-memory limit refuses it: never ignored.
+    EXPECT_TRUE(r.code == 0 || r.err.find("mlock") != std::string::npos)
+        << mlock << ": " << r.err;
+  }
+  for (const char* none : {"--pinned=false", "--pinned=none"}) {
+    std::vector<std::string> args = run;
+    args.push_back(none);
+    EXPECT_EQ(Cli(args).code, 0) << none;
+  }
+  const Result bad = Cli({"run", "--pinned=yes"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--pinned \"yes\" is not one of none, mlock, cuda"),
+            std::string::npos)
+      << bad.err;
+  const Result help = Cli({"run", "--help"});
+  EXPECT_NE(help.out.find("--pinned none|mlock|cuda (default none) (also "
+                          "false = none, true = mlock)"),
+            std::string::npos);
+  EXPECT_NE(help.out.find("--cuda-device"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fusednorm

@@ -17,6 +17,11 @@ const Setting kPreviewFlag{"preview", SettingType::kText, "",
                            "PNG grid of the first 16 samples, de-normalized"};
 const Setting kEpochsFlag{
     "epochs", SettingType::kInt, "1", "epochs to run", {}, 1, 1e9};
+const Setting kDeviceCopyFlag{
+    "device_copy", SettingType::kBool, "false",
+    "copy each batch to a buffer on --cuda-device while the workers fill "
+    "the next, as a trainer's loader would (needs an NVIDIA driver; with "
+    "--pinned=cuda the copies are direct and asynchronous)"};
 const Setting kFlipFlag{"flip",
                         SettingType::kChoice,
                         "random",
@@ -69,6 +74,9 @@ absl::StatusOr<SettingValues> ParseFlags(
       value = arg.substr(eq + 1);
     } else if (s->type == SettingType::kBool) {
       value = "true";
+    } else if (TakesBool(*s) &&
+               (i + 1 == args.size() || absl::StartsWith(args[i + 1], "--"))) {
+      value = "true";  // a choice that was a bool, given bare
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {

@@ -1,7 +1,8 @@
 // The command line's flags: each command accepts a list of setting rows
 // (core/settings.h; cli.cc's command table lists them), and a command line
 // is parsed into their values. Flags are --name=value, --name value, or a
-// bare --name for a bool; dashes and underscores alike. The rows only the
+// bare --name for a bool (or a choice that takes bools, before another flag
+// or at the end); dashes and underscores alike. The rows only the
 // commands take (files, epochs, normalize's decisions) are defined here.
 #ifndef FUSEDNORM_TOOLS_FLAGS_H_
 #define FUSEDNORM_TOOLS_FLAGS_H_
@@ -18,6 +19,7 @@ extern const Setting kInputFlag;
 extern const Setting kOutputFlag;
 extern const Setting kPreviewFlag;
 extern const Setting kEpochsFlag;
+extern const Setting kDeviceCopyFlag;
 extern const Setting kFlipFlag;
 extern const Setting kEraseFlag;
 extern const Setting kPrintDecisionsFlag;

@@ -100,6 +100,7 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   o.recipe.path = ResolvePath(o.recipe.path);
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epochs, v.Int(kEpochsFlag));
   o.epochs = static_cast<int>(epochs);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.device_copy, v.Bool(kDeviceCopyFlag));
   o.output = ResolvePath(v.Text(kOutputFlag));
   o.preview = ResolvePath(v.Text(kPreviewFlag));
   return o;

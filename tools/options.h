@@ -55,6 +55,7 @@ struct RunOptions {
   RecipeOptions recipe;  // every pipeline setting
   int epochs = 0;
   std::string output, preview;  // resolved paths, or ""
+  bool device_copy = false;     // each batch copied to recipe's cuda_device
 };
 absl::StatusOr<RunOptions> RunOptionsFromFlags(const SettingValues& flags);
 

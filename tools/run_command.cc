@@ -1,7 +1,8 @@
 // `fusednorm run`: builds the Preprocessor the flags describe (the standard
 // recipe of pipeline/recipe.h), runs its epochs,
 // and reports throughput and where the workers spent their time; optionally
-// writes every batch to --output as it comes and the first samples to
+// copies every batch to a CUDA device as it comes (--device-copy, as a
+// trainer's loader would), writes it to --output and the first samples to
 // --preview. Ctrl-C stops it within about a sample's time, leaving no file.
 #include <algorithm>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/dispatch.h"
+#include "pipeline/device_copier.h"
 #include "pipeline/recipe.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
@@ -30,6 +32,8 @@ constexpr size_t kPreviewSamples = 16;
 // samples kept for --preview (--output is written as batches come).
 struct Results {
   EpochLoader::StageSeconds stages;
+  DeviceCopier::Stats copies;  // --device-copy
+  std::string device;
   size_t skipped = 0;
   std::vector<std::string> skip_reasons;  // one per skipped sample
   std::vector<std::vector<uint8_t>> preview;
@@ -44,26 +48,70 @@ void Keep(const Batch& b, const RunOptions& o, Results* r) {
   }
 }
 
-// The next batch, waiting in slices so that Ctrl-C cancels the epoch
-// whether or not batches keep coming.
-absl::StatusOr<BatchRef> NextBatch(EpochLoader& loader) {
+// Waits in slices until `source` is ready, checking for Ctrl-C before each
+// slice, so that it cancels the epoch whether or not batches keep coming.
+template <typename Source>
+absl::Status WaitInterruptibly(Source& source) {
   do {
     if (Interruptible::interrupted()) {
-      loader.Cancel();
+      source.Cancel();
       return Interruptible::Status();
     }
-  } while (!loader.WaitReady(absl::Milliseconds(50)));
-  return loader.Next();
+  } while (!source.WaitReady(absl::Milliseconds(50)));
+  return absl::OkStatus();
 }
+
+// One epoch's batches: from the loader, or once copied to the device.
+class EpochBatches {
+ public:
+  absl::Status Start(const Preprocessor& p, const RunOptions& o, int e) {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        loader_, p.StartEpoch(o.recipe.split,
+                              o.recipe.epoch + static_cast<uint32_t>(e)));
+    if (!o.device_copy) return absl::OkStatus();
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        copier_,
+        DeviceCopier::Start(loader_, {o.recipe.loader.cuda_device, 2}));
+    return absl::OkStatus();
+  }
+
+  // The next batch (its device copy, if any, completed and let go).
+  absl::StatusOr<BatchRef> Next() {
+    if (copier_ == nullptr) {
+      FUSEDNORM_RETURN_IF_ERROR(WaitInterruptibly(*loader_));
+      return loader_->Next();
+    }
+    FUSEDNORM_RETURN_IF_ERROR(WaitInterruptibly(*copier_));
+    FUSEDNORM_ASSIGN_OR_RETURN(DeviceBatch d, copier_->Next());
+    return std::move(d.batch);
+  }
+
+  void AddTo(Results* r) const {
+    const EpochLoader::StageSeconds s = loader_->stage_seconds();
+    r->stages.load += s.load;
+    r->stages.transforms += s.transforms;
+    r->stages.fused += s.fused;
+    if (copier_ == nullptr) return;
+    const DeviceCopier::Stats c = copier_->stats();
+    r->copies.copies += c.copies;
+    r->copies.bytes += c.bytes;
+    r->copies.buffers = std::max(r->copies.buffers, c.buffers);
+    r->device = copier_->device_name();
+    r->copies.copy_wait_seconds += c.copy_wait_seconds;
+  }
+
+ private:
+  std::shared_ptr<EpochLoader> loader_;
+  std::unique_ptr<DeviceCopier> copier_;  // --device-copy
+};
 
 // One epoch: every batch to the report, the preview and `output`.
 absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o, int e,
                       NpyWriter* output, Progress* progress, Results* r) {
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      std::unique_ptr<EpochLoader> loader,
-      p.StartEpoch(o.recipe.split, o.recipe.epoch + static_cast<uint32_t>(e)));
+  EpochBatches batches;
+  FUSEDNORM_RETURN_IF_ERROR(batches.Start(p, o, e));
   for (;;) {
-    FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, NextBatch(*loader));
+    FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, batches.Next());
     if (batch == nullptr) break;
     r->skipped += batch->skipped;
     for (size_t k = 0; k < batch->count; ++k) {
@@ -76,10 +124,7 @@ absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o, int e,
     Keep(*batch, o, r);
     progress->Batch(batch->count);
   }
-  const EpochLoader::StageSeconds s = loader->stage_seconds();
-  r->stages.load += s.load;
-  r->stages.transforms += s.transforms;
-  r->stages.fused += s.fused;
+  batches.AddTo(r);
   return absl::OkStatus();
 }
 
@@ -126,6 +171,16 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
                100 * s.load / work, 100 * s.transforms / work,
                100 * s.fused / work,
                1e6 * s.fused / std::max<size_t>(1, images));
+  if (o.device_copy) {
+    const DeviceCopier::Stats& c = r.copies;
+    std::fprintf(out,
+                 "device copies to CUDA device %d (%s), slots pinned = %s: "
+                 "%zu batches, %.3f GB into %zu device buffers; waited "
+                 "%.3f s for copies to complete\n",
+                 o.recipe.loader.cuda_device, r.device.c_str(),
+                 NameOf(PinningNames(), o.recipe.loader.pinning), c.copies,
+                 c.bytes * 1e-9, c.buffers, c.copy_wait_seconds);
+  }
   // --on-error=skip: each skipped sample and why (the message names its
   // file).
   for (const std::string& reason : r.skip_reasons) {

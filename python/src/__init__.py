@@ -145,7 +145,15 @@ class Loader:
     ("pil", "pil12.2", "pil13", "tensor", "bilinear"), on_error ("fail", or "skip": an unreadable
     sample is zero-filled with label -1), decode_scale (reduced-size JPEG
     decoding where crops allow: faster, other pixels), rank, world_size,
-    drop_last, pinned, copy.
+    drop_last, pinned, cuda_device, copy.
+
+    pinned: "none" (False, the default), "mlock" (True: the OS will not
+    swap the slots) or "cuda": every slot is registered with the CUDA
+    driver (libcuda.so.1, loaded when the first epoch starts; without it
+    that iter() raises RuntimeError naming it) for every CUDA context of
+    the process, torch's included, so copies from a batch to cuda_device
+    are direct and asynchronous. Such a copy reads the batch until it
+    completes: keep the array until then (fusednorm.torch.to_device does).
 
     Under torch.distributed (initialized), or torchrun's environment (RANK,
     WORLD_SIZE), rank and world_size default to this process's: global

@@ -19,8 +19,14 @@ Where the random decisions come from (`rng`):
 
 Either way, exact mode's output is torchvision's, bit for bit, for the
 decisions made; `decide()` returns them without normalizing anything.
+
+to_device / DeviceCopier: a Loader batch copied to a CUDA device on a side
+stream, overlapping the copy with the work on the current stream, under the
+rule that keeps such a copy right (see DeviceCopier).
 """
 
+
+import threading as _threading
 
 import numpy as _np
 import torch as _torch
@@ -28,7 +34,7 @@ from PIL import Image as _PILImage
 
 from fusednorm import _fusednorm as _core
 
-__all__ = ["FusedTail"]
+__all__ = ["DeviceCopier", "FusedTail", "to_device"]
 
 _KEY_RANGE = 1 << 62
 _RNGS = ("fusednorm", "torchvision")
@@ -187,3 +193,115 @@ class _TorchvisionDraws:
 
     def randint(self, lo, hi):
         return _torch.randint(lo, hi + 1, size=(1,)).item()
+
+
+class DeviceCopier:
+    """Copies Loader batches to one CUDA device on a stream of its own.
+
+        copier = fusednorm.torch.DeviceCopier("cuda:0")
+        for images, labels in loader:            # fusednorm.Loader(pinned="cuda")
+            x = copier(images)                   # queued; usable at once
+            loss = model(x).sum()                # on the current stream
+
+    copier(batch) queues batch.to(device, non_blocking=True) on the side
+    stream, records a torch.cuda.Event after it, makes the current stream
+    wait for that event (so the returned tensor can be used on the current
+    stream right away, with no host synchronization) and tells torch's
+    allocator that the current stream uses the tensor (record_stream).
+
+    The rule: a transfer slot is not refilled while a copy from it may be in
+    flight. A Loader batch (the NumPy array, or the bfloat16 tensor made
+    from it) is the lease on its slot: the slot is refilled only once the
+    batch and every view of it are gone. A non-blocking copy reads the slot
+    until its event completes, so the copier keeps the batch until then --
+    the caller may drop its own reference at once. Completed copies are let
+    go at the next call, by release(), or by synchronize(); a copier that is
+    not called again keeps its last batches (their slots) until then.
+
+    With pinned="cuda" the slots are registered with the CUDA driver for
+    every context, torch's included: the copy is direct DMA and truly
+    asynchronous (CUDA counts registered memory as page-locked, so torch's
+    is_pinned() should say True; not yet seen on a GPU here). From other
+    memory torch stages
+    the copy itself; it stays correct, only slower. `stream`: the side
+    stream to use (default: a new torch.cuda.Stream on the device).
+    RuntimeError when torch has no CUDA device."""
+
+    def __init__(self, device="cuda", stream=None):
+        cuda = _require_cuda("DeviceCopier")
+        self.device = _torch.device(device)
+        if self.device.type != "cuda":
+            raise ValueError(f"DeviceCopier copies to a CUDA device, not {device!r}")
+        self.stream = stream if stream is not None else cuda.Stream(self.device)
+        self._lock = _threading.Lock()
+        self._in_flight = []  # (event, the batch, its host tensor)
+
+    def __call__(self, batch):
+        """batch on the device: a tensor of its shape and dtype, ready for
+        the current stream's work. `batch`: a NumPy array (a Loader batch)
+        or a CPU tensor; it is kept until its copy has completed."""
+        cuda = _require_cuda("DeviceCopier")
+        host = _torch.from_numpy(batch) if isinstance(batch, _np.ndarray) else batch
+        if not isinstance(host, _torch.Tensor) or host.device.type != "cpu":
+            raise TypeError("DeviceCopier copies a NumPy array or a CPU tensor, "
+                            f"not {type(batch).__name__}")
+        self.release()
+        current = cuda.current_stream(self.device)
+        with cuda.stream(self.stream):
+            out = host.to(self.device, non_blocking=True)
+            event = cuda.Event()
+            event.record(self.stream)
+        with self._lock:  # held from before the copy can be seen complete
+            self._in_flight.append((event, batch, host))
+        current.wait_event(event)
+        out.record_stream(current)
+        return out
+
+    def release(self):
+        """Lets go the batches whose copies have completed (event.query());
+        returns how many are still in flight."""
+        with self._lock:
+            self._in_flight = [c for c in self._in_flight if not c[0].query()]
+            return len(self._in_flight)
+
+    def synchronize(self):
+        """Waits for every queued copy, then lets every batch go."""
+        with self._lock:
+            in_flight, self._in_flight = self._in_flight, []
+        for event, _, _ in in_flight:
+            event.synchronize()
+
+    @property
+    def in_flight(self):
+        """Batches held for copies not yet seen complete."""
+        with self._lock:
+            return len(self._in_flight)
+
+
+_copiers = {}
+_copiers_lock = _threading.Lock()
+
+
+def to_device(batch, device="cuda"):
+    """batch copied to `device` by that device's shared DeviceCopier (one per
+    device, made on first use): a side-stream, non-blocking copy that the
+    current stream waits for, the batch (its slot) kept until the copy has
+    completed. See DeviceCopier for the rule."""
+    _require_cuda("to_device")
+    key = _torch.device(device)
+    if key.type == "cuda" and key.index is None:
+        key = _torch.device("cuda", _torch.cuda.current_device())
+    with _copiers_lock:
+        copier = _copiers.get(str(key))
+        if copier is None:
+            copier = _copiers[str(key)] = DeviceCopier(key)
+    return copier(batch)
+
+
+def _require_cuda(what):
+    cuda = _torch.cuda
+    if not cuda.is_available():
+        raise RuntimeError(f"fusednorm.torch.{what} needs torch with a CUDA "
+                           "device: torch.cuda.is_available() is False "
+                           f"(torch {_torch.__version__})")
+    return cuda

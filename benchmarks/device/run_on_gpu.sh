@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The figures of issue 24 on a machine with an NVIDIA GPU, from a bundle made
+# by prepare.sh (nothing is built or fetched here), in a few minutes:
+#
+#   1. host-to-device GB/s from pageable, mlock'ed and CUDA-registered slots
+#      (h2d_bandwidth, through fusednorm's dlopen'ed driver);
+#   2. `fusednorm run` images/s with --device-copy against without, slots
+#      registered either way (pinned = cuda), and with the copy from
+#      pageable slots, at all cores, on the JPEG folder and on raw shards;
+#      the rounds interleaved, medians;
+#   3. images/s at 1, 2, 4, 8 and 16 threads on both (scaling efficiency:
+#      images/s at N threads / (N x images/s at 1)).
+#
+#   run_on_gpu.sh [--smoke] BUNDLE [OUTDIR]
+#
+# The data, under $TMPDIR: the bundle's 300 seed JPEGs linked 32 times over
+# (a folder of 9600 samples, each drawing its own crop), and the seeds packed
+# as raw shards (pack --encoding raw --max-side 256) listed 128 times (38400
+# samples an epoch). Epochs are long because each epoch maps, and with
+# pinned = cuda registers, slots of its own. --smoke: tiny epochs, 1 and 2
+# threads, one round (prepare.sh runs it here through the driver double).
+# Logs and summary.txt go to OUTDIR (default: a new temp folder).
+set -uo pipefail
+
+smoke=0
+if [[ "${1:-}" == "--smoke" ]]; then smoke=1; shift; fi
+bundle="$(cd "${1:?usage: run_on_gpu.sh [--smoke] BUNDLE [OUTDIR]}" && pwd)"
+out="${2:-$(mktemp -d)}"
+mkdir -p "$out"
+bin="$bundle/bin"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+work="${TMPDIR:-/tmp}/fusednorm_device_bench"
+summary="$out/summary.txt"
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+
+cores="$(nproc)"
+if ((smoke)); then
+  copies=3 rounds=1 copy_rounds=1 links=1 repeats=2 threads_list="1 2" images=128
+else
+  copies=20 rounds=7 copy_rounds=3 links=32 repeats=128 threads_list="1 2 4 8 16"
+  images=0
+fi
+copy_threads=$cores
+((copy_threads > 16)) && copy_threads=16
+
+say "== machine: $cores cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,memory.total,driver_version,pcie.link.gen.current,pcie.link.width.current \
+    --format=csv,noheader 2>&1 | tee -a "$summary"
+fi
+say "driver: ${FUSEDNORM_CUDA_DRIVER:-libcuda.so.1}$( ((smoke)) && echo ' (smoke run: figures mean nothing)')"
+
+say "== 1. host-to-device copies, one 64 x 224 x 224 x 3 float32 batch"
+"$bin/h2d_bandwidth" --copies=$copies --rounds=$rounds 2>&1 | tee -a "$summary"
+
+# The data, made once per machine.
+folder="$work/jpeg$links" raw="$work/raw"
+if [[ ! -e "$folder/done" ]]; then
+  rm -rf "$folder" && mkdir -p "$folder"
+  # Python (the machine's) links 9600 files in a blink; bash forks per file.
+  if ! python3 - "$bundle/seed" "$folder" "$links" 2>/dev/null <<'PY'
+import os, shutil, sys
+seed, folder, links = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for c in sorted(os.listdir(seed)):
+    if not os.path.isdir(os.path.join(seed, c)):
+        continue
+    os.makedirs(os.path.join(folder, c), exist_ok=True)
+    for f in sorted(os.listdir(os.path.join(seed, c))):
+        for k in range(links):
+            src, dst = os.path.join(seed, c, f), os.path.join(folder, c, f"{k}-{f}")
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copyfile(src, dst)
+PY
+  then
+    for c in "$bundle"/seed/class*; do
+      dir="$folder/$(basename "$c")"
+      mkdir -p "$dir"
+      for f in "$c"/*.jpg; do
+        for ((k = 0; k < links; ++k)); do
+          ln -f "$f" "$dir/$k-${f##*/}" 2>/dev/null || cp "$f" "$dir/$k-${f##*/}"
+        done
+      done
+    done
+  fi
+  touch "$folder/done"
+fi
+if [[ ! -e "$raw/done" ]]; then
+  rm -rf "$raw" && mkdir -p "$raw"
+  "$bin/fusednorm" pack --data "$bundle/seed" --output "$raw/seed-%04d.tar" \
+    --encoding raw --max-side 256 >"$out/pack.log" 2>&1 || {
+    say "pack failed:"; tail -5 "$out/pack.log" | tee -a "$summary"; }
+  touch "$raw/done"
+fi
+shards=("$raw"/seed-*.tar)
+raw_data=""
+for ((k = 0; k < repeats; ++k)); do
+  raw_data+="$(IFS=,; echo "${shards[*]}"),"
+done
+raw_data="${raw_data%,}"
+say "data: $(find "$folder" -name '*.jpg' | wc -l) JPEGs in $folder; ${#shards[@]} raw shards of the seeds, listed $repeats times"
+
+# rate NAME EPOCHS ARGS...: one `fusednorm run`, its images/s on stdout.
+rate() {
+  local name=$1 epochs=$2
+  shift 2
+  local log="$out/runs.log"
+  {
+    echo "-- $name: fusednorm run $*"
+  } >>"$log"
+  if ! "$bin/fusednorm" run --images $images --batch-size 64 \
+    --epochs "$epochs" "$@" >>"$log" 2>&1; then
+    { echo "$name failed:"; tail -n 3 "$log"; } >>"$summary"
+    echo "failed"
+    return
+  fi
+  tail -n 4 "$log" | grep -o '[0-9.]* images/s' | tail -1 | cut -d' ' -f1
+}
+
+median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "-")}'; }
+range() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {print lo "-" hi}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.3f", a / b; else print "-"}'; }
+
+# Epochs that take a few seconds at N threads (one at 1 to 4 threads).
+epochs_for() {
+  if ((smoke)); then echo 1; return; fi
+  echo $((($2 + 3) / 4))
+}
+data_for() { [[ $1 == raw ]] && echo "$raw_data" || echo "$folder"; }
+
+say "== 2. --device-copy at $copy_threads threads: $copy_rounds interleaved rounds"
+declare -A on off pageable
+modes=(off on pageable)
+for ((r = 0; r < copy_rounds; ++r)); do
+  for set in jpeg raw; do
+    e=$(epochs_for $set $copy_threads)
+    for ((i = 0; i < 3; ++i)); do
+      m=${modes[$(((i + r) % 3))]}
+      case $m in
+        off) off[$set]+=" $(rate "$set off r$r" $e --data "$(data_for $set)" --threads $copy_threads --pinned cuda)" ;;
+        on) on[$set]+=" $(rate "$set on r$r" $e --data "$(data_for $set)" --threads $copy_threads --pinned cuda --device-copy)" ;;
+        pageable) pageable[$set]+=" $(rate "$set pageable r$r" $e --data "$(data_for $set)" --threads $copy_threads --pinned none --device-copy)" ;;
+      esac
+    done
+  done
+done
+say "$(printf '%-6s %22s %22s %22s %9s %15s' data 'copy off: images/s' 'copy on (cuda slots)' 'copy on (pageable)' 'on / off' 'pageable / off')"
+for set in jpeg raw; do
+  a=$(echo "${off[$set]}" | median) b=$(echo "${on[$set]}" | median) c=$(echo "${pageable[$set]}" | median)
+  say "$(printf '%-6s %9s (%11s) %9s (%11s) %9s (%11s) %9s %15s' $set \
+    "$a" "$(echo "${off[$set]}" | range)" "$b" "$(echo "${on[$set]}" | range)" \
+    "$c" "$(echo "${pageable[$set]}" | range)" "$(ratio "$b" "$a")" "$(ratio "$c" "$a")")"
+done
+grep -h "device copies to" "$out/runs.log" | tail -2 | tee -a "$summary"
+
+say "== 3. threads (pinned = none, no copies)"
+say "$(printf '%-7s %14s %10s %14s %10s' threads 'jpeg images/s' efficiency 'raw images/s' efficiency)"
+declare -A one
+for t in $threads_list; do
+  row="$(printf '%-7s' $t)"
+  for set in jpeg raw; do
+    v=$(rate "$set threads $t" "$(epochs_for $set $t)" --data "$(data_for $set)" --threads $t)
+    [[ $t == 1 ]] && one[$set]=$v
+    eff=$(awk -v v="$v" -v o="${one[$set]:-0}" -v t=$t 'BEGIN {if (o+0 > 0 && v+0 > 0) printf "%.3f", v / (t * o); else print "-"}')
+    row+="$(printf ' %14s %10s' "$v" "$eff")"
+  done
+  say "$row"
+done
+grep -h "kernel " "$out/runs.log" | tail -1 | tee -a "$summary"
+say "logs: $out (runs.log, pack.log, summary.txt)"
