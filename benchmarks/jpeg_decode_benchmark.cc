@@ -178,7 +178,7 @@ bool Splice(const std::vector<uint8_t>& file, const CropWindow& box,
 // Decodes (or only splices) image `i`'s `box` as `v` says.
 void Once(Variant& v, size_t i, const CropWindow& box, DecodedRegion* region) {
   if (v.splice_only) {
-    v.from_segments += Splice((*v.files)[i], box, &region->segments);
+    v.from_segments += Splice((*v.files)[i], box, &region->scratch.segments);
     return;
   }
   const absl::Status s = DecodeJpegInto(

@@ -222,8 +222,7 @@ class DeviceCopier:
     every context, torch's included: the copy is direct DMA and truly
     asynchronous (CUDA counts registered memory as page-locked, so torch's
     is_pinned() should say True; not yet seen on a GPU here). From other
-    memory torch stages
-    the copy itself; it stays correct, only slower. `stream`: the side
+    memory torch stages the copy itself; it stays correct, only slower. `stream`: the side
     stream to use (default: a new torch.cuda.Stream on the device).
     RuntimeError when torch has no CUDA device."""
 
