@@ -19,20 +19,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "cuda/driver_types.h"
 
 namespace fusednorm {
-
-// The driver's types, as its ABI has them (cuda.h's CUresult, CUdevice,
-// CUdeviceptr, CUcontext, CUstream, CUevent), under names of our own.
-using CuResult = int;
-using CuDevice = int;
-using CuDevicePtr = unsigned long long;  // NOLINT: the ABI's type
-struct CuContextHandle;
-struct CuStreamHandle;
-struct CuEventHandle;
-using CuContext = CuContextHandle*;
-using CuStream = CuStreamHandle*;
-using CuEvent = CuEventHandle*;
 
 // The driver's constants fusednorm uses.
 inline constexpr CuResult kCuSuccess = 0;

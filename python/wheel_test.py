@@ -68,9 +68,11 @@ class Wheel(unittest.TestCase):
                     "op = fusednorm.FusedNormalization(layout='chw', mode='exact')\n"
                     "y = op(np.full((4, 5, 3), 255, np.uint8), flip=False)\n"
                     "print(y.shape, float(y[0, 0, 0]))\n")
-            out = subprocess.run([sys.executable, "-c", code], check=True,
-                                 capture_output=True, text=True, cwd=target,
-                                 env=clean_env(PYTHONPATH=target)).stdout.split("\n")
+            r = subprocess.run([sys.executable, "-c", code],
+                               capture_output=True, text=True, cwd=target,
+                               env=clean_env(PYTHONPATH=target))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            out = r.stdout.split("\n")
             self.assertTrue(out[0].startswith(os.path.join(target, "fusednorm")), out)
             want = (np.float32(1.0) - np.float32(0.485)) / np.float32(0.229)
             self.assertEqual(out[1], f"(3, 4, 5) {float(want)}")

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda/driver_types.h"
+
 namespace {
 
 using Result = int;
@@ -234,7 +236,10 @@ Result QueueCopy(uintptr_t dst, const void* src, size_t bytes, Stream* s) {
 
 }  // namespace
 
-using CUresult = int;
+using CUresult = fusednorm::CuResult;
+using fusednorm::CuContext;
+using fusednorm::CuEvent;
+using fusednorm::CuStream;
 
 extern "C" {
 
@@ -290,7 +295,7 @@ FAKE_EXPORT CUresult cuDeviceGetName(char* name, int len, int device) {
   return r;
 }
 
-FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(void** ctx, int device) {
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CuContext* ctx, int device) {
   std::lock_guard<std::mutex> lock(S().mu);
   State& st = S();
   Result r = Begin("cuDevicePrimaryCtxRetain", kInit);
@@ -300,7 +305,7 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(void** ctx, int device) {
   if (r == kOk) {
     ++st.contexts[device].retains;
     ++st.counts.contexts;
-    *ctx = &st.contexts[device];
+    *ctx = reinterpret_cast<CuContext>(&st.contexts[device]);
   }
   Log("cuDevicePrimaryCtxRetain device=%d -> %d", device, r);
   return r;
@@ -325,7 +330,7 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device) {
   return r;
 }
 
-FAKE_EXPORT CUresult cuCtxPushCurrent_v2(void* ctx) {
+FAKE_EXPORT CUresult cuCtxPushCurrent_v2(CuContext ctx) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuCtxPushCurrent_v2", kInit);
   Context* c = ContextOf(ctx);
@@ -334,12 +339,12 @@ FAKE_EXPORT CUresult cuCtxPushCurrent_v2(void* ctx) {
   return r;  // not logged: every call pushes and pops
 }
 
-FAKE_EXPORT CUresult cuCtxPopCurrent_v2(void** ctx) {
+FAKE_EXPORT CUresult cuCtxPopCurrent_v2(CuContext* ctx) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuCtxPopCurrent_v2", kInit);
   if (r == kOk && current.empty()) r = kInvalidContext;
   if (r == kOk) {
-    if (ctx != nullptr) *ctx = current.back();
+    if (ctx != nullptr) *ctx = reinterpret_cast<CuContext>(current.back());
     current.pop_back();
   }
   return r;
@@ -417,7 +422,7 @@ FAKE_EXPORT CUresult cuMemFree_v2(unsigned long long dptr) {
 
 FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst,
                                           const void* src, size_t bytes,
-                                          void* stream) {
+                                          CuStream stream) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuMemcpyHtoDAsync_v2", kCurrentContext);
   Stream* s = StreamOf(stream);
@@ -445,20 +450,20 @@ FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void* dst, unsigned long long src,
   return r;
 }
 
-FAKE_EXPORT CUresult cuStreamCreate(void** stream, unsigned flags) {
+FAKE_EXPORT CUresult cuStreamCreate(CuStream* stream, unsigned flags) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuStreamCreate", kCurrentContext);
   if (r == kOk) {
     Stream* s = new Stream();
     S().streams.insert(s);
     ++S().counts.streams;
-    *stream = s;
+    *stream = reinterpret_cast<CuStream>(s);
   }
   Log("cuStreamCreate flags=%u -> %d", flags, r);
   return r;
 }
 
-FAKE_EXPORT CUresult cuStreamDestroy_v2(void* stream) {
+FAKE_EXPORT CUresult cuStreamDestroy_v2(CuStream stream) {
   std::lock_guard<std::mutex> lock(S().mu);
   State& st = S();
   Result r = Begin("cuStreamDestroy_v2", kInit);
@@ -478,7 +483,7 @@ FAKE_EXPORT CUresult cuStreamDestroy_v2(void* stream) {
   return r;
 }
 
-FAKE_EXPORT CUresult cuStreamSynchronize(void* stream) {
+FAKE_EXPORT CUresult cuStreamSynchronize(CuStream stream) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuStreamSynchronize", kInit);
   Stream* s = StreamOf(stream);
@@ -488,20 +493,20 @@ FAKE_EXPORT CUresult cuStreamSynchronize(void* stream) {
   return r;
 }
 
-FAKE_EXPORT CUresult cuEventCreate(void** event, unsigned flags) {
+FAKE_EXPORT CUresult cuEventCreate(CuEvent* event, unsigned flags) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuEventCreate", kCurrentContext);
   if (r == kOk) {
     Event* e = new Event();
     S().events.insert(e);
     ++S().counts.events;
-    *event = e;
+    *event = reinterpret_cast<CuEvent>(e);
   }
   Log("cuEventCreate flags=%u -> %d", flags, r);
   return r;
 }
 
-FAKE_EXPORT CUresult cuEventRecord(void* event, void* stream) {
+FAKE_EXPORT CUresult cuEventRecord(CuEvent event, CuStream stream) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuEventRecord", kInit);
   Event* e = EventOf(event);
@@ -521,7 +526,7 @@ FAKE_EXPORT CUresult cuEventRecord(void* event, void* stream) {
 }
 
 #ifndef FAKE_CUDA_WITHOUT_EVENT_QUERY
-FAKE_EXPORT CUresult cuEventQuery(void* event) {
+FAKE_EXPORT CUresult cuEventQuery(CuEvent event) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuEventQuery", kInit);
   Event* e = EventOf(event);
@@ -538,7 +543,7 @@ FAKE_EXPORT CUresult cuEventQuery(void* event) {
 }
 #endif
 
-FAKE_EXPORT CUresult cuEventSynchronize(void* event) {
+FAKE_EXPORT CUresult cuEventSynchronize(CuEvent event) {
   std::lock_guard<std::mutex> lock(S().mu);
   Result r = Begin("cuEventSynchronize", kInit);
   Event* e = EventOf(event);
@@ -548,7 +553,7 @@ FAKE_EXPORT CUresult cuEventSynchronize(void* event) {
   return r;
 }
 
-FAKE_EXPORT CUresult cuEventDestroy_v2(void* event) {
+FAKE_EXPORT CUresult cuEventDestroy_v2(CuEvent event) {
   std::lock_guard<std::mutex> lock(S().mu);
   State& st = S();
   Result r = Begin("cuEventDestroy_v2", kInit);
