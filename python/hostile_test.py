@@ -282,5 +282,73 @@ class SampleErrors(unittest.TestCase):
             self.assertEqual(loader.skipped, [(0, 1, reason)])
 
 
+def write_shard(path, samples, side=32):
+    """A WebDataset shard of `samples` raw uint8 images (.npy) and labels."""
+    import io
+    import tarfile
+    rng = np.random.default_rng(3)
+    with tarfile.open(path, "w") as t:
+        for i in range(samples):
+            buf = io.BytesIO()
+            np.save(buf, rng.integers(1, 256, (side, side, 3), np.uint8))
+            for ext, data in (("npy", buf.getvalue()), ("cls", b"%d" % (i % 7))):
+                info = tarfile.TarInfo(f"{i:06d}.{ext}")
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+
+
+class RewrittenShards(unittest.TestCase):
+    """A shard truncated or rewritten in place while a Loader reads it: the
+    samples it no longer holds are SampleErrors naming the shard (or, with
+    on_error="skip", zero-filled and listed), never a signal."""
+
+    def loader(self, path, **kw):
+        return fusednorm.Loader(data=path, size=16, batch_size=4, images=0,
+                                threads=2, split="val", **kw)
+
+    def rewrite(self, path, how):
+        if how == "truncate":
+            os.truncate(path, 4096)
+        else:  # as cp writes over a file: truncated, then other bytes
+            write_shard(path + ".other", 400)
+            with open(path + ".other", "rb") as src, open(path, "r+b") as dst:
+                dst.truncate(0)
+                dst.write(src.read())
+
+    def test_failing_loader_names_the_shard(self):
+        import tempfile
+        for how in ("truncate", "overwrite"):
+            with self.subTest(how=how), tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "train-0000.tar")
+                write_shard(path, 400)
+                epoch = iter(self.loader(path))
+                next(epoch)
+                self.rewrite(path, how)
+                with self.assertRaises(fusednorm.SampleError) as cm:
+                    for _ in epoch:
+                        pass
+                self.assertIn(path, str(cm.exception))
+                self.assertIn("truncated or rewritten", str(cm.exception))
+
+    def test_skipping_loader_lists_the_lost_samples(self):
+        import tempfile
+        for how in ("truncate", "overwrite"):
+            with self.subTest(how=how), tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "train-0000.tar")
+                write_shard(path, 400)
+                epoch = iter(self.loader(path, on_error="skip"))
+                batches = [next(epoch)]
+                self.rewrite(path, how)
+                batches += list(epoch)
+                self.assertEqual(sum(len(y) for _, y in batches), 400)
+                self.assertGreater(len(epoch.skipped), 0)
+                for _, reason in epoch.skipped:
+                    self.assertIn(path, reason)
+                lost = sum(int((y == -1).sum()) for _, y in batches)
+                self.assertEqual(lost, len(epoch.skipped))
+                # What was read before the rewrite is intact.
+                self.assertTrue((batches[0][1] >= 0).all())
+
+
 if __name__ == "__main__":
     unittest.main()

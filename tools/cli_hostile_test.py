@@ -1,8 +1,8 @@
 """The command line as a hostile or careless user drives it: huge sizes and
 thread counts, runs under a memory limit, Ctrl-C in the middle, two runs
-writing one output, a shard truncated under a run, oversized shards. Each
-must end in a clear message and exit status, never a signal or a file that
-is neither run's output."""
+writing one output, a shard truncated or overwritten under a run, oversized
+shards. Each must end in a clear message and exit status, never a signal or
+a file that is neither run's output."""
 
 import os
 import resource
@@ -130,6 +130,39 @@ class Outputs(unittest.TestCase):
             self.assertEqual(len(shards), 1024)
             self.assertEqual(r.stderr.count("warning: sample "), 1024, r.stderr[:500])
             self.assertIn("more than shard_bytes = 100", r.stderr)
+
+
+class RewrittenShards(unittest.TestCase):
+    def test_a_shard_truncated_or_overwritten_under_a_run_names_it(self):
+        for how in ("truncate", "cp"):
+            with self.subTest(how=how), tempfile.TemporaryDirectory() as d:
+                shard = os.path.join(d, "train-0000.tar")
+                r = run("pack", "--output", os.path.join(d, "train-%04d.tar"),
+                        "--encoding", "raw", "--max-side", "64")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                r = run("pack", "--output", os.path.join(d, "other-%04d.tar"),
+                        "--encoding", "raw", "--max-side", "32")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                other = os.path.join(d, "other-0000.tar")
+                # Epochs without end: only the rewritten shard stops it.
+                p = subprocess.Popen(
+                    [binary(), "run", "--data", shard, "--epochs", "1000000",
+                     "--threads", "2", "--size", "32"],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                time.sleep(1.0)
+                if how == "truncate":
+                    os.truncate(shard, 100000)
+                else:
+                    subprocess.run(["cp", other, shard], check=True)
+                try:
+                    _, err = p.communicate(timeout=60)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
+                    self.fail("run went on reading a rewritten shard")
+                self.assertEqual(p.returncode, 1, err)
+                self.assertIn(shard, err)
+                self.assertIn("truncated or rewritten", err)
 
 
 if __name__ == "__main__":
