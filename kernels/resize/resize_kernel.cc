@@ -52,13 +52,21 @@ struct PillowFilter {
   }
 
   // The fixed-point weights of window `win` into w: the filter divided by
-  // its sum, as Pillow divides (the filter is evaluated twice rather than
-  // kept: no buffer to allocate).
+  // its sum, as Pillow divides. The filter values are kept on the stack for
+  // the windows of common downscales (up to kKept taps) and evaluated twice
+  // for wider ones: no buffer to allocate, the same values either way.
   void Weights(const Window& win, int32_t* w) const {
+    constexpr int64_t kKept = 64;
+    double kept[kKept];
+    const bool keep = win.count <= kKept;
     double sum = 0.0;
-    for (int64_t x = 0; x < win.count; ++x) sum += Raw(win, x);
     for (int64_t x = 0; x < win.count; ++x) {
       const double k = Raw(win, x);
+      if (keep) kept[x] = k;
+      sum += k;
+    }
+    for (int64_t x = 0; x < win.count; ++x) {
+      const double k = keep ? kept[x] : Raw(win, x);
       w[x] = ToFixed(sum != 0.0 ? k / sum : k);
     }
   }
