@@ -13,11 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "codecs/encode.h"
 #include "data/shards.h"
 #include "data/tar.h"
 #include "gtest/gtest.h"
 #include "pipeline/preprocessor.h"
+#include "pipeline/recipe.h"
 
 // Sanitizers bring their own allocator: there the test is skipped.
 #if defined(__has_feature)
@@ -85,6 +87,24 @@ std::vector<Image> Images(int n) {
   return std::vector<Image>(n, base);
 }
 
+// A folder of n copies of `jpg` (dir/c/*.jpg) and a shard of the same files
+// (dir/s.tar), in a new dir.
+std::string WriteJpegs(const std::vector<uint8_t>& jpg, int n) {
+  const std::string dir = TempDir();
+  mkdir((dir + "/c").c_str(), 0755);
+  std::string tar;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = std::to_string(1000 + i) + ".jpg";
+    std::ofstream(dir + "/c/" + name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(jpg.data()), jpg.size());
+    tar += *TarFileHeader(name, jpg.size()) +
+           std::string(jpg.begin(), jpg.end()) +
+           std::string(TarPadding(jpg.size()), '\0');
+  }
+  std::ofstream(dir + "/s.tar", std::ios::binary) << tar;
+  return dir;
+}
+
 void ExpectNoPerSampleAllocations(
     const std::function<std::shared_ptr<const Dataset>(int)>& make,
     const char* what) {
@@ -110,23 +130,8 @@ TEST(Allocations, NonePerSample) {
             *MakeInMemoryDataset(Images(n), std::vector<int64_t>(n, 1)));
       },
       "in memory");
-  // A folder of n JPEGs, and a shard of the same files, in dir.
   const std::vector<uint8_t> jpg = *EncodeJpeg(Images(1)[0], 90);
-  const auto files = [&](int n) {
-    const std::string dir = TempDir();
-    mkdir((dir + "/c").c_str(), 0755);
-    std::string tar;
-    for (int i = 0; i < n; ++i) {
-      const std::string name = std::to_string(1000 + i) + ".jpg";
-      std::ofstream(dir + "/c/" + name, std::ios::binary)
-          .write(reinterpret_cast<const char*>(jpg.data()), jpg.size());
-      tar += *TarFileHeader(name, jpg.size()) +
-             std::string(jpg.begin(), jpg.end()) +
-             std::string(TarPadding(jpg.size()), '\0');
-    }
-    std::ofstream(dir + "/s.tar", std::ios::binary) << tar;
-    return dir;
-  };
+  const auto files = [&](int n) { return WriteJpegs(jpg, n); };
   ExpectNoPerSampleAllocations(
       [&](int n) {
         return std::shared_ptr<const Dataset>(*OpenImageFolder(files(n)));
@@ -138,6 +143,97 @@ TEST(Allocations, NonePerSample) {
             *OpenShards({files(n) + "/s.tar"}));
       },
       "JPEG shards");
+}
+
+// One epoch of the recipe `fusednorm run` and the Python Loader build
+// (pipeline/recipe.h) over `data`: its allocations, decoded pixels and
+// samples.
+struct RecipeEpoch {
+  long allocations = 0;
+  EpochLoader::DecodedPixels pixels;
+  long samples = 0, batches = 0;
+};
+
+RecipeEpoch RunRecipe(const std::string& data, const LoaderSettings& loader) {
+  RecipeOptions o;
+  o.data = data;
+  o.size = {32, 32};
+  o.loader = loader;
+  absl::StatusOr<std::shared_ptr<const Dataset>> dataset = OpenRecipeDataset(o);
+  EXPECT_TRUE(dataset.ok()) << dataset.status();
+  absl::StatusOr<Preprocessor> p = BuildRecipe(o, *dataset);
+  EXPECT_TRUE(p.ok()) << p.status();
+  RecipeEpoch r;
+  const long before = g_allocations.load();
+  absl::StatusOr<std::unique_ptr<EpochLoader>> epoch =
+      p->StartEpoch(Split::kTrain, 0);
+  EXPECT_TRUE(epoch.ok()) << epoch.status();
+  for (;;) {
+    absl::StatusOr<BatchRef> batch = (*epoch)->Next();
+    EXPECT_TRUE(batch.ok()) << batch.status();
+    if (!batch.ok() || *batch == nullptr) break;
+    r.samples += static_cast<long>((*batch)->count);
+    ++r.batches;
+  }
+  r.pixels = (*epoch)->decoded_pixels();
+  r.allocations = g_allocations.load() - before;
+  return r;
+}
+
+// Every way a user can narrow or shard the recipe's epoch, for a JPEG
+// folder and JPEG shards: an images limit or none, one rank of two or a
+// single process, either error policy, in every combination. Each decodes
+// only the crops' windows (a RandomResizedCrop's window is 8-100% of the
+// image: about half on average) and allocates nothing per sample: the
+// longer epoch's extra allocations are those of its extra batches (about
+// ten each: the batch's record and lists, the reference to it) and of
+// buffers growing, far fewer than one per extra sample.
+TEST(Allocations, EveryRecipePathDecodesWindowsWithoutAllocating) {
+#ifdef FUSEDNORM_SANITIZED
+  GTEST_SKIP() << "the sanitizer's allocator replaces operator new";
+#endif
+  Image big;
+  ASSERT_TRUE(AllocateImage(256, 320, 3, &big).ok());
+  for (size_t i = 0; i < big.pixels.size(); ++i) {
+    big.pixels[i] = static_cast<uint8_t>((i * 7) ^ (i / 961));
+  }
+  const std::vector<uint8_t> jpg = *EncodeJpeg(big, 90);
+  const std::string small_dir = WriteJpegs(jpg, 16);
+  const std::string large_dir = WriteJpegs(jpg, 208);
+  for (const char* kind : {"", "/s.tar"}) {
+    for (const bool limit : {false, true}) {
+      for (const bool sharded : {false, true}) {
+        for (const ErrorPolicy policy :
+             {ErrorPolicy::kFail, ErrorPolicy::kSkip}) {
+          const std::string what =
+              absl::StrCat(*kind ? kind : "folder", limit ? " images=N-1" : "",
+                           sharded ? " rank 1 of 2" : "",
+                           policy == ErrorPolicy::kSkip ? " skip" : " fail");
+          const auto settings = [&](size_t n) {
+            LoaderSettings l = RecipeOptions::DefaultRecipeLoader();
+            l.batch_size = 32;
+            l.threads = 2;
+            l.samples = limit ? n - 1 : 0;
+            l.rank = sharded ? 1 : 0;
+            l.world = sharded ? 2 : 1;
+            l.policy = policy;
+            return l;
+          };
+          const RecipeEpoch small = RunRecipe(small_dir + kind, settings(16));
+          const RecipeEpoch large = RunRecipe(large_dir + kind, settings(208));
+          const long samples = large.samples - small.samples;
+          const long batches = large.batches - small.batches;
+          EXPECT_GE(samples, 96) << what;
+          EXPECT_LT(large.allocations - small.allocations,
+                    samples / 2 + 12 * batches)
+              << what << ": " << samples << " more samples, " << batches
+              << " more batches";
+          EXPECT_GT(large.pixels.whole, 0) << what;
+          EXPECT_LT(large.pixels.decoded, 0.8 * large.pixels.whole) << what;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

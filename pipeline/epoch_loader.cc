@@ -321,6 +321,11 @@ EpochLoader::StageSeconds EpochLoader::stage_seconds() const {
           c.fused.load() * 1e-9};
 }
 
+EpochLoader::DecodedPixels EpochLoader::decoded_pixels() const {
+  const StageCounters& c = impl_->counters;
+  return {c.decoded_pixels.load(), c.whole_pixels.load()};
+}
+
 bool EpochLoader::WaitReady(absl::Duration timeout) {
   Impl& m = *impl_;
   std::unique_lock<std::mutex> lock(m.mu);

@@ -148,6 +148,15 @@ class EpochLoader {
   };
   StageSeconds stage_seconds() const;
 
+  // The encoded samples' pixels decoded so far, and those of their whole
+  // images (at the scale decoded): decoded < whole when only the crops'
+  // windows were decoded.
+  struct DecodedPixels {
+    int64_t decoded = 0;
+    int64_t whole = 0;
+  };
+  DecodedPixels decoded_pixels() const;
+
  private:
   struct Impl;
   explicit EpochLoader(std::unique_ptr<Impl> impl);

@@ -52,6 +52,14 @@ absl::Status PlanAndDecode(const Chain& chain, const RawSample& raw,
   return decoded;
 }
 
+// Adds a decoded sample's pixels and its whole image's to the counters.
+void CountDecoded(const DecodedImage& d, StageCounters* counters) {
+  counters->decoded_pixels.fetch_add(d.view.height * d.view.width,
+                                     std::memory_order_relaxed);
+  counters->whole_pixels.fetch_add(d.size.height * d.size.width,
+                                   std::memory_order_relaxed);
+}
+
 // The first op's decision in the coordinates of the decoded part (which may
 // be a region, or the image at a reduced scale).
 OpDecision InDecoded(const OpDecision& d, const DecodedImage& image) {
@@ -88,6 +96,7 @@ absl::Status RunRead(const Chain& chain, const Dataset& dataset,
                      StageClock* clock, Workspace* ws) {
   const RawSample& raw = ws->raw;
   FUSEDNORM_RETURN_IF_ERROR(PlanAndDecode(chain, raw, stream, decode, ws));
+  if (raw.is_encoded()) CountDecoded(ws->decoded, counters);
   clock->Add(&counters->load);
   FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out, Transform(chain, raw, ws));
   if (out.channels != dataset.channels()) {

@@ -45,11 +45,16 @@ class StageClock {
       std::chrono::steady_clock::now();
 };
 
-// Where a run adds its stages' time, in nanoseconds summed over workers.
+// Where a run adds its stages' time, in nanoseconds summed over workers,
+// and what decoding the encoded samples took: the pixels decoded, and those
+// of the whole images (both at the scale decoded), so that decoding only
+// the crops' windows shows as decoded < whole.
 struct StageCounters {
   std::atomic<int64_t> load{0};        // reading and decoding
   std::atomic<int64_t> transforms{0};  // the real ops
   std::atomic<int64_t> fused{0};       // FusedNormalization
+  std::atomic<int64_t> decoded_pixels{0};
+  std::atomic<int64_t> whole_pixels{0};
 };
 
 // A worker's buffers, reused from sample to sample.

@@ -154,6 +154,36 @@ class LoaderBehaviour(unittest.TestCase):
         loader.close()
 
 
+    def test_only_the_crops_windows_are_decoded(self):
+        """epoch.decoded_pixels: the JPEG pixels decoded against those of
+        the whole images, for the training crops with an images limit, a
+        rank or skipping; whole images for the val split's Resize."""
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "a"))
+            y, x = np.mgrid[0:256, 0:320]
+            rgb = np.stack([x % 256, (x * y) % 256, (3 * y) % 256], -1)
+            for i in range(40):
+                Image.fromarray(rgb.astype(np.uint8)).save(
+                    os.path.join(d, "a", f"{i}.jpg"), quality=90)
+            base = dict(data=d, size=32, batch_size=8, threads=2)
+            for extra in ({}, {"images": 39}, {"rank": 1, "world_size": 2},
+                          {"images": 39, "on_error": "skip"}):
+                with self.subTest(**extra):
+                    epoch = iter(fusednorm.Loader(**base, **extra))
+                    for _ in epoch:
+                        pass
+                    decoded, whole = epoch.decoded_pixels
+                    self.assertGreater(decoded, 0)
+                    self.assertLess(decoded, 0.8 * whole)
+            epoch = iter(fusednorm.Loader(**base, split="val"))
+            for _ in epoch:
+                pass
+            decoded, whole = epoch.decoded_pixels
+            self.assertEqual(decoded, whole)
+            self.assertEqual(whole, 40 * 256 * 320)
+
+
 class Errors(unittest.TestCase):
     def test_bad_inputs_raise_the_stated_exceptions(self):
         op = fusednorm.FusedNormalization()

@@ -123,6 +123,14 @@ class PyEpoch {
 
   py::list skipped() const { return py::cast(state_->skipped); }
   uint32_t epoch() const { return state_->epoch; }
+  // (pixels decoded, pixels of the whole images) of the encoded samples so
+  // far: the first is smaller where only the crops' windows were decoded.
+  py::tuple decoded_pixels() const {
+    std::shared_ptr<EpochLoader> loader = Loader();
+    if (loader == nullptr) return py::make_tuple(0, 0);
+    const EpochLoader::DecodedPixels d = loader->decoded_pixels();
+    return py::make_tuple(d.decoded, d.whole);
+  }
 
  private:
   std::shared_ptr<EpochLoader> Loader() const {
@@ -272,7 +280,8 @@ void BindLoader(py::module_& m) {
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyEpoch::Next)
       .def_property_readonly("epoch", &PyEpoch::epoch)
-      .def_property_readonly("skipped", &PyEpoch::skipped);
+      .def_property_readonly("skipped", &PyEpoch::skipped)
+      .def_property_readonly("decoded_pixels", &PyEpoch::decoded_pixels);
   py::class_<PyLoader>(m, "Loader")
       .def(py::init<const py::kwargs&>())
       .def("__iter__", &PyLoader::Iter, py::keep_alive<0, 1>())

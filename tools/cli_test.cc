@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -284,6 +285,44 @@ TEST(Cli, RunOnErrorFailsOrSkipsAndListsTheFile) {
   EXPECT_NE(r.err.find("--on-error \"ignore\" is not one of fail, skip"),
             std::string::npos)
       << r.err;
+}
+
+// The report says how much of the JPEGs' pixels were decoded: the training
+// crops' windows with or without an images limit or a rank, whole images
+// for the val split's Resize.
+TEST(Cli, RunReportsTheDecodedShareOfTheJpegs) {
+  const std::string root = Dir() + "/jpegs";
+  mkdir(root.c_str(), 0755);
+  mkdir((root + "/a").c_str(), 0755);
+  Image img{256, 320, 3, std::vector<uint8_t>(256 * 320 * 3)};
+  for (size_t i = 0; i < img.pixels.size(); ++i) {
+    img.pixels[i] = static_cast<uint8_t>((i * 7) ^ (i / 961));
+  }
+  const std::vector<uint8_t> jpg = *EncodeJpeg(img, 90);
+  for (int i = 0; i < 40; ++i) {
+    Write(root + "/a/" + std::to_string(i) + ".jpg",
+          std::string(jpg.begin(), jpg.end()));
+  }
+  const auto share = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--data=" + root, "--size=32",
+                                     "--batch-size=8", "--threads=2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = Cli(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    const size_t at = r.out.find("decoded ");
+    EXPECT_NE(at, std::string::npos) << r.out;
+    return at == std::string::npos ? -1 : std::atoi(r.out.c_str() + at + 8);
+  };
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {},
+           {"--images=39"},
+           {"--rank=1", "--world-size=2"},
+           {"--images=39", "--on-error=skip"}}) {
+    const int percent = share(extra);
+    EXPECT_GT(percent, 0);
+    EXPECT_LT(percent, 80) << "crop windows, not whole images";
+  }
+  EXPECT_EQ(share({"--split=val"}), 100);
 }
 
 TEST(Cli, RunErrors) {

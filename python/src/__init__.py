@@ -251,6 +251,13 @@ class _Epoch:
         """(sample index, reason) of this epoch's skipped samples so far."""
         return self._epoch.skipped
 
+    @property
+    def decoded_pixels(self):
+        """(pixels decoded, pixels of the whole images) of this epoch's
+        encoded samples so far: the first is smaller where only the crops'
+        windows were decoded (the training recipe's JPEGs)."""
+        return self._epoch.decoded_pixels
+
 
 @_atexit.register
 def _close_all():
