@@ -4,8 +4,10 @@
 // OpenCV, which ./bazelw installs for it). Pillow itself is timed by
 // benchmarks/resize_peer.py (//benchmarks:resize_peer).
 //
-//   BM_Resize/<row>/<case>   ops/resize.h's ResizeBox with the pil filter on
-//                            that resize dispatch row (weights included)
+//   BM_Resize/<row>/<case>   ops/resize.h's Resizer with the pil filter on
+//                            that resize dispatch row and a workspace kept
+//                            across calls, as a loader's worker keeps it
+//                            (weights included)
 //   BM_OpenCV/<interp>/<case> cv::resize on a cv::Mat view of the same box,
 //                            cv::setNumThreads(1); INTER_LINEAR (2 taps, no
 //                            antialiasing: the fastest) and INTER_AREA (its
@@ -78,12 +80,19 @@ const Image& Input(const Case& c) {
 void BM_Resize(benchmark::State& state, std::string row, Case c) {
   const Image& in = Input(c);
   const std::vector<CropWindow> boxes = Boxes(c);
+  const absl::StatusOr<Resizer> resizer =
+      Resizer::Create(ResizeFilter::kPil, row);
+  if (!resizer.ok()) {
+    state.SkipWithError(std::string(resizer.status().message()).c_str());
+    return;
+  }
+  ResizeWorkspace ws;  // a worker's, kept from call to call
   Image out;
   size_t i = 0;
   for (auto _ : state) {
     const CropWindow& box = boxes[i++ % boxes.size()];
     const absl::Status s =
-        ResizeBox(in.view(), box, {224, 224}, ResizeFilter::kPil, &out, row);
+        resizer->Resize(in.view(), box, {224, 224}, &ws, &out);
     if (!s.ok()) {
       state.SkipWithError(std::string(s.message()).c_str());
       return;

@@ -26,10 +26,14 @@ py::array ResizedCrop(const py::buffer& image, int64_t top, int64_t left,
   const ResizeFilter f = Value(ParseResizeFilter(filter));
   const ImageView view{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w, im.c,
                        im.row_stride};
+  const Resizer resizer = Value(Resizer::Create(f, kernel));
   Image out;
   Raise(WithoutGil([&] {
-    return ResizeBox(view, {top, left, height, width},
-                     {size.first, size.second}, f, &out, kernel);
+    // A Python thread that calls this in a loop keeps its weights and
+    // buffers from call to call, as a loader's worker does.
+    thread_local ResizeWorkspace ws;
+    return resizer.Resize(view, {top, left, height, width},
+                          {size.first, size.second}, &ws, &out);
   }));
   py::array_t<uint8_t> result(
       {out.height, out.width, static_cast<int64_t>(out.channels)});
