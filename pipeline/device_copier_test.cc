@@ -141,32 +141,54 @@ std::vector<std::string> Drain(
 TEST(DeviceCopier, EveryBatchIsCopiedOnceInOrderByteForByte) {
   FakeCuda& fake = FakeCuda::Get();
   fake.SetEventDelay(2);
-  const Preprocessor p = Make(Pinning::kCuda);
-  const auto ref = Reference(p);
-  ASSERT_EQ(ref.size(), 10u);
-  const FakeCudaCounts before = fake.Counts();
-  fake.ClearLog();
-  std::vector<std::string> slots;
+  const FakeCudaCounts start = fake.Counts();
   {
-    std::unique_ptr<DeviceCopier> copier = StartCopier(p);
-    ASSERT_NE(copier, nullptr);
-    slots = Drain(*copier, ref);
-    const DeviceCopier::Stats s = copier->stats();
-    EXPECT_EQ(s.copies, 10u);
-    EXPECT_EQ(s.bytes, 38u * 24 * 24 * 3 * 4);
-    EXPECT_LE(s.buffers, 4u) << "ahead + the one handed out";
+    const Preprocessor p = Make(Pinning::kCuda);
+    const auto ref = Reference(p);
+    ASSERT_EQ(ref.size(), 10u);
+    const FakeCudaCounts before = fake.Counts();
+    fake.ClearLog();
+    std::vector<std::string> slots;
+    {
+      std::unique_ptr<DeviceCopier> copier = StartCopier(p);
+      ASSERT_NE(copier, nullptr);
+      slots = Drain(*copier, ref);
+      const DeviceCopier::Stats s = copier->stats();
+      EXPECT_EQ(s.copies, 10u);
+      EXPECT_EQ(s.bytes, 38u * 24 * 24 * 3 * 4);
+      EXPECT_LE(s.buffers, 4u) << "ahead + the one handed out";
+    }
+    EXPECT_EQ(CopySources(), slots) << "one copy per batch, in order";
+    for (const std::string& line : fake.Calls("cuMemcpyHtoDAsync_v2"))
+      EXPECT_NE(line.find("registered=1 -> 0"), std::string::npos) << line;
+    const FakeCudaCounts after = fake.Counts();
+    EXPECT_EQ(after.violations, before.violations);
+    EXPECT_EQ(after.copies_done - before.copies_done, 10);
+    // The Preprocessor keeps its slots registered for its next epochs (the
+    // copier's epoch may have needed one more).
+    EXPECT_GE(after.registered, before.registered);
+    EXPECT_EQ(after.allocations, before.allocations);
+    EXPECT_EQ(after.streams, before.streams);
+    EXPECT_EQ(after.events, before.events);
   }
-  EXPECT_EQ(CopySources(), slots) << "one copy per batch, in order";
-  for (const std::string& line : fake.Calls("cuMemcpyHtoDAsync_v2"))
-    EXPECT_NE(line.find("registered=1 -> 0"), std::string::npos) << line;
-  const FakeCudaCounts after = fake.Counts();
-  EXPECT_EQ(after.violations, before.violations);
-  EXPECT_EQ(after.copies_done - before.copies_done, 10);
-  EXPECT_EQ(after.registered, before.registered);
-  EXPECT_EQ(after.allocations, before.allocations);
-  EXPECT_EQ(after.streams, before.streams);
-  EXPECT_EQ(after.events, before.events);
-  EXPECT_EQ(after.contexts, before.contexts);
+  const FakeCudaCounts end = fake.Counts();
+  EXPECT_EQ(end.registered, start.registered) << "unregistered with it";
+  EXPECT_EQ(end.contexts, start.contexts);
+  EXPECT_EQ(end.violations, start.violations);
+}
+
+// The Preprocessor keeps its slots from epoch to epoch: later epochs
+// register nothing more with the driver, and unregister nothing.
+TEST(DeviceCopier, LaterEpochsRegisterNoMoreSlots) {
+  FakeCuda& fake = FakeCuda::Get();
+  const Preprocessor p = Make(Pinning::kCuda);
+  fake.ClearLog();
+  Reference(p);
+  const size_t first = fake.Calls("cuMemHostRegister_v2").size();
+  EXPECT_GT(first, 0u);
+  for (int epoch = 0; epoch < 3; ++epoch) Reference(p);
+  EXPECT_EQ(fake.Calls("cuMemHostRegister_v2").size(), first);
+  EXPECT_TRUE(fake.Calls("cuMemHostUnregister").empty());
 }
 
 // Copies complete only when the consumer waits for them, and the consumer
@@ -203,27 +225,30 @@ TEST(DeviceCopier, ShutdownMidEpochWaitsForTheCopiesAndFreesEverything) {
   FakeCuda& fake = FakeCuda::Get();
   fake.SetEventDelay(1 << 30);  // queued copies stay queued
   const FakeCudaCounts before = fake.Counts();
-  const Preprocessor p = Make(Pinning::kCuda);
-  const auto ref = Reference(p);
-  DeviceBatch kept;
   {
-    std::unique_ptr<DeviceCopier> copier = StartCopier(p, 4);
-    ASSERT_NE(copier, nullptr);
-    kept = *copier->Next();
-    ASSERT_NE(kept.batch, nullptr);
-    while (copier->stats().copies < 4)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }  // three copies still queued: the destructor waits for them
-  EXPECT_EQ(fake.Counts().pending_at_destroy, before.pending_at_destroy);
-  EXPECT_EQ(fake.Counts().violations, before.violations);
-  EXPECT_EQ(DeviceBytes(kept), ref.at(0)) << "a kept batch stays valid";
-  EXPECT_GT(fake.Counts().registered, before.registered);
-  kept = DeviceBatch();
+    const Preprocessor p = Make(Pinning::kCuda);
+    const auto ref = Reference(p);
+    DeviceBatch kept;
+    {
+      std::unique_ptr<DeviceCopier> copier = StartCopier(p, 4);
+      ASSERT_NE(copier, nullptr);
+      kept = *copier->Next();
+      ASSERT_NE(kept.batch, nullptr);
+      while (copier->stats().copies < 4)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }  // three copies still queued: the destructor waits for them
+    EXPECT_EQ(fake.Counts().pending_at_destroy, before.pending_at_destroy);
+    EXPECT_EQ(fake.Counts().violations, before.violations);
+    EXPECT_EQ(DeviceBytes(kept), ref.at(0)) << "a kept batch stays valid";
+    EXPECT_GT(fake.Counts().registered, before.registered);
+    kept = DeviceBatch();
+    const FakeCudaCounts after = fake.Counts();
+    EXPECT_EQ(after.allocations, before.allocations);
+    EXPECT_EQ(after.streams, before.streams);
+    EXPECT_EQ(after.events, before.events);
+  }  // the Preprocessor, and with it its slots
   const FakeCudaCounts after = fake.Counts();
   EXPECT_EQ(after.registered, before.registered);
-  EXPECT_EQ(after.allocations, before.allocations);
-  EXPECT_EQ(after.streams, before.streams);
-  EXPECT_EQ(after.events, before.events);
   EXPECT_EQ(after.contexts, before.contexts);
   fake.SetEventDelay(2);
 }

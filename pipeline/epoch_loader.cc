@@ -273,7 +273,7 @@ struct EpochLoader::Impl {
 
 absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
     const Dataset& dataset, const Chain& chain, const LoaderSettings& settings,
-    uint32_t epoch) {
+    uint32_t epoch, std::shared_ptr<TransferStation> station) {
   auto m = std::make_unique<Impl>();
   m->dataset = &dataset;
   m->chain = &chain;
@@ -281,10 +281,17 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   m->epoch = epoch;
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
   m->Plan();
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      m->station, TransferStation::Create(
-                      settings.batch_size * chain.sample_bytes,
-                      settings.pinning, settings.slots, settings.cuda_device));
+  const size_t batch_bytes = settings.batch_size * chain.sample_bytes;
+  if (station == nullptr) {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        station, TransferStation::Create(batch_bytes, settings.pinning,
+                                         settings.slots, settings.cuda_device));
+  } else if (station->slot_bytes() != batch_bytes) {
+    return InvalidArgumentCat("the transfer station's slots hold ",
+                              station->slot_bytes(), " bytes, a batch ",
+                              batch_bytes);
+  }
+  m->station = std::move(station);
   m->filling.resize(settings.slots);
   m->done.assign(settings.slots, 0);
   m->first_error.assign(settings.slots, SIZE_MAX);

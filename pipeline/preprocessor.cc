@@ -3,14 +3,17 @@
 #include "pipeline/preprocessor.h"
 
 #include <algorithm>
+#include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/format_names.h"
 #include "core/status.h"
 #include "pipeline/chain.h"
+#include "pipeline/transfer_station.h"
 
 namespace fusednorm {
 
@@ -18,8 +21,26 @@ struct Preprocessor::State {
   std::shared_ptr<const Dataset> dataset;
   Chain train, val;
   LoaderSettings loader;
+  // The transfer slots, kept from epoch to epoch (one pool per batch size
+  // in bytes: the splits' samples may differ), made by the first epoch.
+  std::mutex stations_mu;
+  std::vector<std::shared_ptr<TransferStation>> stations;
 
   const Chain& chain(Split s) const { return s == Split::kTrain ? train : val; }
+
+  // The pool of slots of `bytes`, made on first use.
+  absl::StatusOr<std::shared_ptr<TransferStation>> Station(size_t bytes) {
+    std::lock_guard<std::mutex> lock(stations_mu);
+    for (const std::shared_ptr<TransferStation>& t : stations) {
+      if (t->slot_bytes() == bytes) return t;
+    }
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        std::shared_ptr<TransferStation> t,
+        TransferStation::Create(bytes, loader.pinning, loader.slots,
+                                loader.cuda_device));
+    stations.push_back(t);
+    return t;
+  }
 };
 
 absl::Span<const Named<Split>> SplitNames() {
@@ -217,8 +238,13 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> Preprocessor::StartEpoch(
     Split split, uint32_t epoch) const {
   LoaderSettings settings = state_->loader;
   settings.shuffle = settings.shuffle && split == Split::kTrain;
-  return EpochLoader::Start(*state_->dataset, state_->chain(split), settings,
-                            epoch);
+  const Chain& chain = state_->chain(split);
+  FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      std::shared_ptr<TransferStation> station,
+      state_->Station(settings.batch_size * chain.sample_bytes));
+  return EpochLoader::Start(*state_->dataset, chain, settings, epoch,
+                            std::move(station));
 }
 
 }  // namespace fusednorm

@@ -60,6 +60,9 @@ class Preprocessor {
   ~Preprocessor();
 
   // Starts an epoch's workers. The loader must not outlive the Preprocessor.
+  // Every epoch fills the Preprocessor's pool of transfer slots: the first
+  // maps (and pins or registers) them, later ones reuse them; their memory
+  // is kept until the Preprocessor goes.
   absl::StatusOr<std::unique_ptr<EpochLoader>> StartEpoch(Split split,
                                                           uint32_t epoch) const;
 

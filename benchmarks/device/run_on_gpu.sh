@@ -16,8 +16,9 @@
 # The data, under $TMPDIR: the bundle's 300 seed JPEGs linked 32 times over
 # (a folder of 9600 samples, each drawing its own crop), and the seeds packed
 # as raw shards (pack --encoding raw --max-side 256) listed 128 times (38400
-# samples an epoch). Epochs are long because each epoch maps, and with
-# pinned = cuda registers, slots of its own. --smoke: tiny epochs, 1 and 2
+# samples an epoch). Epochs are long so that the first epoch's mapping (and
+# with pinned = cuda registering) of the slots, which later epochs reuse,
+# weighs little. --smoke: tiny epochs, 1 and 2
 # threads, one round (prepare.sh runs it here through the driver double).
 # Logs and summary.txt go to OUTDIR (default: a new temp folder).
 set -uo pipefail
