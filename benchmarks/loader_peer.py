@@ -11,8 +11,8 @@ training recipe: RandomResizedCrop(224), RandomHorizontalFlip, ToTensor,
 Normalize(ImageNet), RandomErasing(0.5); float32 output, batches of 64. At
 each thread count N, torchvision uses N DataLoader worker processes and
 fusednorm N worker threads. torchvision's figure is the best of 3 epochs;
-`fusednorm run` reports its 3 epochs together, and fusednorm.Loader is timed
-the same way (images/s).
+`fusednorm run`'s the best of 3 runs, each reporting its 3 epochs together;
+fusednorm.Loader is timed over 3 epochs (images/s).
 """
 
 import os
@@ -53,12 +53,22 @@ def torchvision_rate(folder, workers):
 
 
 def fusednorm_rate(binary, data, threads):
-    out = subprocess.run(
-        [binary, "run", "--data", data, "--images", "0", "--batch-size", "64",
-         "--threads", str(threads), "--epochs", "3"],
-        check=True, capture_output=True, text=True).stdout
-    # The report covers all epochs; the first includes page-cache warm-up.
-    return float(re.search(r"([0-9.]+) images/s", out).group(1)), out
+    """The best of 3 `fusednorm run`s of 3 epochs each (torchvision's figure
+    is the best of its 3 epochs), and the best run's report."""
+    best = (0.0, "")
+    for _ in range(3):
+        out = subprocess.run(
+            [binary, "run", "--data", data, "--images", "0", "--batch-size", "64",
+             "--threads", str(threads), "--epochs", "3"],
+            check=True, capture_output=True, text=True).stdout
+        # The report covers all epochs; the first includes page-cache warm-up.
+        best = max(best, (float(re.search(r"([0-9.]+) images/s", out).group(1)),
+                          out))
+    return best
+
+
+def worker_line(report):
+    return next(line for line in report.splitlines() if "worker time" in line)
 
 
 def python_loader_rate(data, threads):
@@ -108,7 +118,7 @@ def main():
         print(f"{threads:>7} {tv:>15.0f} {ours:>15.0f} {ours / tv:>5.2f}x "
               f"{py:>14.0f} {py / ours:>5.2f}x {shards:>12.0f} "
               f"{shards / tv:>5.2f}x {shards / ours:>8.2f}x {raw:>11.0f}")
-        print("        fusednorm JPEG: " + report.splitlines()[-1])
+        print("        fusednorm JPEG: " + worker_line(report))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codecs/jpeg_errors.h"
 #include "codecs/jpeg_segments.h"
 #include "core/status.h"
 
@@ -24,23 +25,6 @@ namespace {
 // Pixels decoded beyond a region on each side: more than the widest
 // upsampling context (one sample of a 2x-subsampled component).
 constexpr int64_t kMargin = 8;
-
-struct ErrorManager {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX] = "";
-};
-
-void ErrorExit(j_common_ptr cinfo) {
-  ErrorManager* e = reinterpret_cast<ErrorManager*>(cinfo->err);
-  (*cinfo->err->format_message)(cinfo, e->message);
-  std::longjmp(e->jump, 1);
-}
-
-// Warnings are ignored as PIL ignores them, except a premature end of data.
-void EmitMessage(j_common_ptr cinfo, int level) {
-  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) ErrorExit(cinfo);
-}
 
 // PIL's "CMYK;I" unpacking (inverted Adobe data) followed by its
 // cmyk2rgb, per pixel.
@@ -61,9 +45,7 @@ class Decompressor {
  public:
   // `what` must outlive the decompressor.
   explicit Decompressor(const std::string& what) : what_(what) {
-    cinfo_.err = jpeg_std_error(&err_.pub);
-    err_.pub.error_exit = ErrorExit;
-    err_.pub.emit_message = EmitMessage;
+    cinfo_.err = err_.Install();
   }
   ~Decompressor() {
     if (created_) jpeg_destroy_decompress(&cinfo_);
@@ -92,7 +74,7 @@ class Decompressor {
  private:
   const std::string& what_;
   jpeg_decompress_struct cinfo_;
-  ErrorManager err_;
+  JpegErrors err_;
   bool created_ = false;
 };
 

@@ -2,47 +2,21 @@
 // allocation once its buffers have grown: a second pass over the same files
 // and boxes makes none (libjpeg's own state is malloc'ed, not counted).
 // Counts every operator new of the process (its own binary).
-#include <atomic>
 #include <cstdlib>
-#include <new>
 #include <random>
 #include <vector>
 
 #include "codecs/jpeg.h"
 #include "gtest/gtest.h"
+#include "testing/allocation_counter.h"
 #include "testing/jpeg_files.h"
-
-// Sanitizers bring their own allocator: there the test is skipped.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FUSEDNORM_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FUSEDNORM_SANITIZED 1
-#endif
-
-namespace {
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-#ifndef FUSEDNORM_SANITIZED
-void* operator new(size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-#endif
 
 namespace fusednorm {
 namespace {
 
 TEST(JpegSegmentsAllocation, NoneOnceWarm) {
-#ifdef FUSEDNORM_SANITIZED
-  GTEST_SKIP() << "the sanitizer's allocator is not counted";
-#endif
+  if (!kAllocationsCounted)
+    GTEST_SKIP() << "the sanitizer's allocator is not counted";
   std::vector<std::vector<uint8_t>> files;
   for (int mcus : {1, 2, 0}) {
     JpegSpec spec{120, 170};
@@ -60,7 +34,7 @@ TEST(JpegSegmentsAllocation, NoneOnceWarm) {
   DecodedRegion region;
   long segmented = 0, allocations[2] = {0, 0};
   for (int pass = 0; pass < 2; ++pass) {
-    const long before = g_allocations.load();
+    const long before = Allocations();
     for (const std::vector<uint8_t>& f : files) {
       for (const CropWindow& box : boxes) {
         ASSERT_TRUE(
@@ -70,7 +44,7 @@ TEST(JpegSegmentsAllocation, NoneOnceWarm) {
         segmented += region.from_segments;
       }
     }
-    allocations[pass] = g_allocations.load() - before;
+    allocations[pass] = Allocations() - before;
   }
   EXPECT_GT(segmented, 60);
   EXPECT_GT(allocations[0], 0);  // the buffers grew: the count works

@@ -16,31 +16,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "codecs/jpeg.h"
+#include "codecs/jpeg_errors.h"
 
 namespace fusednorm {
 namespace {
 
-struct ErrorManager {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX] = "";
-};
-
-void ErrorExit(j_common_ptr cinfo) {
-  ErrorManager* e = reinterpret_cast<ErrorManager*>(cinfo->err);
-  (*cinfo->err->format_message)(cinfo, e->message);
-  std::longjmp(e->jump, 1);
-}
-
-// As jpeg.cc decodes: warnings are accepted, a premature end of data is not.
-void EmitMessage(j_common_ptr cinfo, int level) {
-  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) ErrorExit(cinfo);
-}
-
 struct State {
   jpeg_decompress_struct src;
   jpeg_compress_struct dst;
-  ErrorManager err;
+  JpegErrors err;
   bool src_created = false, dst_created = false;
   bool writing = false;             // reading done: errors are the encoder's
   unsigned char* buffer = nullptr;  // the output, malloc'ed by libjpeg
@@ -138,10 +122,7 @@ absl::StatusOr<std::vector<uint8_t>> AddRestartMarkers(
     absl::Span<const uint8_t> jpeg, const std::string& what,
     const RestartSpacing& spacing) {
   State st;
-  st.src.err = jpeg_std_error(&st.err.pub);
-  st.dst.err = &st.err.pub;
-  st.err.pub.error_exit = ErrorExit;
-  st.err.pub.emit_message = EmitMessage;
+  st.src.err = st.dst.err = st.err.Install();
   // Set only after the longjmp could have happened, so volatile.
   const char* volatile refused = nullptr;
   volatile bool failed = true;

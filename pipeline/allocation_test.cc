@@ -4,12 +4,10 @@
 // folder and JPEG shards. Counts every operator new of the process.
 #include <sys/stat.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -20,30 +18,7 @@
 #include "gtest/gtest.h"
 #include "pipeline/preprocessor.h"
 #include "pipeline/recipe.h"
-
-// Sanitizers bring their own allocator: there the test is skipped.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FUSEDNORM_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FUSEDNORM_SANITIZED 1
-#endif
-
-namespace {
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-#ifndef FUSEDNORM_SANITIZED
-void* operator new(size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-#endif
+#include "testing/allocation_counter.h"
 
 namespace fusednorm {
 namespace {
@@ -66,7 +41,7 @@ long EpochAllocations(std::shared_ptr<const Dataset> data) {
       .seed(5);
   absl::StatusOr<Preprocessor> p = b.Commit();
   EXPECT_TRUE(p.ok()) << p.status();
-  const long before = g_allocations.load();
+  const long before = Allocations();
   {
     absl::StatusOr<std::unique_ptr<EpochLoader>> loader =
         p->StartEpoch(Split::kTrain, 0);
@@ -77,7 +52,7 @@ long EpochAllocations(std::shared_ptr<const Dataset> data) {
       if (!batch.ok() || *batch == nullptr) break;
     }
   }
-  return g_allocations.load() - before;
+  return Allocations() - before;
 }
 
 // Same-size images (so that buffers reach their size early).
@@ -121,9 +96,8 @@ void ExpectNoPerSampleAllocations(
 }
 
 TEST(Allocations, NonePerSample) {
-#ifdef FUSEDNORM_SANITIZED
-  GTEST_SKIP() << "the sanitizer's allocator replaces operator new";
-#endif
+  if (!kAllocationsCounted)
+    GTEST_SKIP() << "the sanitizer's allocator replaces operator new";
   ExpectNoPerSampleAllocations(
       [](int n) {
         return std::shared_ptr<const Dataset>(
@@ -164,7 +138,7 @@ RecipeEpoch RunRecipe(const std::string& data, const LoaderSettings& loader) {
   absl::StatusOr<Preprocessor> p = BuildRecipe(o, *dataset);
   EXPECT_TRUE(p.ok()) << p.status();
   RecipeEpoch r;
-  const long before = g_allocations.load();
+  const long before = Allocations();
   absl::StatusOr<std::unique_ptr<EpochLoader>> epoch =
       p->StartEpoch(Split::kTrain, 0);
   EXPECT_TRUE(epoch.ok()) << epoch.status();
@@ -176,7 +150,7 @@ RecipeEpoch RunRecipe(const std::string& data, const LoaderSettings& loader) {
     ++r.batches;
   }
   r.pixels = (*epoch)->decoded_pixels();
-  r.allocations = g_allocations.load() - before;
+  r.allocations = Allocations() - before;
   return r;
 }
 
@@ -189,9 +163,8 @@ RecipeEpoch RunRecipe(const std::string& data, const LoaderSettings& loader) {
 // ten each: the batch's record and lists, the reference to it) and of
 // buffers growing, far fewer than one per extra sample.
 TEST(Allocations, EveryRecipePathDecodesWindowsWithoutAllocating) {
-#ifdef FUSEDNORM_SANITIZED
-  GTEST_SKIP() << "the sanitizer's allocator replaces operator new";
-#endif
+  if (!kAllocationsCounted)
+    GTEST_SKIP() << "the sanitizer's allocator replaces operator new";
   Image big;
   ASSERT_TRUE(AllocateImage(256, 320, 3, &big).ok());
   for (size_t i = 0; i < big.pixels.size(); ++i) {

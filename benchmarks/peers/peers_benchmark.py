@@ -26,8 +26,8 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-from PIL import Image
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import photo_folder  # noqa: E402  benchmarks/photo_folder.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = "/tmp/fusednorm_peers_bench"
@@ -57,25 +57,8 @@ OURS = {"folder": "fusednorm run: JPEG folder",
 
 
 def make_folder(images):
-    """loader_peer.py's folder: procedural photo-like content of ImageNet's
-    average size, JPEG quality 90, ten classes."""
-    folder = os.path.join(ROOT, f"jpeg{images}")
-    if os.path.exists(folder + ".done"):
-        return folder
-    rng = np.random.default_rng(0)
-    for i in range(images):
-        cls = os.path.join(folder, f"class{i % 10}")
-        os.makedirs(cls, exist_ok=True)
-        h, w = int(rng.integers(300, 520)), int(rng.integers(340, 600))
-        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
-        f = rng.uniform(0.005, 0.05, 6)
-        rgb = np.stack([np.sin(x * f[0] + y * f[1]), np.sin(x * f[2] - y * f[3]),
-                        np.cos((x + y) * f[4] + f[5])], -1) * 90 + 128
-        rgb += rng.normal(0, 10, rgb.shape)
-        Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).save(
-            os.path.join(cls, f"{i:06d}.jpg"), quality=90)
-    open(folder + ".done", "w").close()
-    return folder
+    """loader_peer.py's folder (benchmarks/photo_folder.py)."""
+    return photo_folder.make_folder(os.path.join(ROOT, f"jpeg{images}"), images)
 
 
 def pack(binary, folder, encoding):
