@@ -16,18 +16,12 @@
 #include "cuda/device_pool.h"
 #include "cuda/testing/fake_cuda_control.h"
 #include "gtest/gtest.h"
+#include "testing/expect_error.h"
 
 namespace fusednorm {
 namespace {
 
 using ::absl::StatusCode;
-
-void ExpectError(const absl::Status& s, StatusCode code,
-                 const std::string& needle) {
-  EXPECT_EQ(s.code(), code) << s;
-  EXPECT_NE(std::string(s.message()).find(needle), std::string::npos)
-      << "\"" << s.message() << "\" should mention \"" << needle << "\"";
-}
 
 std::shared_ptr<const CudaContext> Context() {
   absl::StatusOr<std::shared_ptr<const CudaContext>> c = CudaContext::Retain(0);

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "kernels/dispatch.h"
 #include "kernels/formats.h"
+#include "testing/expect_error.h"
 
 namespace fusednorm {
 namespace {
@@ -23,14 +24,6 @@ FusedNormalization MakeOp(FusedNormalizationOptions options = {}) {
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(options);
   EXPECT_TRUE(op.ok()) << op.status();
   return *std::move(op);
-}
-
-void ExpectError(const absl::Status& status, StatusCode code,
-                 const std::string& needle) {
-  EXPECT_EQ(status.code(), code) << status;
-  EXPECT_NE(std::string(status.message()).find(needle), std::string::npos)
-      << "message \"" << status.message() << "\" should mention \"" << needle
-      << "\"";
 }
 
 // ---- Create() ----

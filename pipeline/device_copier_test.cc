@@ -15,18 +15,12 @@
 #include "cuda/testing/fake_cuda_control.h"
 #include "gtest/gtest.h"
 #include "pipeline/preprocessor.h"
+#include "testing/expect_error.h"
 
 namespace fusednorm {
 namespace {
 
 using ::absl::StatusCode;
-
-void ExpectError(const absl::Status& s, StatusCode code,
-                 const std::string& needle) {
-  EXPECT_EQ(s.code(), code) << s;
-  EXPECT_NE(std::string(s.message()).find(needle), std::string::npos)
-      << "\"" << s.message() << "\" should mention \"" << needle << "\"";
-}
 
 // The synthetic images, but sample `broken` cannot be read.
 class BrokenDataset : public Dataset {

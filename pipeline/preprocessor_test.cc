@@ -18,18 +18,12 @@
 #include "data/shards.h"
 #include "data/tar.h"
 #include "gtest/gtest.h"
+#include "testing/expect_error.h"
 
 namespace fusednorm {
 namespace {
 
 using ::absl::StatusCode;
-
-void ExpectError(const absl::Status& s, StatusCode code,
-                 const std::string& needle) {
-  EXPECT_EQ(s.code(), code) << s;
-  EXPECT_NE(std::string(s.message()).find(needle), std::string::npos)
-      << "\"" << s.message() << "\" should mention \"" << needle << "\"";
-}
 
 // Every batch of an epoch: global batch number -> its bytes, labels and
 // indices.

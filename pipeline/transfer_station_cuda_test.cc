@@ -9,16 +9,10 @@
 #include "cuda/testing/fake_cuda_control.h"
 #include "gtest/gtest.h"
 #include "pipeline/transfer_station.h"
+#include "testing/expect_error.h"
 
 namespace fusednorm {
 namespace {
-
-void ExpectError(const absl::Status& s, absl::StatusCode code,
-                 const std::string& needle) {
-  EXPECT_EQ(s.code(), code) << s;
-  EXPECT_NE(std::string(s.message()).find(needle), std::string::npos)
-      << "\"" << s.message() << "\" should mention \"" << needle << "\"";
-}
 
 // The addresses in the log's calls of `call` that succeeded.
 std::multiset<std::string> Addresses(const std::string& call) {
