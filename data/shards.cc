@@ -10,9 +10,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "codecs/codec.h"
 #include "codecs/npy.h"
 #include "core/status.h"
-#include "codecs/codec.h"
 #include "data/mapped_file.h"
 #include "data/tar.h"
 

@@ -35,7 +35,8 @@ void ExpectPacked(PackPixelsFn pack, size_t pixels, std::mt19937& rng) {
 }
 
 void ExpectRowPacks(PackPixelsFn pack, std::mt19937& rng) {
-  for (size_t pixels = 0; pixels <= 200; ++pixels) ExpectPacked(pack, pixels, rng);
+  for (size_t pixels = 0; pixels <= 200; ++pixels)
+    ExpectPacked(pack, pixels, rng);
   ExpectPacked(pack, 224 * 224, rng);
   ExpectPacked(pack, 499 * 3 + 1, rng);
 }
