@@ -13,8 +13,8 @@
 namespace fusednorm {
 namespace {
 
-// Random123's published known-answer vectors
-// (shared/data/philox4x32_10_kat.txt).
+// Random123's published known-answer vectors for philox4x32-10 (its
+// kat_vectors file).
 struct Kat {
   PhiloxCounter counter;
   PhiloxKey key;
