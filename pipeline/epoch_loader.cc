@@ -292,6 +292,7 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
                               batch_bytes);
   }
   m->station = std::move(station);
+  m->station->BeginUse();
   m->filling.resize(settings.slots);
   m->done.assign(settings.slots, 0);
   m->first_error.assign(settings.slots, SIZE_MAX);
@@ -308,6 +309,8 @@ EpochLoader::EpochLoader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 EpochLoader::~EpochLoader() {
   Cancel();
   for (std::thread& t : impl_->workers) t.join();
+  // The slots and one the consumer holds stay for the next epoch.
+  impl_->station->EndUse(impl_->s.slots + 1);
 }
 
 void EpochLoader::Cancel() {

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -132,8 +133,36 @@ absl::StatusOr<Slot> TransferStation::Acquire() {
 }
 
 void TransferStation::Release(uint8_t* data) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (users_ > 0 || all_.size() <= keep_) {
+      free_.push_back(data);
+      return;
+    }
+    all_.erase(std::find(all_.begin(), all_.end(), data));
+  }
+  Unmap(data);  // outside the lock: it may call the driver
+}
+
+void TransferStation::BeginUse() {
   std::lock_guard<std::mutex> lock(mu_);
-  free_.push_back(data);
+  ++users_;
+}
+
+void TransferStation::EndUse(size_t keep) {
+  std::vector<uint8_t*> unmap;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--users_ > 0) return;
+    keep_ = keep;
+    while (all_.size() > keep_ && !free_.empty()) {
+      uint8_t* p = free_.back();
+      free_.pop_back();
+      all_.erase(std::find(all_.begin(), all_.end(), p));
+      unmap.push_back(p);
+    }
+  }
+  for (uint8_t* p : unmap) Unmap(p);
 }
 
 size_t TransferStation::slots_mapped() const {

@@ -90,6 +90,14 @@ class TransferStation : public std::enable_shared_from_this<TransferStation> {
   // Slots mapped so far (lent and free).
   size_t slots_mapped() const;
 
+  // An epoch fills the pool between BeginUse() and EndUse(keep): while any
+  // epoch does, the pool grows to what it needs and keeps every slot; once
+  // none does, it keeps at most `keep` slots and unmaps the others as they
+  // come back (a consumer that held a whole epoch does not keep its memory
+  // mapped, pinned or registered).
+  void BeginUse();
+  void EndUse(size_t keep);
+
  private:
   friend class Slot;
   TransferStation(size_t slot_bytes, size_t stride, Pinning pinning,
@@ -109,6 +117,8 @@ class TransferStation : public std::enable_shared_from_this<TransferStation> {
   const std::shared_ptr<const CudaContext> cuda_;  // kCuda
   mutable std::mutex mu_;
   std::vector<uint8_t*> all_, free_;
+  size_t users_ = 0;        // epochs between BeginUse and EndUse
+  size_t keep_ = SIZE_MAX;  // slots kept while no epoch uses the pool
 };
 
 }  // namespace fusednorm

@@ -63,6 +63,38 @@ TEST(TransferStation, ALeaseKeepsItsStationAlive) {
   EXPECT_EQ(moved.data()[0], 7);
 }
 
+// While an epoch uses the pool it keeps every slot; once none does, it keeps
+// `keep` and unmaps the rest, the free ones at once and the lent ones as
+// they come back.
+TEST(TransferStation, IdlePoolsKeepOnlyWhatEpochsNeed) {
+  auto ts = TransferStation::Create(100, Pinning::kNone, 2);
+  ASSERT_TRUE(ts.ok());
+  (*ts)->BeginUse();
+  std::vector<Slot> lent;
+  for (int i = 0; i < 6; ++i) lent.push_back(*(*ts)->Acquire());
+  lent.resize(3);  // three come back while the epoch runs: all kept
+  EXPECT_EQ((*ts)->slots_mapped(), 6u);
+  (*ts)->BeginUse();  // a second epoch
+  (*ts)->EndUse(3);
+  EXPECT_EQ((*ts)->slots_mapped(), 6u) << "an epoch still uses the pool";
+  (*ts)->EndUse(3);
+  EXPECT_EQ((*ts)->slots_mapped(), 3u) << "the free ones beyond 3 unmapped";
+  lent.clear();  // a consumer lets go of the whole epoch
+  EXPECT_EQ((*ts)->slots_mapped(), 3u);
+  (*ts)->BeginUse();
+  for (int i = 0; i < 5; ++i) lent.push_back(*(*ts)->Acquire());
+  EXPECT_EQ((*ts)->slots_mapped(), 5u) << "the next epoch grows it again";
+  lent.pop_back();
+  (*ts)->EndUse(3);  // one free slot to unmap, four still lent
+  EXPECT_EQ((*ts)->slots_mapped(), 4u);
+  lent.pop_back();  // comes back beyond 3: unmapped
+  EXPECT_EQ((*ts)->slots_mapped(), 3u);
+  lent.clear();  // the three kept
+  EXPECT_EQ((*ts)->slots_mapped(), 3u);
+  EXPECT_NE((*ts)->Acquire()->data(), nullptr);
+  EXPECT_EQ((*ts)->slots_mapped(), 3u) << "a kept slot is lent again";
+}
+
 TEST(TransferStation, BadSizesAndPinning) {
   EXPECT_EQ(TransferStation::Create(0, Pinning::kNone).status().code(),
             absl::StatusCode::kInvalidArgument);
