@@ -151,9 +151,10 @@ class EpochLoader {
   };
   StageSeconds stage_seconds() const;
 
-  // The encoded samples' pixels decoded so far, and those of their whole
-  // images (at the scale decoded): decoded < whole when only the crops'
-  // windows were decoded.
+  // The JPEG and PNG samples' pixels decoded so far, and those of their
+  // whole images (at the scale decoded): decoded < whole when only the
+  // crops' windows were decoded. Decoded pixels (raw arrays, .npy shown in
+  // place) count in neither.
   struct DecodedPixels {
     int64_t decoded = 0;
     int64_t whole = 0;

@@ -52,8 +52,13 @@ absl::Status PlanAndDecode(const Chain& chain, const RawSample& raw,
   return decoded;
 }
 
-// Adds a decoded sample's pixels and its whole image's to the counters.
-void CountDecoded(const DecodedImage& d, StageCounters* counters) {
+// Adds a decoded sample's pixels and its whole image's to the counters; a
+// .npy shown in place (its pixels in the sample's bytes) decodes nothing.
+void CountDecoded(const RawSample& raw, const DecodedImage& d,
+                  StageCounters* counters) {
+  const uint8_t* p = d.view.pixels.data();
+  if (p >= raw.encoded.data() && p < raw.encoded.data() + raw.encoded.size())
+    return;
   counters->decoded_pixels.fetch_add(d.view.height * d.view.width,
                                      std::memory_order_relaxed);
   counters->whole_pixels.fetch_add(d.size.height * d.size.width,
@@ -96,7 +101,7 @@ absl::Status RunRead(const Chain& chain, const Dataset& dataset,
                      StageClock* clock, Workspace* ws) {
   const RawSample& raw = ws->raw;
   FUSEDNORM_RETURN_IF_ERROR(PlanAndDecode(chain, raw, stream, decode, ws));
-  if (raw.is_encoded()) CountDecoded(ws->decoded, counters);
+  if (raw.is_encoded()) CountDecoded(raw, ws->decoded, counters);
   clock->Add(&counters->load);
   FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out, Transform(chain, raw, ws));
   if (out.channels != dataset.channels()) {

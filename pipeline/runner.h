@@ -46,9 +46,9 @@ class StageClock {
 };
 
 // Where a run adds its stages' time, in nanoseconds summed over workers,
-// and what decoding the encoded samples took: the pixels decoded, and those
-// of the whole images (both at the scale decoded), so that decoding only
-// the crops' windows shows as decoded < whole.
+// and what decoding the JPEG and PNG samples took: the pixels decoded, and
+// those of the whole images (both at the scale decoded), so that decoding
+// only the crops' windows shows as decoded < whole.
 struct StageCounters {
   std::atomic<int64_t> load{0};        // reading and decoding
   std::atomic<int64_t> transforms{0};  // the real ops

@@ -123,8 +123,9 @@ class PyEpoch {
 
   py::list skipped() const { return py::cast(state_->skipped); }
   uint32_t epoch() const { return state_->epoch; }
-  // (pixels decoded, pixels of the whole images) of the encoded samples so
-  // far: the first is smaller where only the crops' windows were decoded.
+  // (pixels decoded, pixels of the whole images) of the JPEG and PNG
+  // samples so far: the first is smaller where only the crops' windows were
+  // decoded.
   py::tuple decoded_pixels() const {
     std::shared_ptr<EpochLoader> loader = Loader();
     if (loader == nullptr) return py::make_tuple(0, 0);

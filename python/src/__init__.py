@@ -253,8 +253,8 @@ class _Epoch:
 
     @property
     def decoded_pixels(self):
-        """(pixels decoded, pixels of the whole images) of this epoch's
-        encoded samples so far: the first is smaller where only the crops'
+        """(pixels decoded, pixels of the whole images) of this epoch's JPEG
+        and PNG samples so far: the first is smaller where only the crops'
         windows were decoded (the training recipe's JPEGs)."""
         return self._epoch.decoded_pixels
 
