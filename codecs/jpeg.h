@@ -29,8 +29,6 @@ namespace fusednorm {
 // Largest image (pixels) the decoders accept.
 inline constexpr int64_t kMaxDecodedPixels = int64_t{1} << 28;
 
-// A decoded part of an image: `image` holds the (scaled) image's pixels from
-// row `top`, column `left` on.
 // What the JPEG decoder reuses from call to call: the spliced restart
 // segments and the gray/CMYK row buffer. It lives outside the decoder's
 // frame, which a libjpeg error leaves by longjmp.
@@ -39,6 +37,8 @@ struct JpegScratch {
   std::vector<uint8_t> row;
 };
 
+// A decoded part of an image: `image` holds the (scaled) image's pixels from
+// row `top`, column `left` on.
 struct DecodedRegion {
   Image image;
   int64_t top = 0, left = 0;

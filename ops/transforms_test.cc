@@ -210,6 +210,19 @@ TEST(Transforms, BadInputsAreErrors) {
 // and does not reach ops made before it was set.
 TEST(Transforms, ResizeKernelIsChosenWhenTheOpIsMade) {
   const Image img = Pattern(40, 50, 3);
+  // The variable as the test found it, put back at the end.
+  struct Restore {
+    const char* old = std::getenv("FUSEDNORM_RESIZE_KERNEL");
+    std::string value = old ? old : "";
+    ~Restore() {
+      if (old) {
+        setenv("FUSEDNORM_RESIZE_KERNEL", value.c_str(), 1);
+      } else {
+        unsetenv("FUSEDNORM_RESIZE_KERNEL");
+      }
+    }
+  } restore;
+  unsetenv("FUSEDNORM_RESIZE_KERNEL");
   const RandomResizedCrop before(16);
   const Resize resize_before(Size2{9, 7});
   ASSERT_EQ(setenv("FUSEDNORM_RESIZE_KERNEL", "no_such_row", 1), 0);
@@ -229,7 +242,6 @@ TEST(Transforms, ResizeKernelIsChosenWhenTheOpIsMade) {
           .ok());
   EXPECT_TRUE(before.Execute(img.view(), s, &out).ok());
   EXPECT_TRUE(resize_before.Execute(img.view(), s, &out).ok());
-  ASSERT_EQ(unsetenv("FUSEDNORM_RESIZE_KERNEL"), 0);
 }
 
 }  // namespace

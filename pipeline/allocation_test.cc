@@ -134,14 +134,17 @@ RecipeEpoch RunRecipe(const std::string& data, const LoaderSettings& loader) {
   o.size = {32, 32};
   o.loader = loader;
   absl::StatusOr<std::shared_ptr<const Dataset>> dataset = OpenRecipeDataset(o);
+  RecipeEpoch r;
   EXPECT_TRUE(dataset.ok()) << dataset.status();
+  if (!dataset.ok()) return r;
   absl::StatusOr<Preprocessor> p = BuildRecipe(o, *dataset);
   EXPECT_TRUE(p.ok()) << p.status();
-  RecipeEpoch r;
+  if (!p.ok()) return r;
   const long before = Allocations();
   absl::StatusOr<std::unique_ptr<EpochLoader>> epoch =
       p->StartEpoch(Split::kTrain, 0);
   EXPECT_TRUE(epoch.ok()) << epoch.status();
+  if (!epoch.ok()) return r;
   for (;;) {
     absl::StatusOr<BatchRef> batch = (*epoch)->Next();
     EXPECT_TRUE(batch.ok()) << batch.status();

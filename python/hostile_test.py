@@ -282,11 +282,11 @@ class SampleErrors(unittest.TestCase):
             self.assertEqual(loader.skipped, [(0, 1, reason)])
 
 
-def write_shard(path, samples, side=32):
+def write_shard(path, samples, side=32, seed=3):
     """A WebDataset shard of `samples` raw uint8 images (.npy) and labels."""
     import io
     import tarfile
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(seed)
     with tarfile.open(path, "w") as t:
         for i in range(samples):
             buf = io.BytesIO()
@@ -310,7 +310,7 @@ class RewrittenShards(unittest.TestCase):
         if how == "truncate":
             os.truncate(path, 4096)
         else:  # as cp writes over a file: truncated, then other bytes
-            write_shard(path + ".other", 400)
+            write_shard(path + ".other", 300, side=24, seed=4)  # other bytes
             with open(path + ".other", "rb") as src, open(path, "r+b") as dst:
                 dst.truncate(0)
                 dst.write(src.read())

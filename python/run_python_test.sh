@@ -17,7 +17,13 @@ loads_instrumented_extension() {
     compgen -G "$root/python/*.whl" >/dev/null
 }
 if loads_instrumented_extension; then
-  export LD_PRELOAD="$(clang-14 -print-file-name=libclang_rt.asan-x86_64.so)"
+  runtime=$(clang-14 -print-file-name=libclang_rt.asan-x86_64.so)
+  if [ ! -f "$runtime" ]; then
+    echo "run_python_test.sh: no ASan runtime for the extension ($runtime):" \
+      "install clang-14 and libclang-rt-14-dev" >&2
+    exit 1
+  fi
+  export LD_PRELOAD="$runtime${LD_PRELOAD:+:$LD_PRELOAD}"
   export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 fi
 exec /usr/bin/python3 "$root/$1" "${@:2}"

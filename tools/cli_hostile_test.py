@@ -144,22 +144,31 @@ class RewrittenShards(unittest.TestCase):
                         "--encoding", "raw", "--max-side", "32")
                 self.assertEqual(r.returncode, 0, r.stderr)
                 other = os.path.join(d, "other-0000.tar")
-                # Epochs without end: only the rewritten shard stops it.
-                p = subprocess.Popen(
-                    [binary(), "run", "--data", shard, "--epochs", "1000000",
-                     "--threads", "2", "--size", "32"],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                time.sleep(1.0)
-                if how == "truncate":
-                    os.truncate(shard, 100000)
-                else:
-                    subprocess.run(["cp", other, shard], check=True)
+                # Epochs without end: only the rewritten shard stops it. Its
+                # progress lines (stderr, to a file) say it has mapped the
+                # shard.
+                log = os.path.join(d, "stderr.txt")
+                with open(log, "w") as err_file:
+                    p = subprocess.Popen(
+                        [binary(), "run", "--data", shard, "--epochs", "1000000",
+                         "--threads", "2", "--size", "32"],
+                        stdout=subprocess.DEVNULL, stderr=err_file)
                 try:
-                    _, err = p.communicate(timeout=60)
-                except subprocess.TimeoutExpired:
+                    deadline = time.monotonic() + 60
+                    while os.path.getsize(log) == 0 and p.poll() is None:
+                        self.assertLess(time.monotonic(), deadline, "no progress")
+                        time.sleep(0.05)
+                    if how == "truncate":
+                        os.truncate(shard, 100000)
+                    else:
+                        subprocess.run(["cp", other, shard], check=True)
+                    p.wait(timeout=60)
+                except (subprocess.TimeoutExpired, AssertionError):
                     p.kill()
-                    p.communicate()
-                    self.fail("run went on reading a rewritten shard")
+                    p.wait()
+                    raise
+                with open(log) as f:
+                    err = f.read()
                 self.assertEqual(p.returncode, 1, err)
                 self.assertIn(shard, err)
                 self.assertIn("truncated or rewritten", err)
