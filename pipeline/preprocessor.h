@@ -61,8 +61,8 @@ class Preprocessor {
 
   // Starts an epoch's workers. The loader must not outlive the Preprocessor.
   // Every epoch fills the Preprocessor's pool of transfer slots: the first
-  // maps (and pins or registers) them, later ones reuse them; their memory
-  // is kept until the Preprocessor goes.
+  // maps (and pins or registers) them, later ones reuse them; between
+  // epochs the pool keeps slots + 1 (transfer_station.h's EndUse).
   absl::StatusOr<std::unique_ptr<EpochLoader>> StartEpoch(Split split,
                                                           uint32_t epoch) const;
 
