@@ -216,10 +216,6 @@ absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name) {
 
 absl::StatusOr<Resizer> Resizer::Create(ResizeFilter filter,
                                         absl::string_view kernel) {
-  if (ResizeFilterName(filter) == nullptr) {
-    return InvalidArgumentCat("resize filter ", static_cast<int>(filter),
-                              " is not a ResizeFilter");
-  }
   Resizer r;
   r.filter_ = filter;
   if (IsPillow(filter)) {
@@ -254,7 +250,8 @@ absl::Status Resizer::Resize(const ImageView& input, const CropWindow& box,
       ResizeInterpolated(in, size.height, size.width, output);
       return absl::OkStatus();
   }
-  return absl::InternalError("unreachable: Create checked the filter");
+  return InvalidArgumentCat("resize filter ", static_cast<int>(filter_),
+                            " is not a ResizeFilter");
 }
 
 absl::Status ResizeBox(const ImageView& input, const CropWindow& box,

@@ -63,14 +63,13 @@ class Resizer {
  public:
   // `kernel` forces a resize dispatch row for the Pillow filters ("" = the
   // FUSEDNORM_RESIZE_KERNEL variable, else the best row): NotFound /
-  // Unimplemented for a bad id; InvalidArgument for a value that is not a
-  // ResizeFilter.
+  // Unimplemented for a bad id.
   static absl::StatusOr<Resizer> Create(ResizeFilter filter,
                                         absl::string_view kernel = "");
 
   // Resizes `box` of `input` to `size` into `output` (compact, reusing its
   // storage) with `ws`'s weights and buffers. InvalidArgument for a bad
-  // image, box or size.
+  // image, box or size, or a value that is not a ResizeFilter.
   absl::Status Resize(const ImageView& input, const CropWindow& box, Size2 size,
                       ResizeWorkspace* ws, Image* output) const;
 

@@ -203,6 +203,11 @@ TEST(Transforms, BadInputsAreErrors) {
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(st.message()).find("input pixels has 10 bytes"),
             std::string::npos);
+  const absl::Status no_filter = ResizeBox(img.view(), {0, 0, 4, 5}, {3, 3},
+                                           static_cast<ResizeFilter>(99), &out);
+  EXPECT_EQ(no_filter.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(no_filter.message().find("resize filter 99"), std::string::npos)
+      << no_filter;
 }
 
 // The resize kernel row is chosen when an op is made: a bad

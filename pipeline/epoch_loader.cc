@@ -283,10 +283,9 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   m->Plan();
   const size_t batch_bytes = settings.batch_size * chain.sample_bytes;
   if (station == nullptr) {
-    FUSEDNORM_ASSIGN_OR_RETURN(
-        station, TransferStation::Create(batch_bytes, settings.pinning,
-                                         settings.slots, settings.cuda_device));
-  } else if (station->slot_bytes() != batch_bytes) {
+    return absl::InvalidArgumentError("an epoch needs a transfer station");
+  }
+  if (station->slot_bytes() != batch_bytes) {
     return InvalidArgumentCat("the transfer station's slots hold ",
                               station->slot_bytes(), " bytes, a batch ",
                               batch_bytes);

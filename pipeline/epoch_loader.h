@@ -116,13 +116,13 @@ struct Chain;  // pipeline/chain.h
 class EpochLoader {
  public:
   // Starts the workers of epoch `epoch`: `chain` over `dataset`, shuffled
-  // when `settings.shuffle`, filling slots of `station` (whose slots must
-  // hold a batch: InvalidArgument otherwise), or of a station of its own
-  // when it is null. The dataset and chain must outlive the loader.
+  // when `settings.shuffle`, filling slots of `station` (the Preprocessor's
+  // pool; its slots must hold a batch: InvalidArgument otherwise). The
+  // dataset and chain must outlive the loader.
   static absl::StatusOr<std::unique_ptr<EpochLoader>> Start(
       const Dataset& dataset, const Chain& chain,
       const LoaderSettings& settings, uint32_t epoch,
-      std::shared_ptr<TransferStation> station = nullptr);
+      std::shared_ptr<TransferStation> station);
 
   // Stops the workers cleanly (Cancel(), then joins them).
   ~EpochLoader();
