@@ -73,14 +73,10 @@ class Resizer {
   absl::Status Resize(const ImageView& input, const CropWindow& box, Size2 size,
                       ResizeWorkspace* ws, Image* output) const;
 
-  ResizeFilter filter() const { return filter_; }
-  // The kernel row (nullptr for the tensor-route filters).
-  const ResizeKernelInfo* kernel() const { return row_; }
-
  private:
   Resizer() = default;
   ResizeFilter filter_ = ResizeFilter::kPil;
-  const ResizeKernelInfo* row_ = nullptr;
+  const ResizeKernelInfo* row_ = nullptr;  // the Pillow filters' row
 };
 
 // One resize with a Resizer and a workspace of its own, for one-off callers
