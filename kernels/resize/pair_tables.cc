@@ -67,31 +67,35 @@ bool Window(const ResizeAxis& h, const PairLayout& layout, int64_t v, int w,
     d[first_lane + j] =
         static_cast<int32_t>(at | (kZeroByte << 8) | ((at + kC) << 16) |
                              (uint32_t{kZeroByte} << 24));
-    const int32_t* pw = pixel_weights + int64_t{pixel[j]} * 2 * pairs;
-    for (int k = 0; k < 2 * pairs; ++k) d[(1 + k) * N + first_lane + j] = pw[k];
+  }
+  // Weight k of every lane, then k + 1: the stores run along the lanes.
+  for (int k = 0; k < 2 * pairs; ++k) {
+    int32_t* row = d + (1 + k) * N + first_lane;
+    const int32_t* pw = pixel_weights + k;
+    for (int j = 0; j < layout.window_lanes; ++j) {
+      row[j] = pw[int64_t{pixel[j]} * 2 * pairs];
+    }
   }
   return true;
 }
 
 // The pair weights of every output pixel, hi then lo per pair (2 * pairs
-// per pixel), then zeros for padded lanes, appended to t.
-void PixelWeights(const ResizeAxis& h, int pairs, std::vector<int32_t>* t) {
+// per pixel), then zeros for padded lanes, into t from index `at` (t has
+// room); false (t partly written) if some output's weights do not meet
+// pair_tables.h's condition.
+bool PixelWeights(const ResizeAxis& h, int pairs, size_t at,
+                  std::vector<int32_t>* t) {
+  int32_t* out = t->data() + at;
   for (int64_t x = 0; x < h.out_size; ++x) {
     const int32_t* w = &h.weights[x * h.taps];
+    if (!PairWeightsFit(w, h.taps)) return false;
     for (int p = 0; p < pairs; ++p) {
       const int32_t w0 = w[2 * p], w1 = 2 * p + 1 < h.taps ? w[2 * p + 1] : 0;
-      t->push_back(PackPair(PairHi(w0), PairHi(w1)));
-      t->push_back(PackPair(PairLo(w0), PairLo(w1)));
+      *out++ = PackPair(PairHi(w0), PairHi(w1));
+      *out++ = PackPair(PairLo(w0), PairLo(w1));
     }
   }
-  t->resize(t->size() + 2 * pairs, 0);
-}
-
-// pair_tables.h's condition on the weights of every output.
-bool WeightsFit(const ResizeAxis& h) {
-  for (int64_t x = 0; x < h.out_size; ++x) {
-    if (!PairWeightsFit(&h.weights[x * h.taps], h.taps)) return false;
-  }
+  std::fill(out, out + 2 * pairs, 0);
   return true;
 }
 
@@ -119,7 +123,7 @@ template <int kC>
 bool Build(const ResizeAxis& h, const PairLayout& layout,
            std::vector<int32_t>* t) {
   const int pairs = (h.taps + 1) / 2;
-  if (pairs > kMaxPairs || !WeightsFit(h)) return false;
+  if (pairs > kMaxPairs) return false;
   const int N = layout.lanes;
   const int64_t vectors = (h.out_size * kC + 4 * N - 1) / (4 * N) * 4;
   const int64_t vector_ints = N * (1 + 2 * int64_t{pairs});
@@ -130,9 +134,8 @@ bool Build(const ResizeAxis& h, const PairLayout& layout,
   const size_t size =
       data_unaligned + kAlignInts + static_cast<size_t>(vectors * vector_ints);
   // The per-pixel weights go after the tables while they are made.
-  t->resize(size);
-  t->reserve(size + static_cast<size_t>((h.out_size + 1) * 2 * pairs));
-  PixelWeights(h, pairs, t);
+  t->resize(size + static_cast<size_t>((h.out_size + 1) * 2 * pairs));
+  if (!PixelWeights(h, pairs, size, t)) return false;
   // Align the data as its address, not its index, requires.
   const size_t misalign =
       (reinterpret_cast<uintptr_t>(t->data() + data_unaligned) % 64) /
