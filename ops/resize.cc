@@ -145,11 +145,12 @@ void ResizeAntialiased(const ImageView& in, int64_t out_h, int64_t out_w,
   }
 }
 
-// The axis's Pillow weights for in_size -> out_size, unless it holds them
-// already (they depend on the two sizes alone).
-void PillowAxisFor(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
+// The axis's Pillow weights for in_size -> out_size, made by the kernel row,
+// unless it holds them already (they depend on the two sizes alone).
+void PillowAxisFor(const ResizeKernelInfo& row, int64_t in_size,
+                   int64_t out_size, ResizeAxis* axis) {
   if (axis->in_size == in_size && axis->out_size == out_size) return;
-  PillowBilinearAxis(in_size, out_size, axis);
+  row.axis(in_size, out_size, axis);
 }
 
 // Which pass the Pillow that `filter` names runs first for a box of `box`
@@ -173,8 +174,8 @@ ResizePassOrder PillowPassOrder(ResizeFilter filter, Size2 box, Size2 size) {
 // the chosen kernel row with the workspace's buffers.
 void ResizePil(const ImageView& box, Size2 size, ResizePassOrder order,
                const ResizeKernelInfo& row, ResizeWorkspace* ws, Image* out) {
-  PillowAxisFor(box.width, size.width, &ws->horizontal);
-  PillowAxisFor(box.height, size.height, &ws->vertical);
+  PillowAxisFor(row, box.width, size.width, &ws->horizontal);
+  PillowAxisFor(row, box.height, size.height, &ws->vertical);
   ResizeArgs args;
   args.input = box.pixels.data();
   args.input_row_stride = box.row_stride;

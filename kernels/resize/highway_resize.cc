@@ -1,5 +1,6 @@
 // The Highway resize rows (highway_resize.h). This file is compiled once per
-// Highway target through foreach_target.h.
+// Highway target through foreach_target.h. Each row also makes Pillow's
+// weights its own way, the same integers (axis-inl.h).
 //
 // On the x86 targets both passes take the pair path (pairs-inl.h, tables in
 // pair_tables.h): 16-bit multiply-adds of two taps at a time, the horizontal
@@ -43,6 +44,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/highway/target_rows.h"
+#include "kernels/resize/axis-inl.h"
 #include "kernels/resize/highway_resize.h"
 #include "kernels/resize/pair_tables.h"
 #include "kernels/resize/pairs-inl.h"
@@ -494,11 +496,16 @@ HWY_AFTER_NAMESPACE();
 namespace fusednorm {
 
 HWY_EXPORT(HighwayResize);
+HWY_EXPORT(BilinearAxis);
 
 namespace {
 
 void ResizeDynamic(const ResizeArgs& a) {
   HWY_DYNAMIC_DISPATCH(HighwayResize)(a);
+}
+
+void AxisDynamic(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
+  HWY_DYNAMIC_DISPATCH(BilinearAxis)(in_size, out_size, axis);
 }
 
 bool Always() { return true; }
@@ -508,16 +515,16 @@ bool Always() { return true; }
 std::vector<ResizeKernelInfo> HighwayResizeInfos() {
   std::vector<ResizeKernelInfo> rows = {
       {"highway", "any (best Highway target)", 30, &Always, &ResizeDynamic,
-       &hwy_rows::ActiveTarget},
+       &hwy_rows::ActiveTarget, &AxisDynamic},
   };
   hwy_rows::ForEachCompiledTarget([&rows](auto bit) {
     constexpr int kBit = decltype(bit)::value;
+    const size_t index = hwy_rows::TableIndex(int64_t{1} << kBit);
     rows.push_back(
         {hwy_rows::TargetText<kBit>(true), hwy_rows::TargetText<kBit>(false),
          10, &hwy_rows::TargetSupported<kBit>,
-         HWY_DISPATCH_TABLE(
-             HighwayResize)[hwy_rows::TableIndex(int64_t{1} << kBit)],
-         &hwy_rows::TargetName<kBit>});
+         HWY_DISPATCH_TABLE(HighwayResize)[index], &hwy_rows::TargetName<kBit>,
+         HWY_DISPATCH_TABLE(BilinearAxis)[index]});
   });
   return rows;
 }

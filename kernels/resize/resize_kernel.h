@@ -90,6 +90,10 @@ struct ResizeArgs {
 };
 
 using ResizeFn = void (*)(const ResizeArgs& args);
+// Fills an axis with Pillow's bilinear weights (PillowBilinearAxis's
+// contract, the same integers).
+using ResizeAxisFn = void (*)(int64_t in_size, int64_t out_size,
+                              ResizeAxis* axis);
 
 struct ResizeKernelInfo {
   const char* id;     // "scalar", "highway", "highway_avx2", ...
@@ -99,6 +103,9 @@ struct ResizeKernelInfo {
   ResizeFn fn;
   // The SIMD target the row dispatches to on this CPU, or nullptr.
   const char* (*target)() = nullptr;
+  // The row's way to make Pillow's weights (the ops make them with the row
+  // they resize with).
+  ResizeAxisFn axis = nullptr;
 };
 
 // Fills `axis` for in_size -> out_size (both >= 1) with Pillow's BILINEAR
