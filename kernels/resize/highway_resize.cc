@@ -23,10 +23,12 @@
 // a time, whatever the channel count; row ends shorter than a vector are
 // computed one value at a time.
 //
-// On both paths a row where the horizontal pass would read past the caller's
-// buffer is first copied into a padded scratch row, and a pass whose axis is
-// the identity (no resize on that axis) is skipped or, for the vertical one,
-// a copy: its result would be the input, bit for bit.
+// On both paths the horizontal pass, the first to read the caller's image,
+// asks the caches for the rows a few ahead of those it computes; a row where
+// it would read past the caller's buffer is first copied into a padded
+// scratch row; and a pass whose axis is the identity (no resize on that
+// axis) is skipped or, for the vertical one, a copy: its result would be the
+// input, bit for bit.
 //
 // Vertical first (resize_kernel.h), the vertical pass runs over the box's
 // bytes into scratch rows of the box's width: on the pair path pairing the
@@ -186,6 +188,24 @@ HWY_INLINE const uint8_t* ReadableRow(const ResizeArgs& a, int64_t r,
   return copy;
 }
 
+// How many rows ahead of the one it reads the horizontal pass asks the
+// caches for: the first pass reads the caller's image (a shard's mapped
+// pages, a decoder's output), often from memory.
+constexpr int64_t kPrefetchRows = 4;
+
+// Asks the caches for box rows from .. to - 1 (those in the caller's
+// buffer), the bytes the pass reads of each, a line at a time.
+HWY_INLINE void PrefetchRows(const ResizeArgs& a, int64_t from, int64_t to,
+                             int64_t reach) {
+  for (int64_t i = from; i < to; ++i) {
+    const size_t at = static_cast<size_t>(i * a.input_row_stride);
+    if (at >= a.input_readable) return;
+    const size_t end =
+        std::min(a.input_readable, at + static_cast<size_t>(reach));
+    for (size_t b = at; b < end; b += 64) __builtin_prefetch(a.input + b);
+  }
+}
+
 // The horizontal pass over box rows first .. first + rows - 1 into
 // scratch->rows (targets without the pair path, and axes it does not take);
 // returns the row stride in bytes.
@@ -197,6 +217,8 @@ int64_t HorizontalPass(const ResizeArgs& a, int64_t first, int64_t rows) {
   const int64_t stride = t.padded * kC;
   s.rows.resize(static_cast<size_t>(rows * stride));
   for (int64_t r = 0; r < rows; ++r) {
+    const int64_t ahead = first + r + kPrefetchRows;
+    PrefetchRows(a, ahead, std::min(ahead + 1, first + rows), t.reach);
     HorizontalRow<kC>(ReadableRow(a, first + r, t.reach, 0), t, h.taps,
                       s.rows.data() + r * stride);
   }
@@ -274,6 +296,8 @@ int64_t PairHorizontalPass(const ResizeArgs& a, const PairTables& t,
   s.rows.resize(static_cast<size_t>(stored * stride));
   for (int64_t r = 0; r < rows; r += 2) {
     const int n = r + 1 < rows ? 2 : 1;
+    const int64_t ahead = first + r + kPrefetchRows;
+    PrefetchRows(a, ahead, std::min(ahead + 2, first + rows), t.reach);
     const uint8_t* in[2] = {
         ReadableRow(a, first + r, t.reach, 0),
         n == 2 ? ReadableRow(a, first + r + 1, t.reach, 1) : nullptr};
