@@ -100,9 +100,15 @@ TEST(PillowWeights, AxesUpTo520) {
 TEST(PillowWeights, WideWindowsAndLargeSizes) {
   // Windows wider than the 64 taps kept on the stack, and sizes of large
   // images.
-  for (const auto& [in, out] : std::vector<std::pair<int64_t, int64_t>>{
-           {4000, 31}, {10000, 3}, {4096, 224}, {6000, 4000}, {65, 1},
-           {200, 1}, {1, 4000}, {3000, 2999}}) {
+  for (const auto& [in, out] :
+       std::vector<std::pair<int64_t, int64_t>>{{4000, 31},
+                                                {10000, 3},
+                                                {4096, 224},
+                                                {6000, 4000},
+                                                {65, 1},
+                                                {200, 1},
+                                                {1, 4000},
+                                                {3000, 2999}}) {
     ExpectPillowAxis(in, out);
   }
 }

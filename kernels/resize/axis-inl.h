@@ -96,9 +96,9 @@ HWY_INLINE bool Clear(AxisV t, AxisVI n) {
   const AxisD d;
   const AxisV fraction = hn::Sub(t, hn::PromoteTo(d, n));
   const AxisV margin = hn::Set(d, 1.0 / (1 << 24));
-  return hn::AllTrue(d, hn::And(hn::Ge(fraction, margin),
-                                hn::Le(fraction, hn::Sub(hn::Set(d, 1.0),
-                                                         margin))));
+  return hn::AllTrue(
+      d, hn::And(hn::Ge(fraction, margin),
+                 hn::Le(fraction, hn::Sub(hn::Set(d, 1.0), margin))));
 }
 
 // Pillow's fixed-point rounding of w >= 0 (half up, by truncation).

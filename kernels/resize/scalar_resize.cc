@@ -83,8 +83,8 @@ bool Always() { return true; }
 }  // namespace
 
 ResizeKernelInfo ScalarResizeInfo() {
-  return {"scalar", "any CPU", 0, &Always, &ResizeScalar, nullptr,
-          &PillowBilinearAxis};
+  return {"scalar", "any CPU",          0, &Always, &ResizeScalar,
+          nullptr,  &PillowBilinearAxis};
 }
 
 }  // namespace fusednorm
