@@ -188,6 +188,14 @@ HWY_INLINE const uint8_t* ReadableRow(const ResizeArgs& a, int64_t r,
   return copy;
 }
 
+// A scratch buffer of at least n bytes. It only grows: the sizes of a
+// loader's boxes vary from call to call, and growing by resize() zeroes the
+// new bytes each time, which nothing reads before it writes them.
+HWY_INLINE uint8_t* AtLeast(std::vector<uint8_t>* buffer, size_t n) {
+  if (buffer->size() < n) buffer->resize(n);
+  return buffer->data();
+}
+
 // How many rows ahead of the one it reads the horizontal pass asks the
 // caches for: the first pass reads the caller's image (a shard's mapped
 // pages, a decoder's output), often from memory.
@@ -215,12 +223,12 @@ int64_t HorizontalPass(const ResizeArgs& a, int64_t first, int64_t rows) {
   ResizeScratch& s = *a.scratch;
   const HorizontalTables t = MakeTables(h, kC, &s.tables);
   const int64_t stride = t.padded * kC;
-  s.rows.resize(static_cast<size_t>(rows * stride));
+  uint8_t* out = AtLeast(&s.rows, static_cast<size_t>(rows * stride));
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t ahead = first + r + kPrefetchRows;
     PrefetchRows(a, ahead, std::min(ahead + 1, first + rows), t.reach);
     HorizontalRow<kC>(ReadableRow(a, first + r, t.reach, 0), t, h.taps,
-                      s.rows.data() + r * stride);
+                      out + r * stride);
   }
   return stride;
 }
@@ -293,7 +301,8 @@ int64_t PairHorizontalPass(const ResizeArgs& a, const PairTables& t,
   const int64_t lanes = t.vectors * kPairLanes;
   const int64_t stride = paired ? 4 * lanes : lanes;
   const int64_t stored = paired ? (rows + 1) / 2 : rows;
-  s.rows.resize(static_cast<size_t>(stored * stride));
+  uint8_t* const rows_at =
+      AtLeast(&s.rows, static_cast<size_t>(stored * stride));
   for (int64_t r = 0; r < rows; r += 2) {
     const int n = r + 1 < rows ? 2 : 1;
     const int64_t ahead = first + r + kPrefetchRows;
@@ -301,7 +310,7 @@ int64_t PairHorizontalPass(const ResizeArgs& a, const PairTables& t,
     const uint8_t* in[2] = {
         ReadableRow(a, first + r, t.reach, 0),
         n == 2 ? ReadableRow(a, first + r + 1, t.reach, 1) : nullptr};
-    uint8_t* row = s.rows.data() + (paired ? r / 2 : r) * stride;
+    uint8_t* row = rows_at + (paired ? r / 2 : r) * stride;
     uint8_t* out[2] = {row, row + stride};
     PairHorizontalRows(in, n, paired, t, out);
   }
@@ -375,8 +384,8 @@ bool PairHorizontalToOutput(const ResizeArgs& a, int C) {
   const int64_t rows = a.vertical->out_size;
   const size_t row_bytes = static_cast<size_t>(h.out_size * C);
   const int64_t stride = t.vectors * kPairLanes;
-  s.rows.resize(static_cast<size_t>(2 * stride));
-  uint8_t* out[2] = {s.rows.data(), s.rows.data() + stride};
+  uint8_t* const pair = AtLeast(&s.rows, static_cast<size_t>(2 * stride));
+  uint8_t* out[2] = {pair, pair + stride};
   for (int64_t r = 0; r < rows; r += 2) {
     const int n = r + 1 < rows ? 2 : 1;
     const uint8_t* in[2] = {
@@ -455,10 +464,10 @@ void HorizontalToOutput(const ResizeArgs& a) {
   const ResizeAxis& h = *a.horizontal;
   ResizeScratch& s = *a.scratch;
   const HorizontalTables t = MakeTables(h, kC, &s.tables);
-  s.rows.resize(static_cast<size_t>(t.padded * kC));
+  uint8_t* const row = AtLeast(&s.rows, static_cast<size_t>(t.padded * kC));
   for (int64_t r = 0; r < a.vertical->out_size; ++r) {
-    HorizontalRow<kC>(ReadableRow(a, r, t.reach, 0), t, h.taps, s.rows.data());
-    std::memcpy(a.output + r * a.output_row_stride, s.rows.data(),
+    HorizontalRow<kC>(ReadableRow(a, r, t.reach, 0), t, h.taps, row);
+    std::memcpy(a.output + r * a.output_row_stride, row,
                 static_cast<size_t>(h.out_size * kC));
   }
 }
@@ -475,9 +484,9 @@ void VerticalFirst(const ResizeArgs& a) {
   if (IsIdentity(h) || IsIdentity(v)) return HorizontalFirst<kC>(a);
   ResizeScratch& s = *a.scratch;
   const int64_t box_bytes = h.in_size * kC;
-  s.vertical_rows.resize(static_cast<size_t>(v.out_size * box_bytes));
+  const size_t rows_bytes = static_cast<size_t>(v.out_size * box_bytes);
   ResizeArgs to_rows = a;
-  to_rows.output = s.vertical_rows.data();
+  to_rows.output = AtLeast(&s.vertical_rows, rows_bytes);
   to_rows.output_row_stride = box_bytes;
   const int64_t first = v.start[0];
 #if FUSEDNORM_RESIZE_PAIRS
@@ -486,9 +495,9 @@ void VerticalFirst(const ResizeArgs& a) {
     VerticalPass(to_rows, a.input + first * a.input_row_stride,
                  a.input_row_stride, first, box_bytes);
   ResizeArgs from_rows = a;
-  from_rows.input = s.vertical_rows.data();
+  from_rows.input = to_rows.output;
   from_rows.input_row_stride = box_bytes;
-  from_rows.input_readable = s.vertical_rows.size();
+  from_rows.input_readable = rows_bytes;
   HorizontalToOutput<kC>(from_rows);
 }
 

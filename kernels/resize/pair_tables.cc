@@ -24,6 +24,13 @@ enum Header {
 
 constexpr size_t kAlignInts = 64 / sizeof(int32_t);
 
+// Makes t hold at least n ints. Tables only grow: growing by resize()
+// zeroes the new ints each time a box is larger than the last, and every
+// int a table uses is written when it is built.
+void GrowTo(std::vector<int32_t>* t, size_t n) {
+  if (t->size() < n) t->resize(n);
+}
+
 // The output value lane `lane` of vector `v` computes (may be past the row).
 int64_t ValueOf(const PairLayout& layout, int64_t v, int lane) {
   const int64_t group = v / 4, q = v % 4;
@@ -134,7 +141,7 @@ bool Build(const ResizeAxis& h, const PairLayout& layout,
   const size_t size =
       data_unaligned + kAlignInts + static_cast<size_t>(vectors * vector_ints);
   // The per-pixel weights go after the tables while they are made.
-  t->resize(size + static_cast<size_t>((h.out_size + 1) * 2 * pairs));
+  GrowTo(t, size + static_cast<size_t>((h.out_size + 1) * 2 * pairs));
   if (!PixelWeights(h, pairs, size, t)) return false;
   // Align the data as its address, not its index, requires.
   const size_t misalign =
@@ -150,7 +157,6 @@ bool Build(const ResizeAxis& h, const PairLayout& layout,
       return false;
     }
   }
-  t->resize(size);
   int32_t* header = t->data();
   header[kFits] = 1;
   header[kPairs] = pairs;
@@ -186,7 +192,7 @@ bool BuildVertical(const ResizeAxis& v, std::vector<int32_t>* t) {
   const size_t rows_at = 1;
   size_t at = rows_at + 3 * static_cast<size_t>(v.out_size);
   // At most taps / 2 + 1 paired rows per output row.
-  t->resize(at + static_cast<size_t>(v.out_size * (v.taps + 2)));
+  GrowTo(t, at + static_cast<size_t>(v.out_size * (v.taps + 2)));
   const int64_t first = v.start[0];
   for (int64_t y = 0; y < v.out_size; ++y) {
     const int32_t* w = &v.weights[y * v.taps];
@@ -209,7 +215,6 @@ bool BuildVertical(const ResizeAxis& v, std::vector<int32_t>* t) {
       (*t)[at++] = PackPair(PairLo(w0), PairLo(w1));
     }
   }
-  t->resize(at);
   (*t)[0] = 1;
   return true;
 }
