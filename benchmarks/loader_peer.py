@@ -83,27 +83,16 @@ def python_loader_rate(data, threads):
     return rate
 
 
-def pack(binary, folder, name, *flags):
-    """The folder packed once with `flags`; the shards' brace pattern."""
-    shards = os.path.join(ROOT, name)
-    if not os.path.exists(os.path.join(shards, "done")):
-        os.makedirs(shards, exist_ok=True)
-        subprocess.run([binary, "pack", "--data", folder, "--output",
-                        os.path.join(shards, "train-%04d.tar"), *flags],
-                       check=True, capture_output=True)
-        open(os.path.join(shards, "done"), "w").close()
-    count = len([p for p in os.listdir(shards) if p.endswith(".tar")])
-    return os.path.join(shards, "train-{0000..%04d}.tar" % (count - 1))
-
-
 def main():
     binary = sys.argv[1]
     images = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     torch.set_num_threads(1)
     folder = make_folder(images)
-    jpeg_shards = pack(binary, folder, f"jpeg{images}-shards")
-    raw_shards = pack(binary, folder, f"raw{images}", "--encoding", "raw",
-                      "--max-side", "256")
+    jpeg_shards = photo_folder.packed(
+        binary, folder, os.path.join(ROOT, f"jpeg{images}-shards"))
+    raw_shards = photo_folder.packed(
+        binary, folder, os.path.join(ROOT, f"raw{images}"), "--encoding",
+        "raw", "--max-side", "256")
     print(f"{images} JPEGs in {folder}; CPU: {os.cpu_count()} threads")
     print(f"{'threads':>7} {'torchvision v1':>15} {'fusednorm JPEG':>15} "
           f"{'ratio':>6} {'Python Loader':>14} {'vs run':>6} "

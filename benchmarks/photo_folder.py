@@ -1,10 +1,14 @@
 """The benchmarks' ImageNet-like JPEG folder: procedural photo-like content
 (sines over the image plus noise) at sizes around ImageNet's average
 (300-520 x 340-600), JPEG quality 90, ten class folders, written once with
-Pillow. `python3 benchmarks/photo_folder.py FOLDER IMAGES` makes it from the
+Pillow; and its shards, packed by the `fusednorm` binary under test.
+`python3 benchmarks/photo_folder.py FOLDER IMAGES` makes the folder from the
 command line (benchmarks/device/prepare.sh does)."""
 
+import hashlib
 import os
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -30,6 +34,27 @@ def make_folder(folder, images):
             os.path.join(cls, f"{i:06d}.jpg"), quality=90)
     open(os.path.join(folder, "done"), "w").close()
     return folder
+
+
+def packed(binary, folder, shards, *flags):
+    """`binary pack` of folder into the directory `shards` with `flags`;
+    returns the brace pattern `run` takes. The shards are kept for the next
+    run only while the same binary and flags would make them: their stamp
+    (the binary's SHA-256 and the flags) is in shards/done, so shards that
+    an older pack wrote (say, without restart markers) are packed again."""
+    with open(binary, "rb") as f:
+        stamp = hashlib.sha256(f.read()).hexdigest() + " " + " ".join(flags)
+    done = os.path.join(shards, "done")
+    if not os.path.exists(done) or open(done).read() != stamp:
+        shutil.rmtree(shards, ignore_errors=True)
+        os.makedirs(shards)
+        subprocess.run([binary, "pack", "--data", folder, "--output",
+                        os.path.join(shards, "train-%04d.tar"), *flags],
+                       check=True, capture_output=True)
+        with open(done, "w") as f:
+            f.write(stamp)
+    count = len([p for p in os.listdir(shards) if p.endswith(".tar")])
+    return os.path.join(shards, "train-{0000..%04d}.tar" % (count - 1))
 
 
 if __name__ == "__main__":

@@ -56,9 +56,12 @@ std::vector<PillowWindow> PillowWeights(int64_t in_size, int64_t out_size) {
 }
 
 // Every input's weight in each supported row's axis equals Pillow's; the
-// rest of each row is 0.
+// rest of each row is 0; and every row's axis is the scalar row's, entry for
+// entry (same taps, same starts).
 void ExpectPillowAxis(int64_t in_size, int64_t out_size) {
   const std::vector<PillowWindow> want = PillowWeights(in_size, out_size);
+  ResizeAxis scalar;
+  PillowBilinearAxis(in_size, out_size, &scalar);
   for (const ResizeKernelInfo& row : ResizeKernelTable()) {
     if (!row.supported()) continue;
     ResizeAxis axis;
@@ -69,6 +72,8 @@ void ExpectPillowAxis(int64_t in_size, int64_t out_size) {
     ASSERT_EQ(axis.start.size(), static_cast<size_t>(out_size)) << row.id;
     ASSERT_EQ(axis.weights.size(), static_cast<size_t>(out_size * axis.taps))
         << row.id;
+    ASSERT_EQ(axis.taps, scalar.taps) << row.id;
+    ASSERT_EQ(axis.start, scalar.start) << row.id;
     for (int64_t i = 0; i < out_size; ++i) {
       const PillowWindow& w = want[i];
       const int64_t n = static_cast<int64_t>(w.weights.size());

@@ -61,19 +61,6 @@ def make_folder(images):
     return photo_folder.make_folder(os.path.join(ROOT, f"jpeg{images}"), images)
 
 
-def pack(binary, folder, encoding):
-    """The folder as shards; returns the brace pattern `run` takes."""
-    shards = f"{folder}-{encoding}"
-    if not os.path.exists(os.path.join(shards, "done")):
-        os.makedirs(shards, exist_ok=True)
-        subprocess.run([binary, "pack", "--data", folder, "--output",
-                        os.path.join(shards, "train-%04d.tar"),
-                        "--encoding", encoding], check=True, capture_output=True)
-        open(os.path.join(shards, "done"), "w").close()
-    count = len([p for p in os.listdir(shards) if p.endswith(".tar")])
-    return os.path.join(shards, "train-{0000..%04d}.tar" % (count - 1))
-
-
 def fusednorm_rate(binary, data, threads, epochs):
     out = subprocess.run(
         [binary, "run", "--data", data, "--images", "0", "--batch-size", "64",
@@ -115,8 +102,11 @@ def main():
     args = p.parse_args()
     load_at_start = os.getloadavg()[0]
     folder = make_folder(args.images)
-    data = {"folder": folder, "jpeg shards": pack(args.fusednorm, folder, "jpeg"),
-            "raw shards": pack(args.fusednorm, folder, "raw")}
+    data = {"folder": folder}
+    for kind, encoding in (("jpeg shards", "jpeg"), ("raw shards", "raw")):
+        data[kind] = photo_folder.packed(args.fusednorm, folder,
+                                         f"{folder}-{encoding}", "--encoding",
+                                         encoding)
     cores = os.cpu_count()
     counts = sorted(set(args.threads or [1, cores]))
     rows = [(name, ("ours", form)) for form, name in OURS.items()] + \
