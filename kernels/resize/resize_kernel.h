@@ -89,6 +89,12 @@ struct ResizeArgs {
   ResizePassOrder order = ResizePassOrder::kHorizontalFirst;
 };
 
+// Fills `axis` for in_size -> out_size (both >= 1) with Pillow's BILINEAR
+// weights: a triangle filter widened by the downscale factor, weights
+// computed in double, normalized and rounded to fixed point as Pillow 9.4's
+// precompute_coeffs and normalize_coeffs_8bpc do. Reuses axis's storage.
+void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis);
+
 using ResizeFn = void (*)(const ResizeArgs& args);
 // Fills an axis with Pillow's bilinear weights (PillowBilinearAxis's
 // contract, the same integers).
@@ -104,15 +110,9 @@ struct ResizeKernelInfo {
   // The SIMD target the row dispatches to on this CPU, or nullptr.
   const char* (*target)() = nullptr;
   // The row's way to make Pillow's weights (the ops make them with the row
-  // they resize with).
-  ResizeAxisFn axis = nullptr;
+  // they resize with); a row without one of its own takes the scalar code.
+  ResizeAxisFn axis = &PillowBilinearAxis;
 };
-
-// Fills `axis` for in_size -> out_size (both >= 1) with Pillow's BILINEAR
-// weights: a triangle filter widened by the downscale factor, weights
-// computed in double, normalized and rounded to fixed point as Pillow 9.4's
-// precompute_coeffs and normalize_coeffs_8bpc do. Reuses axis's storage.
-void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis);
 
 // True when the axis maps every output to its own input with weight 1 (the
 // pass changes nothing and may be skipped).
