@@ -103,8 +103,9 @@ TEST(PillowWeights, AxesUpTo520) {
 }
 
 TEST(PillowWeights, WideWindowsAndLargeSizes) {
-  // Windows wider than the 64 taps kept on the stack, and sizes of large
-  // images.
+  // Windows wider than the 64 taps kept on the stack (and than the vector
+  // code takes), sizes of large images, a huge upscale and a window of
+  // exactly 64 taps.
   for (const auto& [in, out] :
        std::vector<std::pair<int64_t, int64_t>>{{4000, 31},
                                                 {10000, 3},
@@ -113,7 +114,11 @@ TEST(PillowWeights, WideWindowsAndLargeSizes) {
                                                 {65, 1},
                                                 {200, 1},
                                                 {1, 4000},
-                                                {3000, 2999}}) {
+                                                {3000, 2999},
+                                                {1, 100000},
+                                                {int64_t{1} << 20, 224},
+                                                {6440, 200},
+                                                {6301, 200}}) {
     ExpectPillowAxis(in, out);
   }
 }
