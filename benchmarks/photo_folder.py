@@ -45,7 +45,11 @@ def packed(binary, folder, shards, *flags):
     with open(binary, "rb") as f:
         stamp = hashlib.sha256(f.read()).hexdigest() + " " + " ".join(flags)
     done = os.path.join(shards, "done")
-    if not os.path.exists(done) or open(done).read() != stamp:
+    kept = None
+    if os.path.exists(done):
+        with open(done) as f:
+            kept = f.read()
+    if kept != stamp:
         shutil.rmtree(shards, ignore_errors=True)
         os.makedirs(shards)
         subprocess.run([binary, "pack", "--data", folder, "--output",

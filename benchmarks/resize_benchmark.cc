@@ -15,10 +15,10 @@
 //
 // Cases: 300x300 -> 224x224, 500x375 (landscape) -> 224x224, a
 // RandomResizedCrop-like box of 301x222 at (13, 27) in a 410x470 image, and
-// "rrc64": 64 such boxes of 150..410 x 150..470 (a fixed sequence) in turn,
+// "rrc64": 64 such boxes of 150..409 x 150..469 (a fixed sequence) in turn,
 // so that no call reuses the weights and tables of the one before, as in a
-// loader's RandomResizedCrop, and "cold64": 64 boxes of 150..192 x
-// 150..256 drawn the same way, over 1,024 copies of a 192x256 image (as
+// loader's RandomResizedCrop, and "cold64": 64 boxes of 150..191 x
+// 150..255 drawn the same way, over 1,024 copies of a 192x256 image (as
 // `pack --encoding raw --max-side 256` stores them), one copy per call, 151
 // MB in all: the input comes from memory, as a raw shard's mapped pages do.
 // Counter: images/s.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/resize/highway_resize.h"
 #include "kernels/resize/resize_dispatch.h"
 #include "kernels/resize/resize_kernel.h"
 
@@ -100,6 +101,24 @@ TEST(PillowWeights, AxesUpTo520) {
     }
     ExpectPillowAxis(in, 224);
   }
+}
+
+// The Highway rows' weights code keeps to its quick path on Pillow's
+// filter: no vector divided again, no axis handed to the scalar code other
+// than for windows wider than it takes. (The results would be the same
+// integers either way; only the time would not.)
+TEST(PillowWeights, HighwayRowsKeepToTheirQuickPath) {
+  const int64_t before = HighwayAxisSlowPaths();
+  for (int64_t in = 1; in <= 700; in += in < 100 ? 1 : 29) {
+    for (int64_t out = 1; out <= 600; out += out < 40 ? 1 : 31) {
+      for (const ResizeKernelInfo& row : ResizeKernelTable()) {
+        if (!row.supported()) continue;
+        ResizeAxis axis;
+        row.axis(in, out, &axis);
+      }
+    }
+  }
+  EXPECT_EQ(HighwayAxisSlowPaths() - before, 0);
 }
 
 TEST(PillowWeights, WideWindowsAndLargeSizes) {

@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "hwy/highway.h"
+#include "kernels/resize/highway_resize.h"
 #include "kernels/resize/resize_kernel.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -52,15 +53,19 @@ constexpr int kMaxTaps = 64;
 struct AxisFilter {
   AxisFilter(int64_t in, int64_t out)
       : in_size(in),
+        out_size(out),
         scale(static_cast<double>(static_cast<float>(in)) / out),
         support(std::max(scale, 1.0)),
         ss(1.0 / std::max(scale, 1.0)) {}
 
   // Outputs i .. i + lanes - 1: centers, first inputs and input counts.
+  // Lanes past the last output repeat it, so that every lane has a real
+  // window (one past the end would have none, and a zero sum).
   void Windows(int64_t i, AxisV* center, AxisVI* first, AxisVI* count) const {
     const AxisD d;
     const AxisI di;
-    const AxisV index = hn::Iota(d, static_cast<double>(i));
+    const AxisV index = hn::Min(hn::Iota(d, static_cast<double>(i)),
+                                hn::Set(d, static_cast<double>(out_size - 1)));
     *center = hn::Mul(hn::Add(index, hn::Set(d, 0.5)), hn::Set(d, scale));
     const AxisV half = hn::Set(d, 0.5), s = hn::Set(d, support);
     *first = hn::Max(hn::DemoteTo(di, hn::Add(hn::Sub(*center, s), half)),
@@ -71,7 +76,7 @@ struct AxisFilter {
     *count = hn::Sub(last, *first);
   }
 
-  int64_t in_size;
+  int64_t in_size, out_size;
   double scale, support, ss;
 };
 
@@ -111,8 +116,11 @@ HWY_INLINE AxisVI Fixed(AxisV w, AxisV* t) {
 
 // Outputs i .. i + lanes - 1 (`real` of them) into the axis; false (not
 // written) where a window's sum is not positive, which Pillow's filter never
-// gives and the scalar code handles. Values are kept in arrays, not arrays
-// of vectors: SVE's vectors have no size.
+// gives (every window holds its center's pixel) and the scalar code
+// handles. Values are kept in arrays, not arrays of vectors: SVE's vectors
+// have no size. Where a value is too near an integer the vector is divided
+// again; both that and a scalar hand-off are counted
+// (NoteHighwayAxisSlowPath), so that a test can see they stay unused.
 HWY_INLINE bool AxisVector(const AxisFilter& f, int64_t i, size_t real,
                            int taps, ResizeAxis* axis) {
   const AxisD d;
@@ -153,6 +161,7 @@ HWY_INLINE bool AxisVector(const AxisFilter& f, int64_t i, size_t real,
     hn::Store(n, di, weights + j * kN);
   }
   if (!clear) {
+    NoteHighwayAxisSlowPath();
     for (int j = 0; j < taps; ++j) {
       AxisV t;
       hn::Store(Fixed(hn::Div(hn::Load(d, raw + j * kN), sum), &t), di,
@@ -169,7 +178,7 @@ HWY_INLINE bool AxisVector(const AxisFilter& f, int64_t i, size_t real,
   return true;
 }
 
-void BilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
+inline void BilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   const AxisFilter f(in_size, out_size);
   const int taps = WidestWindow(f, out_size);
   if (taps > kMaxTaps) return PillowBilinearAxis(in_size, out_size, axis);
@@ -182,6 +191,7 @@ void BilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   for (int64_t i = 0; i < out_size; i += N) {
     const size_t real = static_cast<size_t>(std::min(N, out_size - i));
     if (!AxisVector(f, i, real, taps, axis)) {
+      NoteHighwayAxisSlowPath();
       return PillowBilinearAxis(in_size, out_size, axis);
     }
   }
@@ -189,7 +199,7 @@ void BilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
 
 #else  // no double vectors
 
-void BilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
+inline void BilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   PillowBilinearAxis(in_size, out_size, axis);
 }
 

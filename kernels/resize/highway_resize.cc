@@ -23,12 +23,13 @@
 // a time, whatever the channel count; row ends shorter than a vector are
 // computed one value at a time.
 //
-// On both paths the horizontal pass, the first to read the caller's image,
-// asks the caches for the rows a few ahead of those it computes; a row where
-// it would read past the caller's buffer is first copied into a padded
-// scratch row; and a pass whose axis is the identity (no resize on that
-// axis) is skipped or, for the vertical one, a copy: its result would be the
-// input, bit for bit.
+// On both paths the horizontal pass, when it runs first and so is the first
+// to read the caller's image, asks the caches for the rows a few ahead of
+// those it computes (the vertical pass run first does not); a row where it
+// would read past the caller's buffer is first copied into a padded scratch
+// row; and a pass whose axis is the identity (no resize on that axis) is
+// skipped or, for the vertical one, a copy: its result would be the input,
+// bit for bit.
 //
 // Vertical first (resize_kernel.h), the vertical pass runs over the box's
 // bytes into scratch rows of the box's width: on the pair path pairing the
@@ -37,6 +38,7 @@
 // padded scratch row that is copied into the output.
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -202,15 +204,20 @@ HWY_INLINE uint8_t* AtLeast(std::vector<uint8_t>* buffer, size_t n) {
 constexpr int64_t kPrefetchRows = 4;
 
 // Asks the caches for box rows from .. to - 1 (those in the caller's
-// buffer), the bytes the pass reads of each, a line at a time.
+// buffer), the bytes the pass reads of each, a 64-byte line at a time from
+// the line that holds the row's first byte.
 HWY_INLINE void PrefetchRows(const ResizeArgs& a, int64_t from, int64_t to,
                              int64_t reach) {
   for (int64_t i = from; i < to; ++i) {
     const size_t at = static_cast<size_t>(i * a.input_row_stride);
     if (at >= a.input_readable) return;
-    const size_t end =
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(a.input + at);
+    const uintptr_t end =
+        reinterpret_cast<uintptr_t>(a.input) +
         std::min(a.input_readable, at + static_cast<size_t>(reach));
-    for (size_t b = at; b < end; b += 64) __builtin_prefetch(a.input + b);
+    for (uintptr_t line = begin & ~uintptr_t{63}; line < end; line += 64) {
+      __builtin_prefetch(reinterpret_cast<const void*>(line));
+    }
   }
 }
 
@@ -527,6 +534,13 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace fusednorm {
+
+namespace {
+std::atomic<int64_t> axis_slow_paths{0};
+}  // namespace
+
+int64_t HighwayAxisSlowPaths() { return axis_slow_paths.load(); }
+void NoteHighwayAxisSlowPath() { axis_slow_paths.fetch_add(1); }
 
 HWY_EXPORT(HighwayResize);
 HWY_EXPORT(BilinearAxis);
