@@ -7,13 +7,13 @@ of the driver unless cuda is."""
 
 import os
 import re
-import signal
 import subprocess
 import tempfile
-import time
 import unittest
 
 import numpy as np
+
+import interrupt_run  # tools/interrupt_run.py, beside this file
 
 ROOT = os.path.join(os.environ["TEST_SRCDIR"], os.environ["TEST_WORKSPACE"])
 BINARY = os.path.join(ROOT, "tools", "fusednorm")
@@ -124,19 +124,11 @@ class Interrupts(unittest.TestCase):
     def test_ctrl_c_during_device_copies(self):
         env = dict(os.environ, FUSEDNORM_CUDA_DRIVER=FAKE,
                    FAKE_CUDA_EVENT_DELAY="1000000000")
-        p = subprocess.Popen([BINARY, "run", "--images", "0", "--epochs", "50",
-                              "--size", "64", "--threads", "2", "--pinned",
-                              "cuda", "--device-copy"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=env)
-        time.sleep(1.0)
-        p.send_signal(signal.SIGINT)
-        try:
-            _, err = p.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            self.fail("run went on after Ctrl-C")
-        self.assertEqual(p.returncode, 130, err)
+        status, err = interrupt_run.interrupt(
+            self, [BINARY, "run", "--images", "0", "--epochs", "50", "--size",
+                   "64", "--threads", "2", "--pinned", "cuda", "--device-copy"],
+            env)
+        self.assertEqual(status, 130, err)
         self.assertIn("interrupted", err)
 
 
