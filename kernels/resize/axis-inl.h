@@ -49,14 +49,10 @@ using AxisVI = hn::Vec<AxisI>;
 
 constexpr int kMaxTaps = 64;
 
-// PillowFilter's constants (resize_kernel.cc) and each vector's windows.
+// Pillow's per-axis constants (resize_kernel.h) and each vector's windows.
 struct AxisFilter {
   AxisFilter(int64_t in, int64_t out)
-      : in_size(in),
-        out_size(out),
-        scale(static_cast<double>(static_cast<float>(in)) / out),
-        support(std::max(scale, 1.0)),
-        ss(1.0 / std::max(scale, 1.0)) {}
+      : in_size(in), out_size(out), axis(PillowBilinearScale(in, out)) {}
 
   // Outputs i .. i + lanes - 1: centers, first inputs and input counts.
   // Lanes past the last output repeat it, so that every lane has a real
@@ -66,8 +62,8 @@ struct AxisFilter {
     const AxisI di;
     const AxisV index = hn::Min(hn::Iota(d, static_cast<double>(i)),
                                 hn::Set(d, static_cast<double>(out_size - 1)));
-    *center = hn::Mul(hn::Add(index, hn::Set(d, 0.5)), hn::Set(d, scale));
-    const AxisV half = hn::Set(d, 0.5), s = hn::Set(d, support);
+    *center = hn::Mul(hn::Add(index, hn::Set(d, 0.5)), hn::Set(d, axis.scale));
+    const AxisV half = hn::Set(d, 0.5), s = hn::Set(d, axis.support);
     *first = hn::Max(hn::DemoteTo(di, hn::Add(hn::Sub(*center, s), half)),
                      hn::Zero(di));
     const AxisVI last =
@@ -77,7 +73,7 @@ struct AxisFilter {
   }
 
   int64_t in_size, out_size;
-  double scale, support, ss;
+  PillowAxisScale axis;
 };
 
 // The widest window of the axis.
@@ -145,7 +141,7 @@ HWY_INLINE bool AxisVector(const AxisFilter& f, int64_t i, size_t real,
         hn::Add(hn::Sub(hn::Add(x, first_d), center), hn::Set(d, 0.5));
     const AxisV k = hn::Max(
         hn::Zero(d),
-        hn::Sub(hn::Set(d, 1.0), hn::Abs(hn::Mul(at, hn::Set(d, f.ss)))));
+        hn::Sub(hn::Set(d, 1.0), hn::Abs(hn::Mul(at, hn::Set(d, f.axis.ss)))));
     const AxisV value = hn::IfThenElseZero(inside, k);
     hn::Store(value, d, raw + j * kN);
     sum = hn::Add(sum, value);

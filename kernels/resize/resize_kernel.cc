@@ -25,12 +25,7 @@ int32_t ToFixed(double w) {
 // made: in0 = 0, in1 = in_size), with what it computes once per axis.
 struct PillowFilter {
   PillowFilter(int64_t in_size, int64_t out_size)
-      : in_size(in_size),
-        // Pillow's box is float; in_size <= 2^20 is exact in it.
-        scale(static_cast<double>(static_cast<float>(in_size)) / out_size),
-        filterscale(std::max(scale, 1.0)),
-        support(1.0 * filterscale),  // BILINEAR's support is 1
-        ss(1.0 / filterscale) {}
+      : in_size(in_size), axis(PillowBilinearScale(in_size, out_size)) {}
 
   // Output i's inputs: first .. first + count - 1, around center.
   struct Window {
@@ -38,17 +33,17 @@ struct PillowFilter {
     int64_t first, count;
   };
   Window At(int64_t i) const {
-    const double center = 0.0 + (i + 0.5) * scale;
-    int64_t first = static_cast<int>(center - support + 0.5);
+    const double center = 0.0 + (i + 0.5) * axis.scale;
+    int64_t first = static_cast<int>(center - axis.support + 0.5);
     if (first < 0) first = 0;
-    int64_t last = static_cast<int>(center + support + 0.5);
+    int64_t last = static_cast<int>(center + axis.support + 0.5);
     if (last > in_size) last = in_size;
     return {center, first, last - first};
   }
 
   // The filter at input win.first + x, before normalization.
   double Raw(const Window& win, int64_t x) const {
-    return Triangle((x + win.first - win.center + 0.5) * ss);
+    return Triangle((x + win.first - win.center + 0.5) * axis.ss);
   }
 
   // The fixed-point weights of window `win` into w: the filter divided by
@@ -72,10 +67,17 @@ struct PillowFilter {
   }
 
   int64_t in_size;
-  double scale, filterscale, support, ss;
+  PillowAxisScale axis;
 };
 
 }  // namespace
+
+PillowAxisScale PillowBilinearScale(int64_t in_size, int64_t out_size) {
+  const double scale =
+      static_cast<double>(static_cast<float>(in_size)) / out_size;
+  const double filterscale = std::max(scale, 1.0);
+  return {scale, 1.0 * filterscale, 1.0 / filterscale};  // support 1
+}
 
 void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   const PillowFilter filter(in_size, out_size);

@@ -89,6 +89,16 @@ struct ResizeArgs {
   ResizePassOrder order = ResizePassOrder::kHorizontalFirst;
 };
 
+// What Pillow's precompute_coeffs computes once per BILINEAR axis of a box
+// starting at 0: scale = in_size / out_size (in_size as a float, as Pillow's
+// box is; exact for in_size <= 2^20), the filter's support of 1 widened by
+// the downscale factor, and ss = 1 / that factor. Every row's weights code
+// starts from these.
+struct PillowAxisScale {
+  double scale, support, ss;
+};
+PillowAxisScale PillowBilinearScale(int64_t in_size, int64_t out_size);
+
 // Fills `axis` for in_size -> out_size (both >= 1) with Pillow's BILINEAR
 // weights: a triangle filter widened by the downscale factor, weights
 // computed in double, normalized and rounded to fixed point as Pillow 9.4's
