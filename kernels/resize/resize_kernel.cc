@@ -1,5 +1,5 @@
-// Pillow's bilinear weights (resize_kernel.h): the double-precision filter,
-// its normalization and the fixed-point rounding, in the order Pillow 9.4's
+// Pillow's weights (resize_kernel.h): the double-precision filter, its
+// normalization and the fixed-point rounding, in the order Pillow 9.4's
 // Resample.c performs them, then packed into equal-width windows.
 #include "kernels/resize/resize_kernel.h"
 
@@ -14,6 +14,20 @@ double Triangle(double x) {
   return x < 1.0 ? 1.0 - x : 0.0;
 }
 
+// Pillow's bicubic_filter: the cubic convolution kernel with a = -0.5,
+// written as Pillow writes it (the same operations in the same order).
+double Cubic(double x) {
+  constexpr double a = -0.5;
+  if (x < 0.0) x = -x;
+  if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+  if (x < 2.0) return (((x - 5) * x + 8) * x - 4) * a;
+  return 0.0;
+}
+
+double FilterAt(PillowFilter filter, double x) {
+  return filter == PillowFilter::kBicubic ? Cubic(x) : Triangle(x);
+}
+
 // Pillow's normalize_coeffs_8bpc: rounds half away from zero by truncation.
 int32_t ToFixed(double w) {
   const double one = static_cast<double>(1 << kResizePrecisionBits);
@@ -23,9 +37,11 @@ int32_t ToFixed(double w) {
 
 // Pillow's precompute_coeffs for a box starting at 0 (the crop has been
 // made: in0 = 0, in1 = in_size), with what it computes once per axis.
-struct PillowFilter {
-  PillowFilter(int64_t in_size, int64_t out_size)
-      : in_size(in_size), axis(PillowBilinearScale(in_size, out_size)) {}
+struct PillowWindows {
+  PillowWindows(PillowFilter filter, int64_t in_size, int64_t out_size)
+      : filter(filter),
+        in_size(in_size),
+        axis(PillowScale(filter, in_size, out_size)) {}
 
   // Output i's inputs: first .. first + count - 1, around center.
   struct Window {
@@ -43,7 +59,7 @@ struct PillowFilter {
 
   // The filter at input win.first + x, before normalization.
   double Raw(const Window& win, int64_t x) const {
-    return Triangle((x + win.first - win.center + 0.5) * axis.ss);
+    return FilterAt(filter, (x + win.first - win.center + 0.5) * axis.ss);
   }
 
   // The fixed-point weights of window `win` into w: the filter divided by
@@ -66,21 +82,33 @@ struct PillowFilter {
     }
   }
 
+  PillowFilter filter;
   int64_t in_size;
   PillowAxisScale axis;
 };
 
 }  // namespace
 
-PillowAxisScale PillowBilinearScale(int64_t in_size, int64_t out_size) {
+PillowAxisScale PillowScale(PillowFilter filter, int64_t in_size,
+                            int64_t out_size) {
   const double scale =
       static_cast<double>(static_cast<float>(in_size)) / out_size;
   const double filterscale = std::max(scale, 1.0);
-  return {scale, 1.0 * filterscale, 1.0 / filterscale};  // support 1
+  const double support = filter == PillowFilter::kBicubic ? 2.0 : 1.0;
+  return {scale, support * filterscale, 1.0 / filterscale};
+}
+
+PillowAxisScale PillowBilinearScale(int64_t in_size, int64_t out_size) {
+  return PillowScale(PillowFilter::kBilinear, in_size, out_size);
 }
 
 void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
-  const PillowFilter filter(in_size, out_size);
+  PillowAxis(PillowFilter::kBilinear, in_size, out_size, axis);
+}
+
+void PillowAxis(PillowFilter kind, int64_t in_size, int64_t out_size,
+                ResizeAxis* axis) {
+  const PillowWindows filter(kind, in_size, out_size);
   int64_t taps = 1;
   for (int64_t i = 0; i < out_size; ++i) {
     taps = std::max(taps, filter.At(i).count);
@@ -91,7 +119,7 @@ void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis) {
   axis->start.assign(out_size, 0);
   axis->weights.assign(out_size * taps, 0);
   for (int64_t i = 0; i < out_size; ++i) {
-    const PillowFilter::Window window = filter.At(i);
+    const PillowWindows::Window window = filter.At(i);
     // Shift the window left where it would run past the last input; the
     // weights keep their inputs.
     const int64_t start = std::min(window.first, in_size - taps);

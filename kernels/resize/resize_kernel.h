@@ -1,6 +1,6 @@
-// The resize-kernel contract: Pillow's bilinear resampling of a uint8 image in
-// fixed point, the per-axis weight tables every variant reads, and the
-// descriptor the resize dispatch table keeps.
+// The resize-kernel contract: Pillow's antialiased resampling (BILINEAR and
+// BICUBIC) of a uint8 image in fixed point, the per-axis weight tables
+// every variant reads, and the descriptor the resize dispatch table keeps.
 //
 // A resize is separable, and Pillow runs its passes in either order (its
 // versions choose differently; ops/resize.h). Horizontal first: the
@@ -89,20 +89,31 @@ struct ResizeArgs {
   ResizePassOrder order = ResizePassOrder::kHorizontalFirst;
 };
 
-// What Pillow's precompute_coeffs computes once per BILINEAR axis of a box
-// starting at 0: scale = in_size / out_size (in_size as a float, as Pillow's
-// box is; exact for in_size <= 2^20), the filter's support of 1 widened by
-// the downscale factor, and ss = 1 / that factor. Every row's weights code
-// starts from these.
+// Pillow's antialiasing filters fusednorm computes: BILINEAR (a triangle of
+// support 1) and BICUBIC (cubic convolution with a = -0.5, support 2).
+enum class PillowFilter { kBilinear, kBicubic };
+
+// What Pillow's precompute_coeffs computes once per axis of a box starting
+// at 0: scale = in_size / out_size (in_size as a float, as Pillow's box is;
+// exact for in_size <= 2^20), the filter's support widened by the downscale
+// factor, and ss = 1 / that factor. Every row's weights code starts from
+// these.
 struct PillowAxisScale {
   double scale, support, ss;
 };
+PillowAxisScale PillowScale(PillowFilter filter, int64_t in_size,
+                            int64_t out_size);
 PillowAxisScale PillowBilinearScale(int64_t in_size, int64_t out_size);
 
-// Fills `axis` for in_size -> out_size (both >= 1) with Pillow's BILINEAR
-// weights: a triangle filter widened by the downscale factor, weights
-// computed in double, normalized and rounded to fixed point as Pillow 9.4's
-// precompute_coeffs and normalize_coeffs_8bpc do. Reuses axis's storage.
+// Fills `axis` for in_size -> out_size (both >= 1) with Pillow's weights for
+// `filter`, computed in double, normalized and rounded to fixed point as
+// Pillow 9.4's precompute_coeffs and normalize_coeffs_8bpc do. Bicubic
+// weights can be negative and add up to more than one on either side; the
+// passes clamp as Pillow does. Reuses axis's storage.
+void PillowAxis(PillowFilter filter, int64_t in_size, int64_t out_size,
+                ResizeAxis* axis);
+
+// PillowAxis for BILINEAR.
 void PillowBilinearAxis(int64_t in_size, int64_t out_size, ResizeAxis* axis);
 
 using ResizeFn = void (*)(const ResizeArgs& args);

@@ -1,0 +1,59 @@
+// The colour-kernel contract: the pixel arithmetic of torchvision's colour
+// transforms on PIL images, which is Pillow's, exactly:
+//
+//   blend      ImageEnhance's Image.blend(degenerate, image, alpha) per
+//              value: out = (uint8)(d + alpha * (x - d)) in float32 (the C
+//              of Blend.c: int + float * int), truncated toward zero and,
+//              outside alpha in [0, 1], clamped to 0..255. Brightness
+//              blends with 0, Contrast with its mean (a constant), Color
+//              with the pixel's own luma (BlendGray).
+//   luma       Pillow's L of RGB: (19595 r + 38470 g + 7471 b + 0x8000)
+//              >> 16 (Convert.c's L24); of L, the value itself.
+//   hue        torchvision's adjust_hue: Pillow's RGB -> HSV (rgb2hsv_row),
+//              the hue byte plus `shift` modulo 256, HSV -> RGB (hsv2rgb),
+//              with Pillow's mix of float and double operations, floor and
+//              round() where Pillow has them.
+//
+// Images are rows of `pixels` pixels of 1, 3 or 4 channels (L, RGB, RGBA
+// to Pillow); a 4th channel is alpha, which the blends keep, the hue
+// conversion sets to 255 (Pillow's HSV has no alpha) and gray conversion
+// drops. `in` and `out` may be the same buffer (every kernel reads a
+// pixel before it writes it) but may not otherwise overlap. Kernels never
+// validate or fail: the colour ops (ops/color.h) check everything first.
+// Every row agrees with the scalar row bit for bit. No SIMD types here.
+#ifndef FUSEDNORM_KERNELS_COLOR_COLOR_KERNEL_H_
+#define FUSEDNORM_KERNELS_COLOR_COLOR_KERNEL_H_
+
+#include <cstdint>
+
+namespace fusednorm {
+
+struct ColorKernelInfo {
+  const char* id;     // "scalar", "highway", "highway_avx2", ...
+  const char* needs;  // human-readable CPU features
+  int priority;       // higher wins among the supported rows
+  bool (*supported)();
+  // The SIMD target the row dispatches to on this CPU, or nullptr.
+  const char* (*target)();
+
+  // Blends every colour value with the constant `degenerate`; alpha kept.
+  void (*blend_constant)(const uint8_t* in, uint8_t* out, int64_t pixels,
+                         int channels, float alpha, uint8_t degenerate);
+  // Blends every colour value with its pixel's luma (channels 3 or 4);
+  // alpha kept.
+  void (*blend_gray)(const uint8_t* in, uint8_t* out, int64_t pixels,
+                     int channels, float alpha);
+  // The sum of the pixels' luma.
+  uint64_t (*luma_sum)(const uint8_t* in, int64_t pixels, int channels);
+  // Shifts the hue by `shift` (channels 3 or 4; alpha becomes 255).
+  void (*shift_hue)(const uint8_t* in, uint8_t* out, int64_t pixels,
+                    int channels, uint8_t shift);
+  // Writes each pixel's luma (channels 3 or 4) into `out_channels` (1 or
+  // 3) values: Pillow's convert("L"), and the L replicated to RGB.
+  void (*to_gray)(const uint8_t* in, uint8_t* out, int64_t pixels,
+                  int channels, int out_channels);
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_KERNELS_COLOR_COLOR_KERNEL_H_
