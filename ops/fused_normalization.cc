@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/round.h"
 #include "core/status.h"
 #include "kernels/dispatch.h"
+#include "kernels/formats.h"
 #include "ops/box_params.h"
 
 namespace fusednorm {
@@ -39,8 +41,8 @@ absl::Status ValidateErase(const EraseOptions& e) {
   for (const auto& [name, v] :
        {std::pair<const char*, double>{"erase.scale_min", e.scale_min},
         {"erase.scale_max", e.scale_max}}) {
-    if (!(v > 0.0 && v <= 1.0))
-      return InvalidArgumentCat(name, " = ", v, " must be in (0, 1]");
+    if (!(v >= 0.0 && v <= 1.0))
+      return InvalidArgumentCat(name, " = ", v, " must be in [0, 1]");
   }
   if (e.scale_min > e.scale_max) {
     return InvalidArgumentCat(
@@ -58,7 +60,43 @@ absl::Status ValidateErase(const EraseOptions& e) {
         "erase.ratio_min = ", e.ratio_min,
         " is greater than erase.ratio_max = ", e.ratio_max);
   }
+  if (e.value.size() > kMaxChannels) {
+    return InvalidArgumentCat("erase.value has ", e.value.size(),
+                              " values; at most ", kMaxChannels);
+  }
+  for (size_t c = 0; c < e.value.size(); ++c) {
+    if (!std::isfinite(e.value[c]))
+      return InvalidArgumentCat("erase.value[", c, "] = ", e.value[c],
+                                " is not finite");
+  }
   return absl::OkStatus();
+}
+
+// Whether erasing writes values other than the kernel's +0.0.
+bool ErasesToValues(const EraseOptions& e) {
+  for (const float v : e.value) {
+    if (v != 0.0f || std::signbit(v)) return true;
+  }
+  return false;
+}
+
+// Stores float `v` as element `i` of an output of `dtype`.
+void StoreValue(DType dtype, float v, int64_t i, uint8_t* out) {
+  switch (dtype) {
+    case DType::kFloat32:
+      std::memcpy(out + i * 4, &v, 4);
+      return;
+    case DType::kFloat16: {
+      const uint16_t h = FloatToHalfBits(v);
+      std::memcpy(out + i * 2, &h, 2);
+      return;
+    }
+    case DType::kBFloat16: {
+      const uint16_t b = FloatToBFloat16Bits(v);
+      std::memcpy(out + i * 2, &b, 2);
+      return;
+    }
+  }
 }
 
 // a * b, or nullopt when the product leaves [0, INT64_MAX].
@@ -336,6 +374,7 @@ absl::StatusOr<KernelArgs> FusedNormalization::Prepare(
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t in_need, CheckInput(in));
   FUSEDNORM_ASSIGN_OR_RETURN(const size_t out_need, CheckOutput(in, out));
   FUSEDNORM_RETURN_IF_ERROR(CheckEraseRect(aug.erase, in.height, in.width));
+  FUSEDNORM_RETURN_IF_ERROR(CheckEraseValues(in.channels));
   // The kernels require disjoint buffers, and no input may lie in what an
   // earlier image of the same call has already overwritten.
   if (written.empty()) written = {out.bytes.data(), out_need};
@@ -358,6 +397,31 @@ absl::StatusOr<KernelArgs> FusedNormalization::Prepare(
   return args;
 }
 
+absl::Status FusedNormalization::CheckEraseValues(int channels) const {
+  const size_t n = erase_.value.size();
+  if (n > 1 && n != static_cast<size_t>(channels)) {
+    return InvalidArgumentCat("erase.value has ", n, " values but the image has ",
+                              channels, " channels (give 1 or ", channels,
+                              ")");
+  }
+  return absl::OkStatus();
+}
+
+void FusedNormalization::FillErase(const KernelArgs& a) const {
+  if (a.erase.empty() || !ErasesToValues(erase_)) return;
+  const int C = a.channels;
+  for (int64_t h = a.erase.top; h < a.erase.top + a.erase.height; ++h) {
+    for (int64_t w = a.erase.left; w < a.erase.left + a.erase.width; ++w) {
+      for (int c = 0; c < C; ++c) {
+        const float v = erase_.value[std::min<size_t>(c, erase_.value.size() - 1)];
+        StoreValue(dtype(), v,
+                   OutputIndex(layout(), a.height, a.width, C, c, h, w),
+                   static_cast<uint8_t*>(a.output));
+      }
+    }
+  }
+}
+
 bool FusedNormalization::Streams(size_t bytes) const {
   using Stores = FusedNormalizationOptions::Stores;
   return stores_ == Stores::kNontemporal ||
@@ -371,6 +435,7 @@ absl::Status FusedNormalization::Apply(const ImageView& in,
   args.nontemporal =
       Streams(*OutputBytes(in.height, in.width, in.channels));  // checked
   kernels_[in.channels]->fn(*constants_, args);
+  FillErase(args);
   return absl::OkStatus();
 }
 
@@ -417,6 +482,7 @@ absl::Status FusedNormalization::ApplyBatch(absl::Span<const ImageView> inputs,
   for (KernelArgs& a : args) {
     a.nontemporal = stream;
     kernels_[in0.channels]->fn(*constants_, a);
+    FillErase(a);
   }
   return absl::OkStatus();
 }

@@ -33,14 +33,19 @@
 
 namespace fusednorm {
 
-// torchvision's RandomErasing parameters (value = 0, i.e. the normalized zero).
+// torchvision's RandomErasing parameters.
 struct EraseOptions {
   bool enabled = false;
   double p = 0.5;           // probability of erasing, in [0, 1]
-  double scale_min = 0.02;  // erased area / image area, in (0, 1], min <= max
+  double scale_min = 0.02;  // erased area / image area, in [0, 1], min <= max
   double scale_max = 0.33;
   double ratio_min = 0.3;  // aspect ratio h / w, > 0, min <= max
   double ratio_max = 3.3;
+  // The erased values, in the normalized output: empty for 0 (the
+  // normalized zero, written by the kernel's pass), else one value for
+  // every channel or one per channel (written over the rectangle after
+  // it). Finite.
+  std::vector<float> value;
 };
 
 struct FusedNormalizationOptions {
@@ -167,6 +172,11 @@ class FusedNormalization {
                                      absl::Span<const uint8_t> written) const;
   // The store policy for a call that writes a buffer of `bytes`.
   bool Streams(size_t bytes) const;
+  // InvalidArgument unless erase_.value has 0, 1 or `channels` values.
+  absl::Status CheckEraseValues(int channels) const;
+  // Writes erase_.value over the erased rectangle of the kernel's output
+  // (nothing when the values are all +0.0, which the kernel wrote).
+  void FillErase(const KernelArgs& args) const;
 
   std::shared_ptr<const KernelConstants> constants_;
   Normalization norm_;

@@ -78,7 +78,7 @@ TEST(FusedNormalizationCreate, RejectsBadProbabilitiesAndErase) {
   };
   const Case cases[] = {
       {[](EraseOptions& e) { e.p = -0.1; }, "erase.p = -0.1"},
-      {[](EraseOptions& e) { e.scale_min = 0; }, "erase.scale_min = 0"},
+      {[](EraseOptions& e) { e.scale_min = -0.1; }, "erase.scale_min = -0.1"},
       {[](EraseOptions& e) { e.scale_max = 1.25; }, "erase.scale_max = 1.25"},
       {[](EraseOptions& e) { e.scale_min = 0.5, e.scale_max = 0.25; },
        "erase.scale_min = 0.5 is greater than erase.scale_max = 0.25"},

@@ -1,10 +1,12 @@
 // Box resizing (resize.h): the Pillow filters (one pass order rule each)
-// through the resize dispatch table, and torchvision's two tensor-route
-// filters in scalar float code.
+// through the resize dispatch table, Pillow's nearest-neighbour scaling and
+// RGBA premultiplication, and torchvision's two tensor-route filters in
+// scalar float code.
 #include "ops/resize.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -145,12 +147,28 @@ void ResizeAntialiased(const ImageView& in, int64_t out_h, int64_t out_w,
   }
 }
 
-// The axis's Pillow weights for in_size -> out_size, made by the kernel row,
-// unless it holds them already (they depend on the two sizes alone).
-void PillowAxisFor(const ResizeKernelInfo& row, int64_t in_size,
-                   int64_t out_size, ResizeAxis* axis) {
-  if (axis->in_size == in_size && axis->out_size == out_size) return;
-  row.axis(in_size, out_size, axis);
+// The axis's Pillow weights for in_size -> out_size: the kernel row makes
+// the bilinear ones (its own way, the same integers), the scalar code the
+// bicubic ones; kept while the sizes and the filter repeat.
+void PillowAxisFor(const ResizeKernelInfo& row, PillowFilter filter,
+                   int64_t in_size, int64_t out_size, ResizeAxis* axis) {
+  if (filter == PillowFilter::kBilinear) {
+    row.axis(in_size, out_size, axis);
+  } else {
+    PillowAxis(filter, in_size, out_size, axis);
+  }
+}
+
+void PillowAxesFor(const ResizeKernelInfo& row, PillowFilter filter,
+                   Size2 box, Size2 size, ResizeWorkspace* ws) {
+  const bool same = ws->axes_filter == filter;
+  ws->axes_filter = filter;
+  ResizeAxis& h = ws->horizontal;
+  if (!same || h.in_size != box.width || h.out_size != size.width)
+    PillowAxisFor(row, filter, box.width, size.width, &h);
+  ResizeAxis& v = ws->vertical;
+  if (!same || v.in_size != box.height || v.out_size != size.height)
+    PillowAxisFor(row, filter, box.height, size.height, &v);
 }
 
 // Which pass the Pillow that `filter` names runs first for a box of `box`
@@ -173,9 +191,9 @@ ResizePassOrder PillowPassOrder(ResizeFilter filter, Size2 box, Size2 size) {
 // A Pillow filter: weights per axis (reused while the sizes repeat), then
 // the chosen kernel row with the workspace's buffers.
 void ResizePil(const ImageView& box, Size2 size, ResizePassOrder order,
-               const ResizeKernelInfo& row, ResizeWorkspace* ws, Image* out) {
-  PillowAxisFor(row, box.width, size.width, &ws->horizontal);
-  PillowAxisFor(row, box.height, size.height, &ws->vertical);
+               PillowFilter filter, const ResizeKernelInfo& row,
+               ResizeWorkspace* ws, Image* out) {
+  PillowAxesFor(row, filter, {box.height, box.width}, size, ws);
   ResizeArgs args;
   args.input = box.pixels.data();
   args.input_row_stride = box.row_stride;
@@ -195,7 +213,86 @@ bool IsPillow(ResizeFilter f) {
          f == ResizeFilter::kPil13;
 }
 
+// Pillow's COORD: the source index of a position, -1 left of the image.
+int64_t Coord(double v) { return v < 0.0 ? -1 : static_cast<int64_t>(v); }
+
+// Pillow's NEAREST resize (ImagingScaleAffine with a[0] = box / size):
+// output x reads source COORD(xo), xo starting at a[0] / 2 and growing by
+// a[0] in double, one step per output; rows likewise. Positions outside
+// the box stay 0 (Pillow's fill), which happens only in freak roundings.
+void ResizeNearest(const ImageView& in, Size2 size, Image* out) {
+  const int C = in.channels;
+  std::fill(out->pixels.begin(), out->pixels.end(), 0);
+  // Pillow's box is four floats; its sides are exact for our sizes.
+  const double ax = static_cast<double>(static_cast<float>(in.width)) /
+                    size.width;
+  const double ay = static_cast<double>(static_cast<float>(in.height)) /
+                    size.height;
+  std::vector<int64_t> columns(size.width, -1);
+  double xo = ax * 0.5;
+  for (int64_t x = 0; x < size.width; ++x, xo += ax) {
+    const int64_t xin = Coord(xo);
+    if (xin >= 0 && xin < in.width) columns[x] = xin;
+  }
+  double yo = ay * 0.5;
+  for (int64_t y = 0; y < size.height; ++y, yo += ay) {
+    const int64_t yin = Coord(yo);
+    if (yin < 0 || yin >= in.height) continue;
+    const uint8_t* row = in.pixels.data() + yin * in.row_stride;
+    uint8_t* o = out->pixels.data() + y * size.width * C;
+    for (int64_t x = 0; x < size.width; ++x) {
+      if (columns[x] < 0) continue;
+      std::memcpy(o + x * C, row + columns[x] * C, static_cast<size_t>(C));
+    }
+  }
+}
+
+// Pillow's RGBA -> RGBa: each colour times alpha, divided by 255 with
+// rounding as MULDIV255 does.
+uint8_t MulDiv255(unsigned a, unsigned b) {
+  const unsigned t = a * b + 128;
+  return static_cast<uint8_t>(((t >> 8) + t) >> 8);
+}
+
+// The box of an RGBA image premultiplied into `out` (compact).
+absl::Status Premultiply(const ImageView& in, Image* out) {
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(in.height, in.width, 4, out));
+  for (int64_t y = 0; y < in.height; ++y) {
+    const uint8_t* p = in.pixels.data() + y * in.row_stride;
+    uint8_t* o = out->pixels.data() + y * in.width * 4;
+    for (int64_t x = 0; x < in.width; ++x, p += 4, o += 4) {
+      for (int c = 0; c < 3; ++c) o[c] = MulDiv255(p[c], p[3]);
+      o[3] = p[3];
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Pillow's RGBa -> RGBA, in place: colours divided by alpha (truncated,
+// clamped), untouched where alpha is 0 or 255.
+void Unpremultiply(Image* image) {
+  uint8_t* p = image->pixels.data();
+  for (int64_t i = 0; i < image->height * image->width; ++i, p += 4) {
+    const unsigned alpha = p[3];
+    if (alpha == 0 || alpha == 255) continue;
+    for (int c = 0; c < 3; ++c)
+      p[c] = static_cast<uint8_t>(std::min(255u, 255u * p[c] / alpha));
+  }
+}
+
 }  // namespace
+
+absl::Span<const Named<Interpolation>> InterpolationNames() {
+  static constexpr Named<Interpolation> kNames[] = {
+      {Interpolation::kNearest, "nearest"},
+      {Interpolation::kBilinear, "bilinear"},
+      {Interpolation::kBicubic, "bicubic"}};
+  return kNames;
+}
+
+const char* InterpolationName(Interpolation i) {
+  return NameOf(InterpolationNames(), i);
+}
 
 absl::Span<const Named<ResizeFilter>> ResizeFilterNames() {
   static constexpr Named<ResizeFilter> kNames[] = {
@@ -216,11 +313,18 @@ absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name) {
 }
 
 absl::StatusOr<Resizer> Resizer::Create(ResizeFilter filter,
-                                        absl::string_view kernel) {
+                                        absl::string_view kernel,
+                                        Interpolation interpolation) {
   Resizer r;
   r.filter_ = filter;
+  r.interpolation_ = interpolation;
   if (IsPillow(filter)) {
     FUSEDNORM_ASSIGN_OR_RETURN(r.row_, SelectResizeKernel(kernel));
+  } else if (interpolation != Interpolation::kBilinear) {
+    return InvalidArgumentCat(
+        "interpolation ", InterpolationName(interpolation),
+        " needs a Pillow resize filter (pil, pil12.2, pil13), not ",
+        ResizeFilterName(filter), ", which implements bilinear only");
   }
   return r;
 }
@@ -238,9 +342,7 @@ absl::Status Resizer::Resize(const ImageView& input, const CropWindow& box,
     case ResizeFilter::kPil:
     case ResizeFilter::kPil12_2:
     case ResizeFilter::kPil13:
-      ResizePil(in, size, PillowPassOrder(filter_, {in.height, in.width}, size),
-                *row_, ws, output);
-      return absl::OkStatus();
+      return ResizePillow(in, size, ws, output);
     case ResizeFilter::kTensor:
       if (size.height < in.height || size.width < in.width) {
         ResizeAntialiased(in, size.height, size.width, output);
@@ -255,11 +357,32 @@ absl::Status Resizer::Resize(const ImageView& input, const CropWindow& box,
                             " is not a ResizeFilter");
 }
 
+absl::Status Resizer::ResizePillow(const ImageView& in, Size2 size,
+                                  ResizeWorkspace* ws, Image* output) const {
+  if (interpolation_ == Interpolation::kNearest) {
+    ResizeNearest(in, size, output);
+    return absl::OkStatus();
+  }
+  const PillowFilter filter = interpolation_ == Interpolation::kBicubic
+                                  ? PillowFilter::kBicubic
+                                  : PillowFilter::kBilinear;
+  const ResizePassOrder order =
+      PillowPassOrder(filter_, {in.height, in.width}, size);
+  if (in.channels != 4) {
+    ResizePil(in, size, order, filter, *row_, ws, output);
+    return absl::OkStatus();
+  }
+  FUSEDNORM_RETURN_IF_ERROR(Premultiply(in, &ws->premultiplied));
+  ResizePil(ws->premultiplied.view(), size, order, filter, *row_, ws, output);
+  Unpremultiply(output);
+  return absl::OkStatus();
+}
+
 absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
                        Size2 size, ResizeFilter filter, Image* output,
-                       absl::string_view kernel) {
+                       absl::string_view kernel, Interpolation interpolation) {
   FUSEDNORM_ASSIGN_OR_RETURN(const Resizer resizer,
-                             Resizer::Create(filter, kernel));
+                             Resizer::Create(filter, kernel, interpolation));
   ResizeWorkspace ws;
   return resizer.Resize(input, box, size, &ws, output);
 }

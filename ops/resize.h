@@ -24,6 +24,15 @@
 // the passes, the order moves some values by 1, so each Pillow's bits need
 // its own order rule. The box is read in place (no crop copy); only the rows
 // the output needs are read.
+//
+// The interpolation is torchvision's argument of the same name, mapped to
+// Pillow's resampling filters as torchvision maps it for PIL images:
+// bilinear (Image.BILINEAR), bicubic (Image.BICUBIC) and nearest
+// (Image.NEAREST: Pillow's nearest-neighbour scaling, its source positions
+// accumulated in double as Pillow accumulates them). The tensor filters
+// implement bilinear only. A 4-channel image is RGBA to Pillow: bilinear
+// and bicubic resize it premultiplied by its alpha (Pillow's RGBa) and
+// divide again, as Image.resize does.
 #ifndef FUSEDNORM_OPS_RESIZE_H_
 #define FUSEDNORM_OPS_RESIZE_H_
 
@@ -41,6 +50,13 @@ namespace fusednorm {
 
 enum class ResizeFilter { kPil, kPil12_2, kPil13, kTensor, kBilinear };
 
+// torchvision's InterpolationMode values fusednorm implements.
+enum class Interpolation { kNearest, kBilinear, kBicubic };
+
+// nearest, bilinear, bicubic (InterpolationMode's values).
+absl::Span<const Named<Interpolation>> InterpolationNames();
+const char* InterpolationName(Interpolation interpolation);
+
 // pil, pil12.2, pil13, tensor, bilinear.
 absl::Span<const Named<ResizeFilter>> ResizeFilterNames();
 const char* ResizeFilterName(ResizeFilter filter);
@@ -54,7 +70,9 @@ absl::StatusOr<ResizeFilter> ParseResizeFilter(absl::string_view name);
 // (grown to the largest image, then reused). A worker owns one.
 struct ResizeWorkspace {
   ResizeAxis horizontal, vertical;
+  PillowFilter axes_filter = PillowFilter::kBilinear;  // what the axes hold
   ResizeScratch scratch;
+  Image premultiplied;  // an RGBA box times its alpha
 };
 
 // A filter with its kernel row, chosen once when it is made (the
@@ -63,9 +81,12 @@ class Resizer {
  public:
   // `kernel` forces a resize dispatch row for the Pillow filters ("" = the
   // FUSEDNORM_RESIZE_KERNEL variable, else the best row): NotFound /
-  // Unimplemented for a bad id.
-  static absl::StatusOr<Resizer> Create(ResizeFilter filter,
-                                        absl::string_view kernel = "");
+  // Unimplemented for a bad id. An interpolation the filter does not
+  // implement (bicubic or nearest with tensor or bilinear) is
+  // InvalidArgument naming both.
+  static absl::StatusOr<Resizer> Create(
+      ResizeFilter filter, absl::string_view kernel = "",
+      Interpolation interpolation = Interpolation::kBilinear);
 
   // Resizes `box` of `input` to `size` into `output` (compact, reusing its
   // storage) with `ws`'s weights and buffers. InvalidArgument for a bad
@@ -75,15 +96,21 @@ class Resizer {
 
  private:
   Resizer() = default;
+  // The Pillow filters' resize of a whole view.
+  absl::Status ResizePillow(const ImageView& in, Size2 size,
+                            ResizeWorkspace* ws, Image* output) const;
+
   ResizeFilter filter_ = ResizeFilter::kPil;
+  Interpolation interpolation_ = Interpolation::kBilinear;
   const ResizeKernelInfo* row_ = nullptr;  // the Pillow filters' row
 };
 
 // One resize with a Resizer and a workspace of its own, for one-off callers
 // (a loop over images keeps a Resizer and a ResizeWorkspace instead).
-absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
-                       Size2 size, ResizeFilter filter, Image* output,
-                       absl::string_view kernel = "");
+absl::Status ResizeBox(
+    const ImageView& input, const CropWindow& box, Size2 size,
+    ResizeFilter filter, Image* output, absl::string_view kernel = "",
+    Interpolation interpolation = Interpolation::kBilinear);
 
 }  // namespace fusednorm
 

@@ -12,40 +12,85 @@ namespace {
 
 using FusedPart = PreprocessOp::FusedPart;
 
-const char* PartName(FusedPart part) {
-  switch (part) {
-    case FusedPart::kFlip:
-      return "RandomHorizontalFlip";
+// What the walk over a list has seen so far.
+struct Walk {
+  const ChainOptions* options;
+  FusedNormalizationOptions fused;
+  int channels = 0;
+  std::optional<Size2> fixed;      // the size the real ops so far fix
+  int64_t erase_at = -1;           // RandomErasing's position
+  int64_t tensor_at = -1;          // ToTensor's position
+  int64_t last_flip = -1;          // the last RandomHorizontalFlip's
+  // Whether every real op after the last flip commutes with it.
+  bool flip_commutes = true;
+};
+
+std::string Where(const ChainOptions& o, size_t i, const PreprocessOp& op) {
+  return absl::StrCat(o.list_name, " position ", i, " (", op.name(), ")");
+}
+
+// A fused op at position i: its part's own rule.
+absl::Status AddFusedOp(const PreprocessOp& op, size_t i,
+                        const std::string& where, Walk* w) {
+  switch (op.fused_part()) {
+    case FusedPart::kNormalize:
+      return InvalidArgumentCat(
+          where,
+          ": Normalize does not belong in a transform list here; use the "
+          "normalization setting (mean, std or preset)");
     case FusedPart::kErase:
-      return "RandomErasing";
+      if (!w->options->allow_erase) {
+        return InvalidArgumentCat(where, ": RandomErasing is for training only, not ",
+                                  w->options->list_name);
+      }
+      if (w->erase_at >= 0)
+        return InvalidArgumentCat(where, ": RandomErasing appears twice");
+      w->erase_at = static_cast<int64_t>(i);
+      op.FuseInto(&w->fused);
+      return absl::OkStatus();
+    case FusedPart::kToTensor:
+      if (w->tensor_at < 0) w->tensor_at = static_cast<int64_t>(i);
+      return absl::OkStatus();
     default:
-      return "Normalize";
+      return absl::OkStatus();
   }
 }
 
-// Checks one record-only op at `where` against the list so far (`seen`, by
-// part).
-absl::Status CheckRecordOnly(FusedPart part, const char* list_name,
-                             bool allow_erase, const std::string& where,
-                             bool seen[4]) {
-  if (part == FusedPart::kNormalize) {
+// A real op at position i: its order rules, channels and size.
+absl::Status AddRealOp(const PreprocessOp& op, size_t i,
+                       const std::string& where, Walk* w) {
+  if (w->erase_at >= 0) {
     return InvalidArgumentCat(
-        where,
-        ": Normalize does not belong in a transform list; use the "
-        "normalization setting");
+        where, ": after RandomErasing (position ", w->erase_at,
+        "), which works on the normalized tensor: put it after every op "
+        "that changes pixels");
   }
-  if (part == FusedPart::kErase && !allow_erase) {
+  const bool flip = op.fused_part() == FusedPart::kFlip;
+  if (w->tensor_at >= 0 && !op.SameOnTensors()) {
     return InvalidArgumentCat(
-        where, ": RandomErasing is for training only, not ", list_name);
+        where, ": after ToTensor (position ", w->tensor_at,
+        "), where torchvision would run it on a tensor; fusednorm computes "
+        "its PIL-image route: put it before ToTensor");
   }
-  bool& s = seen[static_cast<int>(part)];
-  if (s)
-    return InvalidArgumentCat(where, ": ", PartName(part), " appears twice");
-  s = true;
+  FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(op.Validate(), where + ": "));
+  absl::StatusOr<int> channels = op.OutputChannels(w->channels);
+  if (!channels.ok()) return PrefixStatus(channels.status(), where + ": ");
+  w->channels = *channels;
+  if (const std::optional<Size2> f = op.FixedOutputSize()) {
+    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
+        ValidateOutputSize(f->height, f->width), where + ": "));
+  }
+  if (!op.KeepsSize()) w->fixed = op.FixedOutputSize();
+  if (flip) {
+    w->last_flip = static_cast<int64_t>(i);
+    w->flip_commutes = true;
+  } else {
+    w->flip_commutes = w->flip_commutes && op.CommutesWithHorizontalFlip();
+  }
   return absl::OkStatus();
 }
 
-// The size every sample has after the real ops: the last op's fixed size, or
+// The size every sample has after the real ops: the fixed size, or
 // `sample_size`; they must agree when both are given.
 absl::StatusOr<Size2> SampleSize(const char* list_name,
                                  const std::optional<Size2>& fixed,
@@ -65,59 +110,97 @@ absl::StatusOr<Size2> SampleSize(const char* list_name,
       "crop or an exact Resize, or set sample_size)");
 }
 
-// The fused op for `options`, checked against the dataset's channels.
+// The fused op for `options`, checked against the chain's channels.
 absl::Status AddFused(const char* list_name,
-                      const FusedNormalizationOptions& options, int channels,
-                      Chain* chain) {
+                      const FusedNormalizationOptions& options, Chain* chain) {
   absl::StatusOr<FusedNormalization> fused =
       FusedNormalization::Create(options);
   if (!fused.ok())
     return PrefixStatus(fused.status(), absl::StrCat(list_name, ": "));
-  if (fused->channels() != 0 && fused->channels() != channels) {
-    return InvalidArgumentCat("the normalization is for ", fused->channels(),
-                              " channels but the dataset's images have ",
-                              channels);
+  if (fused->channels() != 0 && fused->channels() != chain->channels) {
+    return InvalidArgumentCat(list_name, ": the normalization is for ",
+                              fused->channels(), " channels but the images have ",
+                              chain->channels, " after the transforms");
+  }
+  const size_t values = options.erase.value.size();
+  if (values > 1 && values != static_cast<size_t>(chain->channels)) {
+    return InvalidArgumentCat(list_name, ": RandomErasing value has ", values,
+                              " values but the images have ", chain->channels,
+                              " channels (give 1 or ", chain->channels, ")");
   }
   FUSEDNORM_ASSIGN_OR_RETURN(
       chain->sample_bytes,
-      fused->OutputBytes(chain->size.height, chain->size.width, channels));
+      fused->OutputBytes(chain->size.height, chain->size.width,
+                         chain->channels));
   chain->fused.emplace(*std::move(fused));
   return absl::OkStatus();
 }
 
+// The chain's ops and steps: real ops copied in order; the last flip, where
+// everything after it commutes with it, and the erasing go to the fused op.
+void AddSteps(const std::vector<std::unique_ptr<PreprocessOp>>& list,
+              const Walk& w, Chain* chain) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const PreprocessOp& op = *list[i];
+    const FusedPart part = op.fused_part();
+    const bool fused_flip = part == FusedPart::kFlip &&
+                            static_cast<int64_t>(i) == w.last_flip &&
+                            w.flip_commutes;
+    if (part == FusedPart::kErase || fused_flip) {
+      chain->fused_ops.push_back(op.Clone());
+      chain->steps.push_back({fused_flip ? Chain::Step::Kind::kFlip
+                                         : Chain::Step::Kind::kErase,
+                              chain->fused_ops.back().get()});
+    } else if (part == FusedPart::kNone || part == FusedPart::kFlip) {
+      chain->ops.push_back(op.Clone());
+      chain->steps.push_back({Chain::Step::Kind::kReal, chain->ops.back().get(),
+                              chain->ops.size() - 1});
+    }
+  }
+}
+
 }  // namespace
+
+BatchShape Chain::batch_shape() const {
+  BatchShape s;
+  s.dtype = fused->dtype();
+  s.layout = fused->layout();
+  s.height = size.height;
+  s.width = size.width;
+  s.channels = channels;
+  s.sample_bytes = sample_bytes;
+  return s;
+}
 
 absl::StatusOr<Chain> BuildChain(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,
-    const char* list_name, bool allow_erase,
-    const FusedNormalizationOptions& base,
-    const std::optional<Size2>& sample_size, int channels) {
-  FusedNormalizationOptions options = base;
-  options.flip_p = 0.0;
-  options.erase.enabled = false;
-  bool seen[4] = {};
-  std::optional<Size2> fixed;
-  Chain chain;
+    const ChainOptions& options) {
+  Walk w;
+  w.options = &options;
+  w.fused = options.base;
+  w.fused.flip_p = 0.0;
+  w.fused.erase.enabled = false;
+  w.channels = options.channels;
   for (size_t i = 0; i < list.size(); ++i) {
     const PreprocessOp& op = *list[i];
-    const std::string where =
-        absl::StrCat(list_name, " position ", i, " (", op.name(), ")");
+    const std::string where = Where(options, i, op);
     const FusedPart part = op.fused_part();
-    if (part != FusedPart::kNone) {
-      FUSEDNORM_RETURN_IF_ERROR(
-          CheckRecordOnly(part, list_name, allow_erase, where, seen));
-      op.FuseInto(&options);
+    if (part != FusedPart::kNone && part != FusedPart::kFlip) {
+      FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(op.Validate(), where + ": "));
+      FUSEDNORM_RETURN_IF_ERROR(AddFusedOp(op, i, where, &w));
       continue;
     }
-    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(op.Validate(), where + ": "));
-    // A real op without a fixed size (a shorter-side Resize) makes the size
-    // depend on the image again.
-    fixed = op.FixedOutputSize();
-    chain.ops.push_back(op.Clone());
+    FUSEDNORM_RETURN_IF_ERROR(AddRealOp(op, i, where, &w));
   }
-  FUSEDNORM_ASSIGN_OR_RETURN(chain.size,
-                             SampleSize(list_name, fixed, sample_size));
-  FUSEDNORM_RETURN_IF_ERROR(AddFused(list_name, options, channels, &chain));
+  Chain chain;
+  AddSteps(list, w, &chain);
+  for (const Chain::Step& s : chain.steps) {
+    if (s.kind == Chain::Step::Kind::kFlip) s.op->FuseInto(&w.fused);
+  }
+  chain.channels = w.channels;
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      chain.size, SampleSize(options.list_name, w.fixed, options.sample_size));
+  FUSEDNORM_RETURN_IF_ERROR(AddFused(options.list_name, w.fused, &chain));
   return chain;
 }
 

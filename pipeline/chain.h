@@ -1,40 +1,76 @@
 // A split's transform chain as the workers run it: the real ops in order,
-// then ONE FusedNormalization that carries the record-only ops' parameters
+// then ONE FusedNormalization that does the fused ops' work (erasing, the
+// last horizontal flip where every real op after it commutes with it),
+// then, for a training split, the batch transform and the soft targets
 // (docs/design.md, "The sample path"). Internal to pipeline/.
+//
+// Every op that draws does so in list order (Chain::steps): a sample's
+// decisions depend on where its ops sit, not on which of them the fused
+// op does.
 #ifndef FUSEDNORM_PIPELINE_CHAIN_H_
 #define FUSEDNORM_PIPELINE_CHAIN_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ops/batch_ops.h"
 #include "ops/fused_normalization.h"
-#include "ops/transforms.h"
+#include "ops/transform.h"
 
 namespace fusednorm {
 
 struct Chain {
+  // One op that draws, in list order, and what its decision is for.
+  struct Step {
+    enum class Kind { kReal, kFlip, kErase };
+    Kind kind;
+    const PreprocessOp* op;
+    size_t real = 0;  // kReal: its index in `ops`
+  };
+
   std::vector<std::unique_ptr<PreprocessOp>> ops;  // real ops, in order
+  // The ops the fused op stands for (the flip it does, the erasing).
+  std::vector<std::unique_ptr<PreprocessOp>> fused_ops;
+  std::vector<Step> steps;
   std::optional<FusedNormalization> fused;
   Size2 size;               // every sample's size after the real ops
+  int channels = 0;         // and its channel count
   size_t sample_bytes = 0;  // the fused op's output per sample
+  // The batch transform (training only) and the soft targets' classes
+  // (0: the labels are handed out as they are) and label smoothing.
+  std::unique_ptr<BatchOp> batch_op;
+  int64_t num_classes = 0;
+  double label_smoothing = 0;
+
+  // How a batch of this chain lies in its slot.
+  BatchShape batch_shape() const;
 };
 
-// Builds the chain of transform list `list` (named `list_name` in errors):
-// copies of its real ops, and the fused op made from `base` plus the flip and
-// erase the list's record-only ops carry (none of either when absent).
-// Normalize in the list, a record-only op given twice, erasing when
-// `allow_erase` is false, or an output size that neither the list nor
-// `sample_size` fixes, are InvalidArgument naming the list and position.
-// `channels` is the dataset's.
+// What a chain is built from besides its list.
+struct ChainOptions {
+  const char* list_name = "train_transforms";  // in errors
+  bool allow_erase = true;                     // false for val
+  FusedNormalizationOptions base;  // normalization, dtype, layout, kernel
+  std::optional<Size2> sample_size;
+  int channels = 3;  // the dataset's
+};
+
+// Builds the chain of transform list `list`: copies of its real ops, the
+// fused op made from `options.base` plus the list's fused ops. Refused,
+// naming the list, the position and the op: Normalize (a setting of its
+// own), RandomErasing twice, where erasing is not allowed, or before a
+// real op (it works on the normalized tensor), an op after ToTensor that
+// torchvision would run on tensors (only flips may follow it), a channel
+// count an op does not take, and an output size that neither the list nor
+// `sample_size` fixes.
 absl::StatusOr<Chain> BuildChain(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,
-    const char* list_name, bool allow_erase,
-    const FusedNormalizationOptions& base,
-    const std::optional<Size2>& sample_size, int channels);
+    const ChainOptions& options);
 
 }  // namespace fusednorm
 

@@ -26,6 +26,21 @@ namespace {
 // uses (sample indices are dataset indices, far below it).
 constexpr uint64_t kShuffleStream = (uint64_t{1} << 63) - 1;
 
+// Global batch b's batch transform draws from stream kBatchStreams + b.
+constexpr uint64_t kBatchStreams = uint64_t{1} << 62;
+
+// A label the soft targets can hold: InvalidArgument naming the sample.
+absl::Status CheckLabel(int64_t label, int64_t classes) {
+  if (label >= 0 && label < classes) return absl::OkStatus();
+  if (label < 0) {
+    return InvalidArgumentCat("it has no label (label ", label,
+                              "), which soft targets (num_classes = ",
+                              classes, ") need");
+  }
+  return InvalidArgumentCat("label ", label, " is not below num_classes = ",
+                            classes);
+}
+
 }  // namespace
 
 absl::Span<const Named<ErrorPolicy>> ErrorPolicyNames() {
@@ -108,9 +123,11 @@ struct EpochLoader::Impl {
   size_t next_task = 0;   // next sample to hand to a worker
   size_t handed_out = 0;  // local batches returned by Next()
   // Per ring position j % slots: the batch being filled, its samples
-  // finished, and the position and status of its first failed sample.
+  // finished, whether its batch work is done (the batch is ready), and the
+  // position and status of its first failed sample.
   std::vector<std::unique_ptr<Batch>> filling;
   std::vector<size_t> done;
+  std::vector<bool> complete;
   std::vector<size_t> first_error;
   std::vector<absl::Status> first_status;
   std::vector<size_t> opened;  // per ring position: the local batch it holds
@@ -153,9 +170,16 @@ struct EpochLoader::Impl {
                                   Workspace* ws) {
     SampleStream stream(s.seed, epoch, index);
     try {
-      return RunSample(
+      absl::StatusOr<int64_t> label = RunSample(
           *chain, *dataset, index, stream, {s.crop_decode, s.decode_scale},
           {absl::MakeSpan(slot.data(), slot.bytes()), pos}, &counters, ws);
+      if (label.ok() && chain->num_classes > 0) {
+        const absl::Status fits = CheckLabel(*label, chain->num_classes);
+        if (!fits.ok()) {
+          return PrefixStatus(fits, absl::StrCat(ws->raw.what, ": "));
+        }
+      }
+      return label;
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(
           absl::StrCat("sample ", index, ": out of memory"));
@@ -177,8 +201,10 @@ struct EpochLoader::Impl {
     b->labels.assign(b->count, -1);
     b->valid.assign(b->count, false);
     b->errors.assign(b->count, "");
+    b->num_classes = chain->num_classes;
     filling[r] = std::move(b);
     done[r] = 0;
+    complete[r] = false;
     first_error[r] = SIZE_MAX;
     first_status[r] = absl::OkStatus();
     opened[r] = j;
@@ -186,8 +212,9 @@ struct EpochLoader::Impl {
     return absl::OkStatus();
   }
 
-  // Records sample `pos` of the batch at ring position `r` (under mu).
-  void Record(size_t r, size_t pos, uint64_t index,
+  // Records sample `pos` of the batch at ring position `r` (under mu);
+  // true when it was the batch's last.
+  bool Record(size_t r, size_t pos, uint64_t index,
               const absl::StatusOr<int64_t>& label) {
     Batch& b = *filling[r];
     b.sample_indices[pos] = index;
@@ -202,7 +229,26 @@ struct EpochLoader::Impl {
         first_status[r] = label.status();
       }
     }
-    if (++done[r] == b.count) done_cv.notify_all();
+    return ++done[r] == b.count;
+  }
+
+  // The batch transform and the soft targets of a batch whose samples are
+  // all in (outside mu: no other thread touches the batch until it is
+  // marked complete).
+  void FinishBatch(Batch* b, Workspace* ws) {
+    if (chain->batch_op == nullptr && chain->num_classes == 0) return;
+    BatchDecision d;
+    if (chain->batch_op != nullptr) {
+      SampleStream stream(s.seed, epoch, kBatchStreams + b->global_index);
+      d = chain->batch_op->Decide(chain->size, stream);
+      MixBatch(d, chain->batch_shape(), b->slot.data(), b->count,
+               &ws->batch_scratch);
+    }
+    if (chain->num_classes > 0) {
+      b->targets.resize(b->count * static_cast<size_t>(chain->num_classes));
+      MakeTargets(d, b->labels, chain->num_classes, chain->label_smoothing,
+                  b->targets.data());
+    }
   }
 
   // Stops every worker and wakes every waiter (under mu).
@@ -243,7 +289,13 @@ struct EpochLoader::Impl {
                     chain->sample_bytes);
       }
       lock.lock();
-      Record(r, pos, index, label);
+      if (!Record(r, pos, index, label)) continue;
+      Batch* batch = filling[r].get();
+      lock.unlock();
+      FinishBatch(batch, &ws);
+      lock.lock();
+      complete[r] = true;
+      done_cv.notify_all();
     }
   }
 
@@ -252,7 +304,7 @@ struct EpochLoader::Impl {
     const size_t j = handed_out;
     if (stop || j >= my_batches.size()) return true;
     const size_t r = j % s.slots;
-    return opened[r] == j && done[r] == BatchCount(j);
+    return opened[r] == j && complete[r];
   }
 
   // Starts the workers; ResourceExhausted naming `threads` when the system
@@ -294,6 +346,7 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   m->station->BeginUse();
   m->filling.resize(settings.slots);
   m->done.assign(settings.slots, 0);
+  m->complete.assign(settings.slots, false);
   m->first_error.assign(settings.slots, SIZE_MAX);
   m->first_status.assign(settings.slots, absl::OkStatus());
   m->opened.assign(settings.slots, SIZE_MAX);

@@ -46,6 +46,10 @@ struct Batch {
   size_t count = 0;  // samples in this batch (the last may be short)
   std::vector<uint64_t> sample_indices;  // dataset indices
   std::vector<int64_t> labels;
+  // With soft targets (a chain with num_classes): count x num_classes
+  // float32, row k for sample k; else empty.
+  std::vector<float> targets;
+  int64_t num_classes = 0;
   std::vector<bool> valid;  // false: skipped (kSkip), zero-filled
   size_t skipped = 0;
   std::vector<std::string> errors;  // why each skipped sample was skipped

@@ -9,10 +9,22 @@ namespace fusednorm {
 absl::Status MakePlan(const Chain& chain, Size2 image, SampleStream& stream,
                       SamplePlan* plan) {
   plan->ops.resize(chain.ops.size());
+  plan->fused = Augmentation();
   Size2 size = image;
-  for (size_t i = 0; i < chain.ops.size(); ++i) {
-    const PreprocessOp& op = *chain.ops[i];
-    plan->ops[i] = op.Decide(size, stream);
+  for (const Chain::Step& step : chain.steps) {
+    const PreprocessOp& op = *step.op;
+    const OpDecision d = op.Decide(size, stream);
+    switch (step.kind) {
+      case Chain::Step::Kind::kFlip:
+        plan->fused.flip = d.apply;
+        continue;
+      case Chain::Step::Kind::kErase:
+        plan->fused.erase = d.apply ? d.erase : EraseRect();
+        continue;
+      case Chain::Step::Kind::kReal:
+        break;
+    }
+    plan->ops[step.real] = d;
     absl::StatusOr<Size2> next = op.OutputSize(size);
     if (!next.ok()) {
       return PrefixStatus(next.status(), absl::StrCat(op.name(), ": "));
@@ -25,7 +37,6 @@ absl::Status MakePlan(const Chain& chain, Size2 image, SampleStream& stream,
                               chain.size.height, "x", chain.size.width,
                               " samples");
   }
-  plan->fused = chain.fused->Sample(size.height, size.width, stream);
   return absl::OkStatus();
 }
 

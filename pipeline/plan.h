@@ -1,8 +1,8 @@
 // A sample's plan: every random decision the sample gets -- each real op's
-// (RandomResizedCrop's window) and the fused op's (flip, erase) -- drawn in
-// one place, in chain order, from the sample's stream (seed, epoch, index)
-// and the image's size alone (a JPEG header gives it), before a pixel is
-// decoded. The runner (pipeline/runner.h) then only executes it, so the
+// (RandomResizedCrop's window, ColorJitter's factors) and the fused op's
+// (flip, erase) -- drawn in one place, in list order, from the sample's
+// stream (seed, epoch, index) and the image's size alone (a JPEG header
+// gives it), before a pixel is decoded. The runner (pipeline/runner.h) then only executes it, so the
 // order of draws, and with it reproducibility, is fixed here.
 #ifndef FUSEDNORM_PIPELINE_PLAN_H_
 #define FUSEDNORM_PIPELINE_PLAN_H_
@@ -24,8 +24,9 @@ struct SamplePlan {
 };
 
 // Draws the plan of an image of `image` size through `chain` into *plan
-// (reusing its storage). InvalidArgument naming the op when a size cannot
-// pass it (or the chain's last size is not its sample size).
+// (reusing its storage): each step's decision, in list order, from the
+// size its op sees. InvalidArgument naming the op when a size cannot pass
+// it (or the chain's last size is not its sample size).
 absl::Status MakePlan(const Chain& chain, Size2 image, SampleStream& stream,
                       SamplePlan* plan);
 

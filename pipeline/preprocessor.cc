@@ -152,6 +152,36 @@ PreprocessorBuilder& PreprocessorBuilder::crop_decode(bool on) {
   return *this;
 }
 
+PreprocessorBuilder& PreprocessorBuilder::train_transforms(
+    std::vector<std::unique_ptr<PreprocessOp>> ops) {
+  train_ = std::move(ops);
+  return *this;
+}
+
+PreprocessorBuilder& PreprocessorBuilder::val_transforms(
+    std::vector<std::unique_ptr<PreprocessOp>> ops) {
+  val_ = std::move(ops);
+  return *this;
+}
+
+PreprocessorBuilder& PreprocessorBuilder::batch_transform(const BatchOp& op) {
+  batch_op_ = op.Clone();
+  return *this;
+}
+
+PreprocessorBuilder& PreprocessorBuilder::batch_transform(
+    std::unique_ptr<BatchOp> op) {
+  batch_op_ = std::move(op);
+  return *this;
+}
+
+PreprocessorBuilder& PreprocessorBuilder::targets(int64_t num_classes,
+                                                  double label_smoothing) {
+  num_classes_ = num_classes;
+  label_smoothing_ = label_smoothing;
+  return *this;
+}
+
 PreprocessorBuilder& PreprocessorBuilder::error_policy(ErrorPolicy p) {
   loader_.policy = p;
   return *this;
@@ -166,6 +196,43 @@ PreprocessorBuilder::OpenDatasetOnce() const {
   return std::shared_ptr<const Dataset>(std::move(d));
 }
 
+absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
+  if (!(label_smoothing_ >= 0 && label_smoothing_ <= 1)) {
+    return InvalidArgumentCat("label_smoothing = ", label_smoothing_,
+                              ": must be in [0, 1]");
+  }
+  if (num_classes_ < 0 || num_classes_ > kMaxClasses) {
+    return InvalidArgumentCat("num_classes = ", num_classes_,
+                              ": must be in 0..", kMaxClasses,
+                              " (0: labels, not soft targets)");
+  }
+  int64_t classes = num_classes_;
+  if (batch_op_ != nullptr) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        PrefixStatus(batch_op_->Validate(), "batch_transforms: "));
+    const std::optional<int64_t> own = batch_op_->num_classes();
+    if (own && classes != 0 && *own != classes) {
+      return InvalidArgumentCat("batch_transforms: ", batch_op_->name(),
+                                " has num_classes = ", *own,
+                                " but num_classes = ", classes);
+    }
+    if (own) classes = *own;
+    if (classes == 0) {
+      return InvalidArgumentCat("batch_transforms: ", batch_op_->name(),
+                                " mixes labels into soft targets: set "
+                                "num_classes");
+    }
+    train->batch_op = batch_op_->Clone();
+  }
+  if (label_smoothing_ > 0 && classes == 0) {
+    return InvalidArgumentCat("label_smoothing = ", label_smoothing_,
+                              " smooths soft targets: set num_classes");
+  }
+  train->num_classes = classes;
+  train->label_smoothing = label_smoothing_;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   if (committed_) {
     return absl::FailedPreconditionError(
@@ -177,13 +244,15 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   if (st->dataset->size() == 0)
     return InvalidArgumentCat("dataset ", st->dataset->name(), " is empty");
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(0));
-  const int channels = st->dataset->channels();
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      st->train, BuildChain(train_, "train_transforms", true, fused_,
-                            sample_size_, channels));
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      st->val, BuildChain(val_, "val_transforms", false, fused_, sample_size_,
-                          channels));
+  ChainOptions options;
+  options.base = fused_;
+  options.sample_size = sample_size_;
+  options.channels = st->dataset->channels();
+  FUSEDNORM_ASSIGN_OR_RETURN(st->train, BuildChain(train_, options));
+  options.list_name = "val_transforms";
+  options.allow_erase = false;
+  FUSEDNORM_ASSIGN_OR_RETURN(st->val, BuildChain(val_, options));
+  FUSEDNORM_RETURN_IF_ERROR(AddTargets(&st->train));
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->train.sample_bytes));
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->val.sample_bytes));
   st->loader = loader_;
@@ -205,8 +274,16 @@ Preprocessor& Preprocessor::operator=(Preprocessor&&) = default;
 const FusedNormalization& Preprocessor::fused(Split s) const {
   return *state_->chain(s).fused;
 }
-Size2 Preprocessor::sample_size() const { return state_->train.size; }
-size_t Preprocessor::sample_bytes() const { return state_->train.sample_bytes; }
+Size2 Preprocessor::sample_size(Split s) const {
+  return state_->chain(s).size;
+}
+int Preprocessor::channels(Split s) const { return state_->chain(s).channels; }
+size_t Preprocessor::sample_bytes(Split s) const {
+  return state_->chain(s).sample_bytes;
+}
+int64_t Preprocessor::num_classes(Split s) const {
+  return state_->chain(s).num_classes;
+}
 size_t Preprocessor::batch_size() const { return state_->loader.batch_size; }
 size_t Preprocessor::samples_per_epoch() const {
   return state_->loader.epoch_samples(state_->dataset->size());
@@ -230,8 +307,14 @@ std::string Preprocessor::Describe(Split split) const {
       "FusedNormalization(", DTypeName(f.dtype()), " ", LayoutName(f.layout()),
       " ", ModeName(f.mode()), ", flip p=", f.flip_p(), ", erase ",
       f.erase().enabled ? absl::StrCat("p=", f.erase().p) : "off", ", kernel ",
-      f.kernel_id(state_->dataset->channels()), ")"));
-  return absl::StrJoin(parts, " -> ");
+      f.kernel_id(c.channels), ")"));
+  std::string out = absl::StrJoin(parts, " -> ");
+  if (c.batch_op != nullptr) absl::StrAppend(&out, " => ", c.batch_op->name());
+  if (c.num_classes > 0) {
+    absl::StrAppend(&out, " => targets(num_classes=", c.num_classes,
+                    ", label_smoothing=", c.label_smoothing, ")");
+  }
+  return out;
 }
 
 absl::StatusOr<std::unique_ptr<EpochLoader>> Preprocessor::StartEpoch(

@@ -18,11 +18,14 @@
 //     ...
 //   }
 //
-// Commit() takes the record-only transforms (flip, erasing) out of each list,
-// wherever they sit, keeps the real ops in order and appends ONE
-// FusedNormalization (pipeline/chain.h; erasing is refused in val). Each
-// sample's random decisions (crop, flip, erase) come from the stream (seed,
-// epoch, sample index), so batches are byte-identical for any thread count,
+// Commit() keeps each list's real ops in order and appends ONE
+// FusedNormalization that does the fused ops' work (erasing, the last
+// horizontal flip where what follows it commutes with it: pipeline/
+// chain.h; erasing is refused in val); the training split then runs the
+// batch transform (MixUp, CutMix) and makes soft targets. Each sample's
+// random decisions come from the stream (seed, epoch, sample index), and a
+// batch's from (seed, epoch, batch number), so batches are byte-identical
+// for any thread count,
 // and a sharded run (rank, world size) delivers exactly the single-process
 // batches whose global batch number is rank modulo world size, every rank
 // as many (LoaderSettings::drop_last says how). The epochs
@@ -41,11 +44,17 @@
 #include "absl/types/span.h"
 #include "core/names.h"
 #include "data/dataset.h"
+#include "ops/batch_ops.h"
 #include "ops/fused_normalization.h"
 #include "ops/transforms.h"
 #include "pipeline/epoch_loader.h"
 
 namespace fusednorm {
+
+struct Chain;  // pipeline/chain.h
+
+// Largest num_classes of soft targets.
+inline constexpr int64_t kMaxClasses = int64_t{1} << 24;
 
 enum class Split { kTrain, kVal };
 
@@ -66,12 +75,17 @@ class Preprocessor {
   absl::StatusOr<std::unique_ptr<EpochLoader>> StartEpoch(Split split,
                                                           uint32_t epoch) const;
 
-  // The transform chain of a split, e.g. "RandomResizedCrop(224x224, ...) ->
-  // FusedNormalization(imagenet, float32 hwc, fast, flip 0.5, erase 0.5)".
+  // The transform chain of a split, e.g. "RandomResizedCrop(size=(224,
+  // 224), ...) -> FusedNormalization(float32 hwc fast, flip p=0.5, ...)",
+  // and its batch transform after " => " where it has one.
   std::string Describe(Split split) const;
   const FusedNormalization& fused(Split split) const;
-  Size2 sample_size() const;
-  size_t sample_bytes() const;
+  // A split's samples: size, channels and bytes (the splits' may differ).
+  Size2 sample_size(Split split) const;
+  int channels(Split split) const;
+  size_t sample_bytes(Split split) const;
+  // The soft targets' classes of a split (0: it hands out labels).
+  int64_t num_classes(Split split) const;
   size_t batch_size() const;
   int threads() const;
   const Dataset& dataset() const;
@@ -122,6 +136,21 @@ class PreprocessorBuilder {
     (val_.push_back(ops.Clone()), ...);
     return *this;
   }
+  // Lists as the op table makes them (ops/op_table.h).
+  PreprocessorBuilder& train_transforms(
+      std::vector<std::unique_ptr<PreprocessOp>> ops);
+  PreprocessorBuilder& val_transforms(
+      std::vector<std::unique_ptr<PreprocessOp>> ops);
+  // The training split's batch transform (one; RandomChoice for
+  // alternatives), run on each batch after the fused op.
+  PreprocessorBuilder& batch_transform(const BatchOp& op);
+  PreprocessorBuilder& batch_transform(std::unique_ptr<BatchOp> op);
+  // Soft targets for the training split: float32 (batch, num_classes),
+  // one-hot, mixed as the batch transform mixes the images, smoothed by
+  // label_smoothing in [0, 1]. num_classes 0: labels as they are (a batch
+  // transform then needs num_classes from here or from itself).
+  PreprocessorBuilder& targets(int64_t num_classes,
+                               double label_smoothing = 0.0);
 
   // Every loader setting at once (epoch_loader.h), replacing batch_size,
   // threads, seed, slots, pinning, shuffle, shard, error_policy, crop_decode
@@ -158,6 +187,8 @@ class PreprocessorBuilder {
  private:
   // The dataset given, or the one named, or the default synthetic one.
   absl::StatusOr<std::shared_ptr<const Dataset>> OpenDatasetOnce() const;
+  // Checks the batch transform and the targets and adds them to `train`.
+  absl::Status AddTargets(Chain* train) const;
 
   std::shared_ptr<const Dataset> dataset_;
   std::string dataset_kind_, dataset_path_;
@@ -165,6 +196,9 @@ class PreprocessorBuilder {
   // and erase.
   FusedNormalizationOptions fused_;
   std::vector<std::unique_ptr<PreprocessOp>> train_, val_;
+  std::unique_ptr<BatchOp> batch_op_;
+  int64_t num_classes_ = 0;
+  double label_smoothing_ = 0.0;
   std::optional<Size2> sample_size_;
   LoaderSettings loader_;  // threads 0 until Commit: all cores
   bool committed_ = false;

@@ -72,7 +72,7 @@ TEST(PreprocessorCommit, Rules) {
     PreprocessorBuilder b;
     b.dataset(data).train_transforms(RandomResizedCrop(32), Normalize());
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
-                "train_transforms position 1 (Normalize(imagenet))");
+                "train_transforms position 1 (Normalize(mean=(0.485");
   }
   {
     PreprocessorBuilder b;
@@ -83,19 +83,25 @@ TEST(PreprocessorCommit, Rules) {
                 "RandomErasing is for training only");
   }
   {
-    PreprocessorBuilder
-        b;  // flip in val is fine; record-only ops anywhere in the list
+    // A flip the ops after it commute with (colour ops) is the fused op's;
+    // before a crop it stays a real op, where it is.
+    PreprocessorBuilder b;
     b.dataset(data)
-        .train_transforms(RandomHorizontalFlip(0.25), RandomErasing(0.75),
-                          RandomResizedCrop(32))
+        .train_transforms(RandomResizedCrop(32), RandomHorizontalFlip(0.25),
+                          ColorJitter(FactorRange{0.5, 1.5}, {}, {}, {}),
+                          RandomErasing(0.75))
         .val_transforms(RandomHorizontalFlip(), CenterCrop(32));
     absl::StatusOr<Preprocessor> p = b.Commit();
     ASSERT_TRUE(p.ok()) << p.status();
     EXPECT_EQ(p->fused(Split::kTrain).flip_p(), 0.25);
     EXPECT_EQ(p->fused(Split::kTrain).erase().p, 0.75);
-    EXPECT_EQ(p->fused(Split::kVal).flip_p(), 0.5);
+    EXPECT_EQ(p->fused(Split::kVal).flip_p(), 0.0);
     EXPECT_FALSE(p->fused(Split::kVal).erase().enabled);
-    EXPECT_NE(p->Describe(Split::kTrain).find("RandomResizedCrop(32x32"),
+    EXPECT_NE(p->Describe(Split::kVal).find("RandomHorizontalFlip(p=0.5) -> "
+                                            "CenterCrop"),
+              std::string::npos)
+        << p->Describe(Split::kVal);
+    EXPECT_NE(p->Describe(Split::kTrain).find("RandomResizedCrop(size=(32, 32)"),
               std::string::npos);
     EXPECT_NE(p->Describe(Split::kTrain).find("-> FusedNormalization("),
               std::string::npos);
@@ -141,25 +147,47 @@ TEST(PreprocessorCommit, Rules) {
 TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
   auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(20));
   {
-    PreprocessorBuilder b;  // a record-only op twice, in either list
-    b.dataset(data).train_transforms(RandomHorizontalFlip(), CenterCrop(8),
-                                     RandomHorizontalFlip(0.1));
-    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
-                "train_transforms position 2 (RandomHorizontalFlip(p=0.1)): "
-                "RandomHorizontalFlip appears twice");
+    // Two flips: the first a real op, the last the fused op's.
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(RandomHorizontalFlip(), CenterCrop(8),
+                          RandomHorizontalFlip(0.1))
+        .val_transforms(CenterCrop(8));
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->fused(Split::kTrain).flip_p(), 0.1);
+    EXPECT_EQ(p->Describe(Split::kTrain).find("RandomHorizontalFlip(p=0.5) -> "
+                                              "CenterCrop"),
+              0u)
+        << p->Describe(Split::kTrain);
   }
   {
     PreprocessorBuilder b;
-    b.dataset(data).train_transforms(RandomErasing(), CenterCrop(8),
+    b.dataset(data).train_transforms(CenterCrop(8), RandomErasing(),
                                      RandomErasing(0.2));
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
                 "RandomErasing appears twice");
   }
   {
+    PreprocessorBuilder b;  // erasing works on the normalized tensor
+    b.dataset(data).train_transforms(RandomErasing(), CenterCrop(8));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms position 1 (CenterCrop(size=(8, 8))): after "
+                "RandomErasing (position 0)");
+  }
+  {
+    PreprocessorBuilder b;  // only flips may follow ToTensor
+    b.dataset(data).train_transforms(CenterCrop(8), ToTensor(),
+                                     RandomHorizontalFlip(), Grayscale(3));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms position 3 (Grayscale(num_output_channels=3)"
+                "): after ToTensor (position 1)");
+  }
+  {
     PreprocessorBuilder b;  // a real op's parameters are checked at Commit
     b.dataset(data).train_transforms(RandomResizedCrop(8, 0.5, 0.25));
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
-                "train_transforms position 0 (RandomResizedCrop(8x8");
+                "train_transforms position 0 (RandomResizedCrop(size=(8, 8)");
   }
   {
     PreprocessorBuilder b;  // a shorter-side Resize after a crop unfixes it
@@ -241,7 +269,7 @@ TEST(Preprocessor, ShardsPartitionTheSingleProcessEpoch) {
   ASSERT_TRUE(single.ok());
   const EpochResult all = RunEpoch(*single, Split::kTrain, 1);
   ASSERT_EQ(all.bytes.size(), 5u);
-  const size_t sample = single->sample_bytes();
+  const size_t sample = single->sample_bytes(Split::kTrain);
   for (bool drop_last : {false, true}) {
     for (int world : {2, 3}) {
       EpochResult merged;

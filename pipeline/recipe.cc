@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "data/shards.h"
+#include "ops/op_table.h"
 
 namespace fusednorm {
 namespace {
@@ -21,7 +22,122 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
   return OpenShards(paths);
 }
 
+// The standard lists: RandomResizedCrop(size), flip, RandomErasing(0.5) for
+// training; the shorter side resized to 256/224 of the longer output side,
+// then the central size, for validation.
+void StandardLists(const RecipeOptions& o, RecipeLists* lists) {
+  const int64_t longer = std::max(o.size.height, o.size.width);
+  if (o.train_transforms.empty()) {
+    lists->train.push_back(std::make_unique<RandomResizedCrop>(
+        o.size, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0, o.resize_filter));
+    lists->train.push_back(std::make_unique<RandomHorizontalFlip>());
+    lists->train.push_back(std::make_unique<RandomErasing>(0.5));
+  }
+  if (o.val_transforms.empty()) {
+    lists->val.push_back(
+        std::make_unique<Resize>(longer * 256 / 224, o.resize_filter));
+    lists->val.push_back(
+        std::make_unique<CenterCrop>(o.size.height, o.size.width));
+  }
+}
+
+// Takes the Normalize ops out of `list`: their mean and std go to `norm`,
+// which must agree with any taken before (or given as settings).
+absl::Status TakeNormalize(const char* list_name, bool given,
+                           std::vector<std::unique_ptr<PreprocessOp>>* list,
+                           FusedNormalizationOptions* norm, bool* taken) {
+  for (size_t i = 0; i < list->size();) {
+    const auto* normalize = dynamic_cast<const Normalize*>((*list)[i].get());
+    if (normalize == nullptr) {
+      ++i;
+      continue;
+    }
+    const Normalization now = norm->mean.empty()
+                                  ? PresetNormalization(norm->preset)
+                                  : Normalization{norm->mean, norm->std, 0};
+    const bool agrees =
+        normalize->mean() == now.mean && normalize->std() == now.std;
+    if ((given || *taken) && !agrees) {
+      return InvalidArgumentCat(
+          list_name, " position ", i, " (", normalize->name(), "): ",
+          given ? "the normalization settings (preset, mean, std) say "
+                  "otherwise"
+                : "another list's Normalize says otherwise",
+          "; give the normalization once");
+    }
+    normalize->FuseInto(norm);
+    *taken = true;
+    list->erase(list->begin() + static_cast<ptrdiff_t>(i));
+  }
+  return absl::OkStatus();
+}
+
+// Checks a list's sample size against the recipe's limit.
+absl::Status CheckSize(const char* list_name,
+                       const std::vector<std::unique_ptr<PreprocessOp>>& list) {
+  for (size_t i = list.size(); i-- > 0;) {
+    const std::optional<Size2> f = list[i]->FixedOutputSize();
+    if (!f) continue;
+    if (f->height > kMaxCropSide || f->width > kMaxCropSide) {
+      return InvalidArgumentCat(list_name, " position ", i, " (",
+                                list[i]->name(), "): samples of ", f->height,
+                                "x", f->width, " are too large: sides must be "
+                                "in 1..", kMaxCropSide);
+    }
+    return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
+  if (o.size.height < 1 || o.size.width < 1 || o.size.height > kMaxCropSide ||
+      o.size.width > kMaxCropSide) {
+    return InvalidArgumentCat("size = ", o.size.height, "x", o.size.width,
+                              ": sides must be in 1..", kMaxCropSide);
+  }
+  if (o.size_given && !o.train_transforms.empty() &&
+      !o.val_transforms.empty()) {
+    return absl::InvalidArgumentError(
+        "size sets the standard lists' size; train_transforms and "
+        "val_transforms fix their own: give one or the other");
+  }
+  RecipeLists lists;
+  lists.normalization = o.normalization;
+  const OpContext context{o.resize_filter};
+  if (!o.train_transforms.empty()) {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        lists.train,
+        MakeTransforms(o.train_transforms, "train_transforms", context));
+  }
+  if (!o.val_transforms.empty()) {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        lists.val, MakeTransforms(o.val_transforms, "val_transforms", context));
+  }
+  StandardLists(o, &lists);
+  bool taken = false;
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize("train_transforms",
+                                          o.normalization_given, &lists.train,
+                                          &lists.normalization, &taken));
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize("val_transforms",
+                                          o.normalization_given, &lists.val,
+                                          &lists.normalization, &taken));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize("train_transforms", lists.train));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize("val_transforms", lists.val));
+  if (!o.batch_transforms.empty()) {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        std::vector<std::unique_ptr<BatchOp>> batch,
+        MakeBatchTransforms(o.batch_transforms, "batch_transforms", context));
+    if (batch.size() > 1) {
+      return InvalidArgumentCat(
+          "batch_transforms has ", batch.size(),
+          " transforms: give one (RandomChoice([...]) picks among several)");
+    }
+    if (!batch.empty()) lists.batch = std::move(batch[0]);
+  }
+  return lists;
+}
 
 LoaderSettings RecipeOptions::DefaultRecipeLoader() {
   LoaderSettings l;
@@ -38,15 +154,8 @@ absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
 
 absl::StatusOr<Preprocessor> BuildRecipe(
     const RecipeOptions& o, std::shared_ptr<const Dataset> dataset) {
-  if (o.size.height < 1 || o.size.width < 1 || o.size.height > kMaxCropSide ||
-      o.size.width > kMaxCropSide) {
-    return InvalidArgumentCat("size = ", o.size.height, "x", o.size.width,
-                              ": sides must be in 1..", kMaxCropSide);
-  }
-  const FusedNormalizationOptions& n = o.normalization;
-  // The validation crop: the shorter side resized to 256/224 of the longer
-  // output side, then the central size.height x size.width.
-  const int64_t longer = std::max(o.size.height, o.size.width);
+  FUSEDNORM_ASSIGN_OR_RETURN(RecipeLists lists, MakeRecipeLists(o));
+  const FusedNormalizationOptions& n = lists.normalization;
   PreprocessorBuilder b;
   b.dataset(std::move(dataset))
       .dtype(n.dtype)
@@ -59,11 +168,10 @@ absl::StatusOr<Preprocessor> BuildRecipe(
   } else {
     b.normalization(n.mean, n.std);
   }
-  b.train_transforms(RandomResizedCrop(o.size, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0,
-                                       o.resize_filter),
-                     RandomHorizontalFlip(), RandomErasing(0.5))
-      .val_transforms(Resize(longer * 256 / 224, o.resize_filter),
-                      CenterCrop(o.size.height, o.size.width));
+  b.train_transforms(std::move(lists.train))
+      .val_transforms(std::move(lists.val))
+      .targets(o.num_classes, o.label_smoothing);
+  if (lists.batch != nullptr) b.batch_transform(std::move(lists.batch));
   return b.Commit();
 }
 

@@ -1,11 +1,14 @@
-// The standard ImageNet-style recipe that `fusednorm run` and the Python
-// Loader both offer, so that the two give the same batches for the same
-// settings:
+// The recipe `fusednorm run` and the Python Loader both build from their
+// settings, so that the two give the same batches for the same settings:
+// the transform lists the user wrote (ops/transform_list.h's grammar), or
+// where a list is not given the standard ImageNet-style one
 //
 //   train: RandomResizedCrop(size), RandomHorizontalFlip(), RandomErasing(0.5)
 //   val:   Resize(size * 256 / 224), CenterCrop(size)
 //
-// followed by the one FusedNormalization the Preprocessor appends.
+// followed by the one FusedNormalization the Preprocessor appends, and for
+// training the batch transform and soft targets. A Normalize in a list
+// sets the normalization (the lists and the settings must then agree).
 #ifndef FUSEDNORM_PIPELINE_RECIPE_H_
 #define FUSEDNORM_PIPELINE_RECIPE_H_
 
@@ -17,8 +20,10 @@
 #include "absl/strings/string_view.h"
 #include "core/geometry.h"
 #include "data/dataset.h"
+#include "ops/batch_ops.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
+#include "ops/transforms.h"
 #include "pipeline/epoch_loader.h"
 #include "pipeline/preprocessor.h"
 
@@ -34,8 +39,16 @@ struct RecipeOptions {
   std::string dataset = "synthetic";  // a kind OpenDataset knows
   std::string path;
   Split split = Split::kTrain;  // val opens the dataset's test files
-  Size2 size{224, 224};         // output height and width
+  Size2 size{224, 224};         // the standard lists' output height, width
   ResizeFilter resize_filter = ResizeFilter::kPil;  // the crops' resampling
+  // Transform lists (empty: the standard one of that split), the training
+  // split's batch transform list (empty: none), and its soft targets.
+  std::string train_transforms, val_transforms, batch_transforms;
+  int64_t num_classes = 0;  // 0: labels
+  double label_smoothing = 0;
+  // Whether size and the normalization (preset, mean, std) were given:
+  // size then may not go with lists, and a list's Normalize must agree.
+  bool size_given = false, normalization_given = false;
   // Batch size, threads (0: all cores), seed, the epoch's samples (the
   // first N; 0: all), rank and world size, the error policy, reduced-size
   // JPEG decoding, pinning.
@@ -52,7 +65,19 @@ inline constexpr int64_t kMaxCropSide = 4096;
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
     const RecipeOptions& options);
 
-// The Preprocessor of the recipe over `dataset`; its errors are Commit()'s.
+// The recipe's lists as ops: each split's (the standard one where not
+// given), the batch transform (or null), and the normalization with any
+// Normalize of the lists in it. Errors name the list, the position and the
+// op.
+struct RecipeLists {
+  std::vector<std::unique_ptr<PreprocessOp>> train, val;
+  std::unique_ptr<BatchOp> batch;
+  FusedNormalizationOptions normalization;
+};
+absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& options);
+
+// The Preprocessor of the recipe over `dataset`; its errors are
+// MakeRecipeLists' and Commit()'s.
 absl::StatusOr<Preprocessor> BuildRecipe(
     const RecipeOptions& options, std::shared_ptr<const Dataset> dataset);
 

@@ -128,6 +128,36 @@ const Setting kCudaDeviceSetting{
     0,
     kMaxCudaDevice};
 
+const Setting kTrainTransformsSetting{
+    "train_transforms", SettingType::kText, "",
+    "the training split's transforms, as torchvision's are written: "
+    "'RandomResizedCrop(176), RandomHorizontalFlip(), RandomErasing(0.1)' "
+    "(the transforms below; default: RandomResizedCrop(size), "
+    "RandomHorizontalFlip(), RandomErasing(0.5))"};
+const Setting kValTransformsSetting{
+    "val_transforms", SettingType::kText, "",
+    "the validation split's transforms (default: Resize(size * 256 / 224), "
+    "CenterCrop(size))"};
+const Setting kBatchTransformsSetting{
+    "batch_transforms", SettingType::kText, "",
+    "the training split's batch transform, run on each batch after the "
+    "fused op: 'RandomChoice([MixUp(0.2), CutMix(1.0)])' (needs "
+    "num_classes)"};
+const Setting kNumClassesSetting{
+    "num_classes",
+    SettingType::kInt,
+    "0",
+    "the training split yields float32 soft targets (batch, num_classes) "
+    "instead of labels (0: labels)",
+    {},
+    0,
+    static_cast<double>(kMaxClasses)};
+const Setting kLabelSmoothingSetting{
+    "label_smoothing", SettingType::kFloat, "0",
+    "soft targets t become t * (1 - e) + e / num_classes, as torch's "
+    "cross_entropy smooths them",
+    {}, 0, 1};
+
 std::vector<const Setting*> RecipeSettings() {
   std::vector<const Setting*> rows = {
       &kDataSetting,        &kDatasetSetting,      &kPathSetting,
@@ -135,7 +165,9 @@ std::vector<const Setting*> RecipeSettings() {
       &kThreadsSetting,     &kEpochSetting,        &kSeedSetting,
       &kSizeSetting,        &kResizeFilterSetting, &kOnErrorSetting,
       &kDecodeScaleSetting, &kRankSetting,         &kWorldSizeSetting,
-      &kDropLastSetting,    &kPinnedSetting,       &kCudaDeviceSetting};
+      &kDropLastSetting,    &kPinnedSetting,       &kCudaDeviceSetting,
+      &kTrainTransformsSetting, &kValTransformsSetting,
+      &kBatchTransformsSetting, &kNumClassesSetting, &kLabelSmoothingSetting};
   for (const Setting* s : NormalizationSettings()) rows.push_back(s);
   return rows;
 }
@@ -148,6 +180,14 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   o.path = v.Text(kPathSetting);
   FUSEDNORM_ASSIGN_OR_RETURN(o.split, v.Enum(kSplitSetting, SplitNames()));
   FUSEDNORM_ASSIGN_OR_RETURN(o.size, v.Size(kSizeSetting));
+  o.size_given = v.Given(kSizeSetting);
+  o.normalization_given = v.Given(kPresetSetting) || v.Given(kMeanSetting) ||
+                          v.Given(kStdSetting);
+  o.train_transforms = v.Text(kTrainTransformsSetting);
+  o.val_transforms = v.Text(kValTransformsSetting);
+  o.batch_transforms = v.Text(kBatchTransformsSetting);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.num_classes, v.Int(kNumClassesSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.label_smoothing, v.Float(kLabelSmoothingSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.resize_filter,
                              v.Enum(kResizeFilterSetting, ResizeFilterNames()));
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epoch, v.Int(kEpochSetting));

@@ -30,6 +30,11 @@ extern const Setting kWorldSizeSetting;
 extern const Setting kDropLastSetting;
 extern const Setting kPinnedSetting;
 extern const Setting kCudaDeviceSetting;
+extern const Setting kTrainTransformsSetting;
+extern const Setting kValTransformsSetting;
+extern const Setting kBatchTransformsSetting;
+extern const Setting kNumClassesSetting;
+extern const Setting kLabelSmoothingSetting;
 
 // Every row RecipeFromSettings reads: the recipe's and the op's
 // normalization, seed.

@@ -72,19 +72,24 @@ OpDecision InDecoded(const OpDecision& d, const DecodedImage& image) {
   CropWindow w = ScaleBox(*d.window, image.scale, image.size);
   w.top -= image.top;
   w.left -= image.left;
-  return {w};
+  OpDecision in_decoded = d;
+  in_decoded.window = w;
+  return in_decoded;
 }
 
 // The real ops in turn, from ws->decoded; returns the last output (or the
-// decoded pixels when there are no ops).
+// decoded pixels when there are no ops). An op whose decision leaves its
+// input as it is (a flip not taken) passes it on without a copy.
 absl::StatusOr<ImageView> Transform(const Chain& chain, const RawSample& raw,
                                     Workspace* ws) {
   ImageView current = ws->decoded.view;
   for (size_t i = 0; i < chain.ops.size(); ++i) {
     const PreprocessOp& op = *chain.ops[i];
-    Image* out = i % 2 == 0 ? &ws->a : &ws->b;
     const OpDecision d =
         i == 0 ? InDecoded(ws->plan.ops[0], ws->decoded) : ws->plan.ops[i];
+    if (op.Skips(d)) continue;
+    // The output may not be the buffer `current` views.
+    Image* out = current.pixels.data() == ws->a.pixels.data() ? &ws->b : &ws->a;
     const absl::Status s = op.Apply(current, d, &ws->ops, out);
     if (!s.ok()) {
       return PrefixStatus(s, absl::StrCat(raw.what, ": ", op.name(), ": "));
@@ -104,10 +109,10 @@ absl::Status RunRead(const Chain& chain, const Dataset& dataset,
   if (raw.is_encoded()) CountDecoded(raw, ws->decoded, counters);
   clock->Add(&counters->load);
   FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out, Transform(chain, raw, ws));
-  if (out.channels != dataset.channels()) {
+  if (out.channels != chain.channels) {
     return InvalidArgumentCat(raw.what, ": after the transforms it has ",
                               out.channels, " channels but the batch holds ",
-                              dataset.channels());
+                              chain.channels);
   }
   clock->Add(&counters->transforms);
   // The batch is the op's output buffer: its store policy sees the whole.

@@ -117,8 +117,7 @@ class PyEpoch {
     if (!batch.ok()) Failed(batch.status());
     if (*batch == nullptr) throw py::stop_iteration();
     RecordSkipped(**batch);
-    return py::make_tuple(Images(*batch),
-                          py::array(py::cast((*batch)->labels)));
+    return py::make_tuple(Images(*batch), Labels(*batch));
   }
 
   py::list skipped() const { return py::cast(state_->skipped); }
@@ -164,19 +163,37 @@ class PyEpoch {
     }
   }
 
-  // The batch's images: a view that owns the batch (or a copy).
-  py::array Images(const BatchRef& batch) const {
-    const FusedNormalization& fused =
-        core_->preprocessor->fused(core_->options.split);
-    const Size2 size = core_->preprocessor->sample_size();
-    std::vector<py::ssize_t> shape =
-        OutputShape(fused, size.height, size.width, core_->data->channels());
-    shape.insert(shape.begin(), static_cast<py::ssize_t>(batch->count));
-    if (core_->copy)
-      return py::array(NumpyDType(fused.dtype()), shape, batch->data);
+  // An array of `dtype` and `shape` at `data` inside the batch: a view
+  // that owns the batch (or a copy).
+  py::array InBatch(const BatchRef& batch, const py::dtype& dtype,
+                    const std::vector<py::ssize_t>& shape,
+                    const void* data) const {
+    if (core_->copy) return py::array(dtype, shape, data);
     py::capsule owner(new BatchRef(batch),
                       [](void* p) { delete static_cast<BatchRef*>(p); });
-    return py::array(NumpyDType(fused.dtype()), shape, batch->data, owner);
+    return py::array(dtype, shape, data, owner);
+  }
+
+  // The batch's images.
+  py::array Images(const BatchRef& batch) const {
+    const Split split = core_->options.split;
+    const FusedNormalization& fused = core_->preprocessor->fused(split);
+    const Size2 size = core_->preprocessor->sample_size(split);
+    std::vector<py::ssize_t> shape =
+        OutputShape(fused, size.height, size.width,
+                    core_->preprocessor->channels(split));
+    shape.insert(shape.begin(), static_cast<py::ssize_t>(batch->count));
+    return InBatch(batch, NumpyDType(fused.dtype()), shape, batch->data);
+  }
+
+  // The batch's labels (int64, a copy), or its soft targets (float32
+  // (count, num_classes)).
+  py::array Labels(const BatchRef& batch) const {
+    if (batch->num_classes == 0) return py::array(py::cast(batch->labels));
+    return InBatch(batch, py::dtype::of<float>(),
+                   {static_cast<py::ssize_t>(batch->count),
+                    static_cast<py::ssize_t>(batch->num_classes)},
+                   batch->targets.data());
   }
 
   void RecordSkipped(const Batch& b) {

@@ -139,8 +139,8 @@ absl::StatusOr<std::optional<NpyWriter>> OutputFile(const Preprocessor& p,
   const int64_t count =
       static_cast<int64_t>(p.local_samples_per_epoch()) * o.epochs;
   FUSEDNORM_ASSIGN_OR_RETURN(
-      NpyWriter w, OutputNpy(o.output, p.fused(o.recipe.split), p.sample_size(),
-                             p.dataset().channels(), count));
+      NpyWriter w, OutputNpy(o.output, p.fused(o.recipe.split), p.sample_size(o.recipe.split),
+                             p.channels(o.recipe.split), count));
   return std::optional<NpyWriter>(std::move(w));
 }
 
@@ -160,7 +160,7 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
             const Progress& progress, const Results& r) {
   const FusedNormalization& fused = p.fused(o.recipe.split);
   const absl::StatusOr<const KernelInfo*> kernel =
-      FindKernel(fused.kernel_id(p.dataset().channels()));
+      FindKernel(fused.kernel_id(p.channels(o.recipe.split)));
   const EpochLoader::StageSeconds& s = r.stages;
   const double work = s.load + s.transforms + s.fused;
   const size_t images = progress.images();
@@ -202,7 +202,7 @@ absl::Status WritePreviewFile(FILE* out, const Preprocessor& p,
   if (o.preview.empty()) return absl::OkStatus();
   FUSEDNORM_RETURN_IF_ERROR(
       WritePreview(o.preview, r.preview, p.fused(o.recipe.split),
-                   p.sample_size(), p.dataset().channels()));
+                   p.sample_size(o.recipe.split), p.channels(o.recipe.split)));
   std::fprintf(out, "wrote %s (%zu samples)\n", o.preview.c_str(),
                r.preview.size());
   return absl::OkStatus();

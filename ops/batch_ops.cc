@@ -1,0 +1,367 @@
+// The batch transforms (batch_ops.h): Beta draws from the batch's stream,
+// torchvision v2's MixUp and CutMix parameters, and the in-slot mixing.
+//
+// Rounding, as torch does it on a tensor of the output's dtype (float32
+// arithmetic with the Python floats 1.0 - lam and lam rounded to float32;
+// float16 and bfloat16 tensors compute each operation in float32 and round
+// its result to their type):
+//   mixed  = round(round(partner * f32(1 - lam)) + round(x * f32(lam)))
+//   target = f32(1 - lam) at the partner's label, f32(lam) at the own one,
+//            their float32 sum where the two labels agree;
+//   smoothed = round(round(t * f32(1 - eps)) + f32(eps / K)).
+#include "ops/batch_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/formats.h"
+#include "ops/transform_list.h"
+
+namespace fusednorm {
+namespace {
+
+// A double in [0, 1) with 53 random bits from two words.
+double Uniform53(SampleStream& s) {
+  const uint32_t a = s.NextWord() >> 5, b = s.NextWord() >> 6;
+  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+// A standard normal draw (Box-Muller).
+double Normal(SampleStream& s) {
+  const double u1 = 1.0 - Uniform53(s);  // (0, 1]
+  const double u2 = Uniform53(s);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+// The log of a Gamma(a, 1) draw (Marsaglia and Tsang; for a < 1 the draw
+// of a + 1 times U^(1/a), in logs so that small a does not underflow).
+double LogGamma(double a, SampleStream& s) {
+  if (a < 1.0) return LogGamma(a + 1.0, s) + std::log(1.0 - Uniform53(s)) / a;
+  const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    const double x = Normal(s);
+    double v = 1.0 + c * x;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    const double u = 1.0 - Uniform53(s);
+    if (u < 1.0 - 0.0331 * x * x * x * x ||
+        std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v)))
+      return std::log(d) + std::log(v);
+  }
+}
+
+absl::Status CheckAlpha(const char* op, double alpha) {
+  if (!(alpha > 0) || !std::isfinite(alpha))
+    return InvalidArgumentCat(op, " alpha = ", alpha, ": must be finite and > 0");
+  return absl::OkStatus();
+}
+
+absl::Status CheckClasses(const char* op, const std::optional<int64_t>& n) {
+  if (n && *n < 1)
+    return InvalidArgumentCat(op, " num_classes = ", *n, ": must be >= 1");
+  return absl::OkStatus();
+}
+
+std::vector<NamedArg> MixArgs(double alpha, const std::optional<int64_t>& n) {
+  return {{"alpha", ArgValue::Float(alpha)},
+          {"num_classes", n ? ArgValue::Int(*n) : ArgValue::None()}};
+}
+
+// The element size of `dtype`.
+size_t ElementBytes(DType dtype) { return dtype == DType::kFloat32 ? 4 : 2; }
+
+// Stored values per pixel.
+int Stored(const BatchShape& s) {
+  return s.layout == Layout::kHWC4 ? 4 : s.channels;
+}
+
+template <DType kType>
+float Load(const uint8_t* p, size_t i) {
+  if constexpr (kType == DType::kFloat32) {
+    float v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  } else {
+    uint16_t h;
+    std::memcpy(&h, p + 2 * i, 2);
+    return kType == DType::kFloat16 ? HalfBitsToFloat(h) : BFloat16BitsToFloat(h);
+  }
+}
+
+// `v` rounded to the dtype, as a float.
+template <DType kType>
+float Round(float v) {
+  if constexpr (kType == DType::kFloat32) return v;
+  if constexpr (kType == DType::kFloat16) return HalfBitsToFloat(FloatToHalfBits(v));
+  return BFloat16BitsToFloat(FloatToBFloat16Bits(v));
+}
+
+template <DType kType>
+void Store(float v, uint8_t* p, size_t i) {
+  if constexpr (kType == DType::kFloat32) {
+    std::memcpy(p + 4 * i, &v, 4);
+  } else {
+    const uint16_t h =
+        kType == DType::kFloat16 ? FloatToHalfBits(v) : FloatToBFloat16Bits(v);
+    std::memcpy(p + 2 * i, &h, 2);
+  }
+}
+
+// cur = partner * a + cur * b, rounded as the overview says.
+template <DType kType>
+void MixInto(const uint8_t* partner, uint8_t* cur, size_t values, float a,
+             float b) {
+  for (size_t i = 0; i < values; ++i) {
+    const float x = Round<kType>(Load<kType>(partner, i) * a);
+    const float y = Round<kType>(Load<kType>(cur, i) * b);
+    Store<kType>(x + y, cur, i);
+  }
+}
+
+void MixInto(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
+             float a, float b) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return MixInto<DType::kFloat32>(partner, cur, values, a, b);
+    case DType::kFloat16:
+      return MixInto<DType::kFloat16>(partner, cur, values, a, b);
+    case DType::kBFloat16:
+      return MixInto<DType::kBFloat16>(partner, cur, values, a, b);
+  }
+}
+
+// Copies the box of `from` over the same box of `to` (one sample each).
+void PasteBox(const BatchDecision& d, const BatchShape& s, const uint8_t* from,
+              uint8_t* to) {
+  const size_t e = ElementBytes(s.dtype);
+  const int64_t w = d.x2 - d.x1;
+  if (w <= 0 || d.y2 <= d.y1) return;
+  if (s.layout == Layout::kCHW) {
+    for (int c = 0; c < s.channels; ++c) {
+      for (int64_t y = d.y1; y < d.y2; ++y) {
+        const size_t at = ((c * s.height + y) * s.width + d.x1) * e;
+        std::memcpy(to + at, from + at, static_cast<size_t>(w) * e);
+      }
+    }
+    return;
+  }
+  const int stored = Stored(s);
+  for (int64_t y = d.y1; y < d.y2; ++y) {
+    const size_t at = ((y * s.width + d.x1) * stored) * e;
+    std::memcpy(to + at, from + at, static_cast<size_t>(w * stored) * e);
+  }
+}
+
+}  // namespace
+
+double DrawBeta(double alpha, SampleStream& stream) {
+  const double lx = LogGamma(alpha, stream);
+  const double ly = LogGamma(alpha, stream);
+  return 1.0 / (1.0 + std::exp(ly - lx));
+}
+
+std::vector<NamedArg> BatchOp::DecisionFields(const BatchDecision& d) const {
+  std::vector<NamedArg> fields;
+  if (d.choice >= 0) fields.push_back({"choice", ArgValue::Int(d.choice)});
+  if (d.kind == BatchDecision::Kind::kMixUp) {
+    fields.push_back({"lam", ArgValue::Float(d.lam)});
+  } else if (d.kind == BatchDecision::Kind::kCutMix) {
+    fields.push_back({"box", ArgValue::Tuple({ArgValue::Int(d.x1),
+                                              ArgValue::Int(d.y1),
+                                              ArgValue::Int(d.x2),
+                                              ArgValue::Int(d.y2)})});
+    fields.push_back({"lam", ArgValue::Float(d.drawn)});
+    fields.push_back({"lam_adjusted", ArgValue::Float(d.lam)});
+  }
+  return fields;
+}
+
+// ---- MixUp ----
+
+std::vector<NamedArg> MixUp::args() const { return MixArgs(alpha_, num_classes_); }
+std::unique_ptr<BatchOp> MixUp::Clone() const {
+  return std::make_unique<MixUp>(*this);
+}
+absl::Status MixUp::Validate() const {
+  FUSEDNORM_RETURN_IF_ERROR(CheckAlpha("MixUp", alpha_));
+  return CheckClasses("MixUp", num_classes_);
+}
+
+BatchDecision MixUp::Decide(Size2, SampleStream& stream) const {
+  BatchDecision d;
+  d.kind = BatchDecision::Kind::kMixUp;
+  d.lam = d.drawn = DrawBeta(alpha_, stream);
+  return d;
+}
+
+// ---- CutMix ----
+
+std::vector<NamedArg> CutMix::args() const {
+  return MixArgs(alpha_, num_classes_);
+}
+std::unique_ptr<BatchOp> CutMix::Clone() const {
+  return std::make_unique<CutMix>(*this);
+}
+absl::Status CutMix::Validate() const {
+  FUSEDNORM_RETURN_IF_ERROR(CheckAlpha("CutMix", alpha_));
+  return CheckClasses("CutMix", num_classes_);
+}
+
+BatchDecision CutMix::Decide(Size2 size, SampleStream& stream) const {
+  BatchDecision d;
+  d.kind = BatchDecision::Kind::kCutMix;
+  d.drawn = DrawBeta(alpha_, stream);
+  const int64_t H = size.height, W = size.width;
+  const int64_t r_x = stream.UniformInt(0, W - 1);
+  const int64_t r_y = stream.UniformInt(0, H - 1);
+  const double r = 0.5 * std::sqrt(1.0 - d.drawn);
+  const int64_t r_w_half = static_cast<int64_t>(r * W);
+  const int64_t r_h_half = static_cast<int64_t>(r * H);
+  d.x1 = std::max<int64_t>(r_x - r_w_half, 0);
+  d.y1 = std::max<int64_t>(r_y - r_h_half, 0);
+  d.x2 = std::min<int64_t>(r_x + r_w_half, W);
+  d.y2 = std::min<int64_t>(r_y + r_h_half, H);
+  d.lam = 1.0 - static_cast<double>((d.x2 - d.x1) * (d.y2 - d.y1)) /
+                    static_cast<double>(W * H);
+  return d;
+}
+
+// ---- RandomChoice ----
+
+RandomChoice::RandomChoice(std::vector<std::unique_ptr<BatchOp>> transforms,
+                           std::vector<double> p)
+    : transforms_(std::move(transforms)), p_(std::move(p)) {}
+
+RandomChoice::RandomChoice(const RandomChoice& other) : p_(other.p_) {
+  for (const auto& t : other.transforms_) transforms_.push_back(t->Clone());
+}
+
+std::vector<NamedArg> RandomChoice::args() const {
+  std::vector<ArgValue> items, p;
+  for (const auto& t : transforms_) {
+    auto call = std::make_shared<OpCall>();
+    call->name = t->op_name();
+    for (NamedArg& a : t->args()) call->args.push_back({a.name, a.value});
+    ArgValue v;
+    v.kind = ArgValue::Kind::kCall;
+    v.call = std::move(call);
+    items.push_back(std::move(v));
+  }
+  for (const double x : p_) p.push_back(ArgValue::Float(x));
+  return {{"transforms", ArgValue::Tuple(std::move(items))},
+          {"p", p_.empty() ? ArgValue::None() : ArgValue::Tuple(std::move(p))}};
+}
+
+std::unique_ptr<BatchOp> RandomChoice::Clone() const {
+  return std::make_unique<RandomChoice>(*this);
+}
+
+absl::Status RandomChoice::Validate() const {
+  if (transforms_.empty())
+    return absl::InvalidArgumentError("RandomChoice transforms: the list is empty");
+  if (!p_.empty() && p_.size() != transforms_.size()) {
+    return InvalidArgumentCat("RandomChoice p has ", p_.size(),
+                              " probabilities for ", transforms_.size(),
+                              " transforms");
+  }
+  double total = 0;
+  for (const double x : p_) {
+    if (!(x >= 0) || !std::isfinite(x))
+      return InvalidArgumentCat("RandomChoice p: ", x, " must be finite and >= 0");
+    total += x;
+  }
+  if (!p_.empty() && !(total > 0))
+    return absl::InvalidArgumentError("RandomChoice p: the probabilities sum to 0");
+  for (const auto& t : transforms_) {
+    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(t->Validate(), "RandomChoice: "));
+  }
+  const std::optional<int64_t> n = num_classes();
+  for (const auto& t : transforms_) {
+    if (t->num_classes() && n && *t->num_classes() != *n) {
+      return InvalidArgumentCat("RandomChoice: its transforms give num_classes ",
+                                *n, " and ", *t->num_classes());
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::optional<int64_t> RandomChoice::num_classes() const {
+  for (const auto& t : transforms_) {
+    if (t->num_classes()) return t->num_classes();
+  }
+  return std::nullopt;
+}
+
+BatchDecision RandomChoice::Decide(Size2 size, SampleStream& stream) const {
+  int64_t pick = 0;
+  if (p_.empty()) {
+    pick = stream.UniformInt(0, static_cast<int64_t>(transforms_.size()) - 1);
+  } else {
+    double total = 0;
+    for (const double x : p_) total += x;
+    const double u = Uniform53(stream) * total;
+    double sum = 0;
+    pick = static_cast<int64_t>(p_.size()) - 1;
+    for (size_t k = 0; k < p_.size(); ++k) {
+      sum += p_[k];
+      if (u < sum && p_[k] > 0) {
+        pick = static_cast<int64_t>(k);
+        break;
+      }
+    }
+  }
+  BatchDecision d = transforms_[pick]->Decide(size, stream);
+  d.choice = pick;
+  return d;
+}
+
+// ---- applying ----
+
+void MixBatch(const BatchDecision& d, const BatchShape& s, uint8_t* data,
+              size_t count, std::vector<uint8_t>* scratch) {
+  if (d.kind == BatchDecision::Kind::kNone || count == 0) return;
+  const size_t bytes = s.sample_bytes;
+  // Sample i mixes with the original of sample i - 1: from the last down
+  // to the second, then the first with the last's saved original.
+  scratch->resize(std::max(scratch->size(), bytes));
+  uint8_t* last = scratch->data();
+  std::memcpy(last, data + (count - 1) * bytes, bytes);
+  const float a = static_cast<float>(1.0 - d.lam);
+  const float b = static_cast<float>(d.lam);
+  const size_t values = bytes / ElementBytes(s.dtype);
+  for (size_t i = count; i-- > 0;) {
+    const uint8_t* partner = i == 0 ? last : data + (i - 1) * bytes;
+    uint8_t* cur = data + i * bytes;
+    if (d.kind == BatchDecision::Kind::kMixUp) {
+      MixInto(s.dtype, partner, cur, values, a, b);
+    } else {
+      PasteBox(d, s, partner, cur);
+    }
+  }
+}
+
+void MakeTargets(const BatchDecision& d, absl::Span<const int64_t> labels,
+                 int64_t num_classes, double label_smoothing, float* targets) {
+  const size_t n = labels.size();
+  const size_t K = static_cast<size_t>(num_classes);
+  std::fill(targets, targets + n * K, 0.0f);
+  const bool mixed = d.kind != BatchDecision::Kind::kNone;
+  const float own = mixed ? static_cast<float>(d.lam) : 1.0f;
+  const float other = static_cast<float>(1.0 - d.lam);
+  for (size_t i = 0; i < n && K > 0; ++i) {
+    float* row = targets + i * K;
+    const int64_t partner = labels[(i + n - 1) % n];
+    if (mixed && partner >= 0) row[partner] = other;
+    if (labels[i] >= 0) row[labels[i]] = row[labels[i]] + own;
+  }
+  if (label_smoothing == 0) return;
+  const float keep = static_cast<float>(1.0 - label_smoothing);
+  const float add = static_cast<float>(label_smoothing / num_classes);
+  for (size_t j = 0; j < n * K; ++j) targets[j] = targets[j] * keep + add;
+}
+
+}  // namespace fusednorm

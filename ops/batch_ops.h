@@ -1,0 +1,152 @@
+// The batch transforms, torchvision v2's: MixUp, CutMix and RandomChoice of
+// them. They run on a whole batch of the fused op's output (float32,
+// float16 or bfloat16, any layout) in its transfer slot, and turn the
+// labels into soft targets.
+//
+// Decisions come from the batch's own stream (seed, epoch, global batch
+// number), so they depend on neither threads nor ranks. With λ drawn from
+// Beta(alpha, alpha):
+//   MixUp   out[i] = x[i - 1] * (1 - λ) + x[i] * λ (the partner is the
+//           previous image, x.roll(1, 0)), computed as torch computes
+//           `x.roll(1, 0).mul_(1.0 - lam).add_(x.mul(lam))` on a tensor of
+//           the output's dtype: each product rounded to that dtype from
+//           float32, then the sum;
+//   CutMix  a box of the partner pasted into each image: r_x uniform in
+//           [0, W), r_y in [0, H), half-sides int(0.5 sqrt(1 - λ) W) and
+//           int(0.5 sqrt(1 - λ) H), clamped to the image; λ adjusted to
+//           1 - box area / image area.
+// Targets are torchvision's one_hot(labels) mixed the same way in float32
+// with the (adjusted) λ, then, with label smoothing ε, t (1 - ε) + ε / K as
+// torch's cross_entropy smooths them (ops/batch_ops.cc says how each value
+// is rounded).
+#ifndef FUSEDNORM_OPS_BATCH_OPS_H_
+#define FUSEDNORM_OPS_BATCH_OPS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "core/formats.h"
+#include "core/geometry.h"
+#include "ops/arg_value.h"
+#include "rng/philox.h"
+
+namespace fusednorm {
+
+// One batch's decisions.
+struct BatchDecision {
+  enum class Kind { kNone, kMixUp, kCutMix };
+  Kind kind = Kind::kNone;
+  double lam = 1.0;  // λ (MixUp), or CutMix's adjusted λ
+  double drawn = 1.0;  // the λ drawn (CutMix: before the adjustment)
+  int64_t x1 = 0, y1 = 0, x2 = 0, y2 = 0;  // CutMix's box
+  int64_t choice = -1;  // RandomChoice: the transform chosen
+};
+
+// How a batch is laid out in its slot: `count` samples of sample_bytes,
+// each height x width x channels in `layout` of `dtype`.
+struct BatchShape {
+  DType dtype = DType::kFloat32;
+  Layout layout = Layout::kHWC;
+  int64_t height = 0, width = 0;
+  int channels = 0;
+  size_t sample_bytes = 0;
+};
+
+class BatchOp {
+ public:
+  virtual ~BatchOp() = default;
+  virtual const char* op_name() const = 0;
+  virtual std::vector<NamedArg> args() const = 0;
+  // torchvision's repr: "MixUp(alpha=0.2, num_classes=1000)".
+  std::string name() const { return FormatCall(op_name(), args()); }
+  virtual std::unique_ptr<BatchOp> Clone() const = 0;
+  // InvalidArgument naming the op, the argument and the value.
+  virtual absl::Status Validate() const = 0;
+  // The batch's decisions for images of `size`, from `stream`.
+  virtual BatchDecision Decide(Size2 size, SampleStream& stream) const = 0;
+  // num_classes, when the op was given one.
+  virtual std::optional<int64_t> num_classes() const = 0;
+  // The decisions as named fields: lam, and CutMix's box (x1, y1, x2, y2)
+  // and drawn lam; RandomChoice adds the index chosen.
+  std::vector<NamedArg> DecisionFields(const BatchDecision& d) const;
+};
+
+// MixUp(alpha=1.0, num_classes=None).
+class MixUp : public BatchOp {
+ public:
+  explicit MixUp(double alpha = 1.0, std::optional<int64_t> num_classes = {})
+      : alpha_(alpha), num_classes_(num_classes) {}
+  const char* op_name() const override { return "MixUp"; }
+  std::vector<NamedArg> args() const override;
+  std::unique_ptr<BatchOp> Clone() const override;
+  absl::Status Validate() const override;
+  BatchDecision Decide(Size2 size, SampleStream& stream) const override;
+  std::optional<int64_t> num_classes() const override { return num_classes_; }
+
+ private:
+  double alpha_;
+  std::optional<int64_t> num_classes_;
+};
+
+// CutMix(alpha=1.0, num_classes=None).
+class CutMix : public BatchOp {
+ public:
+  explicit CutMix(double alpha = 1.0, std::optional<int64_t> num_classes = {})
+      : alpha_(alpha), num_classes_(num_classes) {}
+  const char* op_name() const override { return "CutMix"; }
+  std::vector<NamedArg> args() const override;
+  std::unique_ptr<BatchOp> Clone() const override;
+  absl::Status Validate() const override;
+  BatchDecision Decide(Size2 size, SampleStream& stream) const override;
+  std::optional<int64_t> num_classes() const override { return num_classes_; }
+
+ private:
+  double alpha_;
+  std::optional<int64_t> num_classes_;
+};
+
+// RandomChoice(transforms, p=None): one of `transforms`, chosen with
+// probabilities p (normalized; uniform when empty), per batch.
+class RandomChoice : public BatchOp {
+ public:
+  RandomChoice(std::vector<std::unique_ptr<BatchOp>> transforms,
+               std::vector<double> p = {});
+  RandomChoice(const RandomChoice& other);
+  const char* op_name() const override { return "RandomChoice"; }
+  std::vector<NamedArg> args() const override;
+  std::unique_ptr<BatchOp> Clone() const override;
+  absl::Status Validate() const override;
+  BatchDecision Decide(Size2 size, SampleStream& stream) const override;
+  std::optional<int64_t> num_classes() const override;
+
+ private:
+  std::vector<std::unique_ptr<BatchOp>> transforms_;
+  std::vector<double> p_;
+};
+
+// A draw from Beta(alpha, alpha) (alpha > 0) from `stream`.
+double DrawBeta(double alpha, SampleStream& stream);
+
+// Applies `d` to the `count` samples at `data` (in place); `scratch` holds
+// the last sample's original while the others are mixed (grown as
+// needed).
+void MixBatch(const BatchDecision& d, const BatchShape& shape, uint8_t* data,
+              size_t count, std::vector<uint8_t>* scratch);
+
+// Writes the soft targets of `labels` (count x num_classes float32, row i
+// for sample i) mixed as `d` mixes the images, smoothed by
+// `label_smoothing`. A label of -1 (a skipped sample) has an all-zero row
+// before mixing; other labels must be in [0, num_classes).
+void MakeTargets(const BatchDecision& d, absl::Span<const int64_t> labels,
+                 int64_t num_classes, double label_smoothing, float* targets);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_OPS_BATCH_OPS_H_

@@ -1,0 +1,323 @@
+// The colour transforms (color.h): torchvision's argument rules and
+// decisions, and each adjustment as the PIL route computes it.
+#include "ops/color.h"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/color/color_dispatch.h"
+
+namespace fusednorm {
+namespace {
+
+constexpr const char* kJitterNames[4] = {"brightness", "contrast",
+                                         "saturation", "hue"};
+
+ArgValue RangeArg(const std::optional<FactorRange>& r) {
+  if (!r) return ArgValue::None();
+  return ArgValue::Tuple({ArgValue::Float(r->first), ArgValue::Float(r->second)});
+}
+
+// `input` copied into `output` (compact).
+absl::Status CopyImage(const ImageView& input, Image* output) {
+  FUSEDNORM_RETURN_IF_ERROR(
+      ShapeImage(input.height, input.width, input.channels, output));
+  const size_t row = static_cast<size_t>(input.width * input.channels);
+  for (int64_t y = 0; y < input.height; ++y) {
+    std::memcpy(output->pixels.data() + y * row,
+                input.pixels.data() + y * input.row_stride, row);
+  }
+  return absl::OkStatus();
+}
+
+// The luma of `input` in `out_channels` channels (an L input is its own).
+absl::Status ToGray(const ColorKernelInfo& k, const ImageView& input,
+                    int out_channels, Image* output) {
+  FUSEDNORM_RETURN_IF_ERROR(
+      ShapeImage(input.height, input.width, out_channels, output));
+  for (int64_t y = 0; y < input.height; ++y) {
+    const uint8_t* in = input.pixels.data() + y * input.row_stride;
+    uint8_t* out = output->pixels.data() + y * input.width * out_channels;
+    if (input.channels != 1) {
+      k.to_gray(in, out, input.width, input.channels, out_channels);
+      continue;
+    }
+    for (int64_t x = 0; x < input.width; ++x) {
+      for (int c = 0; c < out_channels; ++c) out[x * out_channels + c] = in[x];
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// ---- ColorOp ----
+
+ColorOp::ColorOp() : kernel_(SelectColorKernel("")) {}
+
+absl::StatusOr<int> ColorOp::OutputChannels(int channels) const {
+  if (channels == 1 || channels == 3 || channels == 4) return channels;
+  return InvalidArgumentCat(op_name(), ": images of ", channels,
+                            " channels are not supported (1: L, 3: RGB, 4: "
+                            "RGBA)");
+}
+
+absl::Status ColorOp::Validate() const {
+  return PrefixStatus(kernel_.status(), absl::StrCat(op_name(), ": "));
+}
+
+// ---- ColorJitter ----
+
+ColorJitter::ColorJitter(std::optional<FactorRange> brightness,
+                         std::optional<FactorRange> contrast,
+                         std::optional<FactorRange> saturation,
+                         std::optional<FactorRange> hue)
+    : ranges_{brightness, contrast, saturation, hue} {}
+
+absl::StatusOr<std::optional<FactorRange>> ColorJitter::FactorFromNumber(
+    const char* name, double v) {
+  if (!(v >= 0) || !std::isfinite(v)) {
+    return InvalidArgumentCat("ColorJitter ", name, " = ", v,
+                              ": a single number must be finite and >= 0");
+  }
+  if (v == 0) return std::optional<FactorRange>();
+  return std::optional<FactorRange>(FactorRange{std::max(1.0 - v, 0.0), 1.0 + v});
+}
+
+absl::StatusOr<std::optional<FactorRange>> ColorJitter::HueFromNumber(
+    double v) {
+  if (!(v >= 0 && v <= 0.5)) {
+    return InvalidArgumentCat("ColorJitter hue = ", v,
+                              ": a single number must be in [0, 0.5]");
+  }
+  if (v == 0) return std::optional<FactorRange>();
+  return std::optional<FactorRange>(FactorRange{-v, v});
+}
+
+std::vector<NamedArg> ColorJitter::args() const {
+  std::vector<NamedArg> a;
+  for (int k = 0; k < 4; ++k) a.push_back({kJitterNames[k], RangeArg(ranges_[k])});
+  return a;
+}
+
+std::unique_ptr<PreprocessOp> ColorJitter::Clone() const {
+  return std::make_unique<ColorJitter>(*this);
+}
+
+absl::Status ColorJitter::Validate() const {
+  for (int k = 0; k < 4; ++k) {
+    if (!ranges_[k]) continue;
+    const auto [lo, hi] = *ranges_[k];
+    const bool hue = k == static_cast<int>(Jitter::kHue);
+    const double low_bound = hue ? -0.5 : 0.0;
+    const double high_bound = hue ? 0.5 : HUGE_VAL;
+    if (!(low_bound <= lo && lo <= hi && hi <= high_bound) ||
+        !std::isfinite(hi)) {
+      return InvalidArgumentCat(
+          "ColorJitter ", kJitterNames[k], " = (", lo, ", ", hi,
+          "): must satisfy ", hue ? "-0.5 <= min <= max <= 0.5"
+                                  : "0 <= min <= max, finite");
+    }
+  }
+  return ColorOp::Validate();
+}
+
+OpDecision ColorJitter::Decide(Size2, SampleStream& stream) const {
+  OpDecision d;
+  // torch.randperm(4): a uniformly random order (Fisher-Yates).
+  for (int i = 3; i > 0; --i)
+    std::swap(d.order[i], d.order[stream.UniformInt(0, i)]);
+  for (int k = 0; k < 4; ++k) {
+    if (!ranges_[k]) continue;
+    const auto [lo, hi] = *ranges_[k];
+    d.factors[k] = lo + (hi - lo) * static_cast<double>(stream.Uniform());
+  }
+  return d;
+}
+
+bool ColorJitter::Skips(const OpDecision& d) const {
+  for (const double f : d.factors) {
+    if (!std::isnan(f)) return false;
+  }
+  return true;
+}
+
+void ColorJitter::Adjust(Jitter which, double factor, Image* image) const {
+  const ColorKernelInfo& k = **kernel_;
+  const int C = image->channels;
+  uint8_t* p = image->pixels.data();
+  const int64_t n = image->height * image->width;
+  const float alpha = static_cast<float>(factor);  // Image.blend takes a float
+  switch (which) {
+    case Jitter::kBrightness:
+      return k.blend_constant(p, p, n, C, alpha, 0);
+    case Jitter::kContrast: {
+      // ImageEnhance.Contrast: the rounded mean of the image's L.
+      const double mean = static_cast<double>(k.luma_sum(p, n, C)) / n;
+      return k.blend_constant(p, p, n, C, alpha,
+                              static_cast<uint8_t>(static_cast<int>(mean + 0.5)));
+    }
+    case Jitter::kSaturation:
+      if (C != 1) k.blend_gray(p, p, n, C, alpha);  // L: its own degenerate
+      return;
+    case Jitter::kHue:
+      // adjust_hue: np.uint8(hue_factor * 255) added to the hue byte; L
+      // images are returned as they are.
+      if (C != 1) {
+        k.shift_hue(p, p, n, C,
+                    static_cast<uint8_t>(static_cast<int32_t>(factor * 255)));
+      }
+      return;
+  }
+}
+
+absl::Status ColorJitter::Apply(const ImageView& input,
+                                const OpDecision& decision, OpWorkspace*,
+                                Image* output) const {
+  FUSEDNORM_RETURN_IF_ERROR(Validate());
+  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+  FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
+  FUSEDNORM_RETURN_IF_ERROR(CopyImage(input, output));
+  for (const int8_t k : decision.order) {
+    const double f = decision.factors[k];
+    if (!std::isnan(f)) Adjust(static_cast<Jitter>(k), f, output);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<NamedArg> ColorJitter::DecisionFields(const OpDecision& d) const {
+  std::vector<ArgValue> order;
+  for (const int8_t k : d.order) order.push_back(ArgValue::Int(k));
+  std::vector<NamedArg> fields = {{"order", ArgValue::Tuple(std::move(order))}};
+  for (int k = 0; k < 4; ++k) {
+    fields.push_back({kJitterNames[k], std::isnan(d.factors[k])
+                                           ? ArgValue::None()
+                                           : ArgValue::Float(d.factors[k])});
+  }
+  return fields;
+}
+
+absl::StatusOr<OpDecision> ColorJitter::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2) const {
+  DecisionReader r(*this, fields);
+  OpDecision d;
+  const ArgValue* order = r.Take("order");
+  bool seen[4] = {};
+  if (order == nullptr || order->kind != ArgValue::Kind::kTuple ||
+      order->items.size() != 4) {
+    return r.Error("order", "must be a permutation of 0, 1, 2, 3");
+  }
+  for (int i = 0; i < 4; ++i) {
+    const ArgValue& v = order->items[i];
+    if (v.kind != ArgValue::Kind::kInt || v.integer < 0 || v.integer > 3 ||
+        seen[v.integer]) {
+      return r.Error("order", absl::StrCat(FormatArg(*order),
+                                           " is not a permutation of 0..3"));
+    }
+    seen[v.integer] = true;
+    d.order[i] = static_cast<int8_t>(v.integer);
+  }
+  for (int k = 0; k < 4; ++k) {
+    FUSEDNORM_ASSIGN_OR_RETURN(d.factors[k], r.Float(kJitterNames[k]));
+  }
+  FUSEDNORM_RETURN_IF_ERROR(r.Done());
+  if (!std::isnan(d.factors[3]) && !(std::fabs(d.factors[3]) <= 0.5)) {
+    return r.Error("hue", absl::StrCat(d.factors[3], " is not in [-0.5, 0.5]"));
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (!std::isnan(d.factors[k]) && d.factors[k] < 0)
+      return r.Error(kJitterNames[k], "must be >= 0");
+  }
+  return d;
+}
+
+// ---- Grayscale ----
+
+std::vector<NamedArg> Grayscale::args() const {
+  return {{"num_output_channels", ArgValue::Int(num_output_channels_)}};
+}
+
+std::unique_ptr<PreprocessOp> Grayscale::Clone() const {
+  return std::make_unique<Grayscale>(*this);
+}
+
+absl::Status Grayscale::Validate() const {
+  if (num_output_channels_ != 1 && num_output_channels_ != 3) {
+    return InvalidArgumentCat("Grayscale num_output_channels = ",
+                              num_output_channels_, ": must be 1 or 3");
+  }
+  return ColorOp::Validate();
+}
+
+absl::StatusOr<int> Grayscale::OutputChannels(int channels) const {
+  FUSEDNORM_RETURN_IF_ERROR(ColorOp::OutputChannels(channels).status());
+  return num_output_channels_;
+}
+
+absl::Status Grayscale::Apply(const ImageView& input, const OpDecision&,
+                              OpWorkspace*, Image* output) const {
+  FUSEDNORM_RETURN_IF_ERROR(Validate());
+  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+  FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
+  return ToGray(**kernel_, input, num_output_channels_, output);
+}
+
+// ---- RandomGrayscale ----
+
+std::vector<NamedArg> RandomGrayscale::args() const {
+  return {{"p", ArgValue::Float(p_)}};
+}
+
+std::unique_ptr<PreprocessOp> RandomGrayscale::Clone() const {
+  return std::make_unique<RandomGrayscale>(*this);
+}
+
+absl::Status RandomGrayscale::Validate() const {
+  if (!(p_ >= 0 && p_ <= 1)) {
+    return InvalidArgumentCat("RandomGrayscale p = ", p_,
+                              ": must be a probability in [0, 1]");
+  }
+  return ColorOp::Validate();
+}
+
+absl::StatusOr<int> RandomGrayscale::OutputChannels(int channels) const {
+  if (channels == 1 || channels == 3) return channels;
+  return InvalidArgumentCat("RandomGrayscale: images of ", channels,
+                            " channels are not supported (torchvision makes "
+                            "gray images of 1 or 3 channels)");
+}
+
+OpDecision RandomGrayscale::Decide(Size2, SampleStream& stream) const {
+  OpDecision d;
+  d.apply = stream.Uniform() < p_;
+  return d;
+}
+
+absl::Status RandomGrayscale::Apply(const ImageView& input,
+                                    const OpDecision& decision, OpWorkspace*,
+                                    Image* output) const {
+  FUSEDNORM_RETURN_IF_ERROR(Validate());
+  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+  FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
+  if (!decision.apply || input.channels == 1) return CopyImage(input, output);
+  return ToGray(**kernel_, input, input.channels, output);
+}
+
+std::vector<NamedArg> RandomGrayscale::DecisionFields(
+    const OpDecision& d) const {
+  return {{"grayscale", ArgValue::Bool(d.apply)}};
+}
+
+absl::StatusOr<OpDecision> RandomGrayscale::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2) const {
+  DecisionReader r(*this, fields);
+  OpDecision d;
+  FUSEDNORM_ASSIGN_OR_RETURN(d.apply, r.Bool("grayscale"));
+  FUSEDNORM_RETURN_IF_ERROR(r.Done());
+  return d;
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,194 @@
+// The fused ops (fused_ops.h): their arguments, checks and decisions.
+#include "ops/fused_ops.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "ops/box_params.h"
+
+namespace fusednorm {
+namespace {
+
+absl::Status Fused(const std::string& name) {
+  return absl::UnimplementedError(
+      absl::StrCat(name,
+                   " is fused into FusedNormalization, which a Preprocessor "
+                   "appends to every transform chain: it transforms no "
+                   "pixels of its own"));
+}
+
+ArgValue Floats(const std::vector<float>& v) {
+  std::vector<ArgValue> items;
+  for (const float x : v) items.push_back(ArgValue::Float(x));
+  return ArgValue::Tuple(std::move(items));
+}
+
+}  // namespace
+
+absl::StatusOr<Size2> FusedOp::OutputSize(Size2) const { return Fused(name()); }
+
+absl::Status FusedOp::Apply(const ImageView&, const OpDecision&, OpWorkspace*,
+                            Image*) const {
+  return Fused(name());
+}
+
+// ---- RandomErasing ----
+
+RandomErasing::RandomErasing(double p, double scale_min, double scale_max,
+                             double ratio_min, double ratio_max,
+                             std::vector<float> value) {
+  options_.enabled = true;
+  options_.p = p;
+  options_.scale_min = scale_min;
+  options_.scale_max = scale_max;
+  options_.ratio_min = ratio_min;
+  options_.ratio_max = ratio_max;
+  options_.value = std::move(value);
+}
+
+std::vector<NamedArg> RandomErasing::args() const {
+  const EraseOptions& o = options_;
+  ArgValue value = ArgValue::Int(0);
+  if (o.value.size() == 1) value = ArgValue::Float(o.value[0]);
+  if (o.value.size() > 1) value = Floats(o.value);
+  return {{"p", ArgValue::Float(o.p)},
+          {"scale", ArgValue::Tuple({ArgValue::Float(o.scale_min),
+                                     ArgValue::Float(o.scale_max)})},
+          {"ratio", ArgValue::Tuple({ArgValue::Float(o.ratio_min),
+                                     ArgValue::Float(o.ratio_max)})},
+          {"value", value},
+          {"inplace", ArgValue::Bool(false)}};
+}
+
+std::unique_ptr<PreprocessOp> RandomErasing::Clone() const {
+  return std::make_unique<RandomErasing>(*this);
+}
+
+absl::Status RandomErasing::Validate() const {
+  const EraseOptions& o = options_;
+  if (!(o.p >= 0 && o.p <= 1)) {
+    return InvalidArgumentCat("RandomErasing p = ", o.p,
+                              ": must be a probability in [0, 1]");
+  }
+  if (!(o.scale_min >= 0 && o.scale_min <= o.scale_max && o.scale_max <= 1)) {
+    return InvalidArgumentCat("RandomErasing scale = (", o.scale_min, ", ",
+                              o.scale_max,
+                              "): must satisfy 0 <= min <= max <= 1");
+  }
+  if (!(o.ratio_min > 0 && o.ratio_min <= o.ratio_max &&
+        std::isfinite(o.ratio_max))) {
+    return InvalidArgumentCat("RandomErasing ratio = (", o.ratio_min, ", ",
+                              o.ratio_max,
+                              "): must satisfy 0 < min <= max, finite");
+  }
+  if (o.value.size() > kMaxChannels) {
+    return InvalidArgumentCat("RandomErasing value has ", o.value.size(),
+                              " values: at most one per channel (",
+                              kMaxChannels, ")");
+  }
+  for (const float v : o.value) {
+    if (!std::isfinite(v))
+      return InvalidArgumentCat("RandomErasing value ", v, ": must be finite");
+  }
+  return absl::OkStatus();
+}
+
+OpDecision RandomErasing::Decide(Size2 input, SampleStream& stream) const {
+  OpDecision d;
+  d.apply = stream.Uniform() < options_.p;
+  if (!d.apply || input.height < 1 || input.width < 1) return d;
+  StreamDraws draws(stream);
+  const std::optional<CropWindow> box =
+      DrawBox(BoxKind::kErase, input.height, input.width,
+              {options_.scale_min, options_.scale_max, options_.ratio_min,
+               options_.ratio_max},
+              draws);
+  if (box) d.erase = EraseRect{box->top, box->left, box->height, box->width};
+  return d;
+}
+
+std::vector<NamedArg> RandomErasing::DecisionFields(const OpDecision& d) const {
+  const EraseRect& r = d.erase;
+  const bool erases = d.apply && !r.empty();
+  std::vector<float> v = options_.value;
+  if (v.empty()) v = {0.0f};
+  return {{"i", ArgValue::Int(erases ? r.top : 0)},
+          {"j", ArgValue::Int(erases ? r.left : 0)},
+          {"h", ArgValue::Int(erases ? r.height : 0)},
+          {"w", ArgValue::Int(erases ? r.width : 0)},
+          {"v", Floats(v)}};
+}
+
+absl::StatusOr<OpDecision> RandomErasing::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2 input) const {
+  DecisionReader r(*this, fields);
+  EraseRect e;
+  FUSEDNORM_ASSIGN_OR_RETURN(e.top, r.Int("i"));
+  FUSEDNORM_ASSIGN_OR_RETURN(e.left, r.Int("j"));
+  FUSEDNORM_ASSIGN_OR_RETURN(e.height, r.Int("h"));
+  FUSEDNORM_ASSIGN_OR_RETURN(e.width, r.Int("w"));
+  r.Take("v");  // the op's own value; shown, not read back
+  FUSEDNORM_RETURN_IF_ERROR(r.Done());
+  FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
+      CheckEraseRect(e, input.height, input.width), "RandomErasing: "));
+  OpDecision d;
+  d.apply = !e.empty();
+  d.erase = e;
+  return d;
+}
+
+// ---- Normalize ----
+
+Normalize::Normalize(Preset preset) {
+  const Normalization n = PresetNormalization(preset);
+  mean_ = n.mean;
+  std_ = n.std;
+}
+
+Normalize::Normalize(std::vector<float> mean, std::vector<float> std)
+    : mean_(std::move(mean)), std_(std::move(std)) {}
+
+std::vector<NamedArg> Normalize::args() const {
+  return {{"mean", Floats(mean_)},
+          {"std", Floats(std_)},
+          {"inplace", ArgValue::Bool(false)}};
+}
+
+std::unique_ptr<PreprocessOp> Normalize::Clone() const {
+  return std::make_unique<Normalize>(*this);
+}
+
+absl::Status Normalize::Validate() const {
+  if (mean_.empty() || mean_.size() > kMaxChannels ||
+      mean_.size() != std_.size()) {
+    return InvalidArgumentCat("Normalize has ", mean_.size(), " means and ",
+                              std_.size(), " stds: give 1..", kMaxChannels,
+                              " of each, as many of both");
+  }
+  for (size_t c = 0; c < mean_.size(); ++c) {
+    if (!std::isfinite(mean_[c])) {
+      return InvalidArgumentCat("Normalize mean[", c, "] = ", mean_[c],
+                                ": must be finite");
+    }
+    if (!(std_[c] > 0) || !std::isfinite(std_[c])) {
+      return InvalidArgumentCat("Normalize std[", c, "] = ", std_[c],
+                                ": must be finite and > 0");
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Normalize::FuseInto(FusedNormalizationOptions* options) const {
+  options->mean = mean_;
+  options->std = std_;
+}
+
+// ---- ToTensor ----
+
+std::unique_ptr<PreprocessOp> ToTensor::Clone() const {
+  return std::make_unique<ToTensor>(*this);
+}
+
+}  // namespace fusednorm

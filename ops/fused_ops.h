@@ -1,0 +1,105 @@
+// The transforms FusedNormalization does in its single pass, which a
+// transform list names as torchvision's do: RandomErasing, Normalize and
+// ToTensor (with its look-alikes PILToTensor, ToImage, ToDtype and
+// ConvertImageDtype, the step from uint8 pixels to a float tensor). They
+// carry parameters for the chain (pipeline/chain.h) and transform no uint8
+// pixels of their own: Apply returns Unimplemented.
+#ifndef FUSEDNORM_OPS_FUSED_OPS_H_
+#define FUSEDNORM_OPS_FUSED_OPS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ops/fused_normalization.h"
+#include "ops/presets.h"
+#include "ops/transform.h"
+
+namespace fusednorm {
+
+// The base of the fused ops: no size of their own, no Apply.
+class FusedOp : public PreprocessOp {
+ public:
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override;
+  absl::Status Apply(const ImageView&, const OpDecision&, OpWorkspace*,
+                     Image*) const override;
+};
+
+// torchvision's RandomErasing on the normalized tensor: value 0 (the
+// normalized zero) or one constant per channel (a single number serves
+// every channel), written in the fused op's pass.
+class RandomErasing : public FusedOp {
+ public:
+  explicit RandomErasing(double p = EraseOptions{}.p,
+                         double scale_min = EraseOptions{}.scale_min,
+                         double scale_max = EraseOptions{}.scale_max,
+                         double ratio_min = EraseOptions{}.ratio_min,
+                         double ratio_max = EraseOptions{}.ratio_max,
+                         std::vector<float> value = {});
+  const EraseOptions& options() const { return options_; }
+  const char* op_name() const override { return "RandomErasing"; }
+  std::vector<NamedArg> args() const override;
+  std::unique_ptr<PreprocessOp> Clone() const override;
+  // p in [0, 1], 0 <= scale_min <= scale_max <= 1, 0 < ratio_min <=
+  // ratio_max, finite values (CheckEraseOptions).
+  absl::Status Validate() const override;
+  FusedPart fused_part() const override { return FusedPart::kErase; }
+  void FuseInto(FusedNormalizationOptions* options) const override {
+    options->erase = options_;
+  }
+  // torchvision's RandomErasing: the gate, then get_params' rectangle
+  // (FusedNormalization::Sample's erase draws).
+  OpDecision Decide(Size2 input, SampleStream& stream) const override;
+  // i, j, h, w, v (F.erase's names); h = w = 0 when nothing is erased.
+  std::vector<NamedArg> DecisionFields(const OpDecision& d) const override;
+  absl::StatusOr<OpDecision> DecisionFromFields(
+      const std::vector<NamedArg>& fields, Size2 input) const override;
+
+ private:
+  EraseOptions options_;
+};
+
+// torchvision's Normalize(mean, std): the fused op's normalization. A
+// Preprocessor refuses it in a transform list (normalization is its own
+// setting); the recipe reads it out of the lists it is given
+// (pipeline/recipe.h).
+class Normalize : public FusedOp {
+ public:
+  explicit Normalize(Preset preset = Preset::kImagenet);
+  Normalize(std::vector<float> mean, std::vector<float> std);
+  const std::vector<float>& mean() const { return mean_; }
+  const std::vector<float>& std() const { return std_; }
+  const char* op_name() const override { return "Normalize"; }
+  std::vector<NamedArg> args() const override;
+  std::unique_ptr<PreprocessOp> Clone() const override;
+  // 1..4 finite values each, as many means as stds, std > 0.
+  absl::Status Validate() const override;
+  FusedPart fused_part() const override { return FusedPart::kNormalize; }
+  void FuseInto(FusedNormalizationOptions* options) const override;
+
+ private:
+  std::vector<float> mean_, std_;
+};
+
+// The step from uint8 pixels to a float tensor in [0, 1] (ToTensor, or
+// PILToTensor/ToImage followed by a float conversion). Ops after it work
+// on the tensor: only RandomHorizontalFlip, RandomVerticalFlip,
+// RandomErasing and Normalize may follow it (the chain checks).
+class ToTensor : public FusedOp {
+ public:
+  // `name` is how the list wrote it: "ToTensor", "ToDtype", ...
+  explicit ToTensor(std::string name = "ToTensor") : name_(std::move(name)) {}
+  const char* op_name() const override { return name_.c_str(); }
+  std::vector<NamedArg> args() const override { return {}; }
+  std::unique_ptr<PreprocessOp> Clone() const override;
+  FusedPart fused_part() const override { return FusedPart::kToTensor; }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_OPS_FUSED_OPS_H_

@@ -1,0 +1,291 @@
+// ParseTransformList (transform_list.h): a recursive-descent reader of the
+// list grammar, one function per production.
+#include "ops/transform_list.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+// Nesting deeper than this is refused (tuples in tuples, ops in ops).
+constexpr int kMaxDepth = 32;
+
+bool IsNameStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+class Parser {
+ public:
+  Parser(absl::string_view text, absl::string_view list)
+      : text_(text), list_(list) {}
+
+  absl::StatusOr<std::vector<OpCall>> List() {
+    std::vector<OpCall> ops;
+    SkipSpace();
+    if (AtEnd()) return ops;
+    FUSEDNORM_RETURN_IF_ERROR(TopLevel(&ops));
+    SkipSpace();
+    if (!AtEnd()) return Error("expected ',' between ops");
+    return ops;
+  }
+
+ private:
+  bool AtEnd() const { return at_ >= text_.size(); }
+  char Peek() const { return AtEnd() ? '\0' : text_[at_]; }
+  void SkipSpace() {
+    while (!AtEnd() && absl::ascii_isspace(text_[at_])) ++at_;
+  }
+  bool Eat(char c) {
+    SkipSpace();
+    if (Peek() != c) return false;
+    ++at_;
+    return true;
+  }
+
+  // "LIST: character N (in OP, position K): WHY".
+  absl::Status Error(absl::string_view why) const {
+    std::string where = absl::StrCat(list_, ": character ", at_ + 1);
+    if (!op_.empty()) {
+      absl::StrAppend(&where, " (in ", op_, ", position ", position_, ")");
+    }
+    return InvalidArgumentCat(where, ": ", why);
+  }
+
+  // The ops of the whole text, or of a Compose([...]) around them.
+  absl::Status TopLevel(std::vector<OpCall>* ops) {
+    const size_t start = at_;
+    FUSEDNORM_ASSIGN_OR_RETURN(std::string name, Name());
+    if (name == "Compose" && Eat('(')) {
+      if (!Eat('[') && !Eat('(')) return Error("Compose takes a list: Compose([...])");
+      const char close = text_[at_ - 1] == '[' ? ']' : ')';
+      FUSEDNORM_RETURN_IF_ERROR(Items(close, ops));
+      if (!Eat(')')) return Error("expected ')' after Compose's list");
+      return absl::OkStatus();
+    }
+    at_ = start;
+    return Items('\0', ops);
+  }
+
+  // Ops separated by commas, up to `close` (or the end when '\0'), which
+  // is consumed.
+  absl::Status Items(char close, std::vector<OpCall>* ops) {
+    for (;;) {
+      SkipSpace();
+      if (close != '\0' && Eat(close)) return absl::OkStatus();
+      if (close == '\0' && AtEnd()) return absl::OkStatus();
+      position_ = ops->size();
+      FUSEDNORM_ASSIGN_OR_RETURN(OpCall call, Op(0));
+      ops->push_back(std::move(call));
+      op_.clear();
+      if (Eat(',')) continue;
+      SkipSpace();
+      if (close != '\0' && Eat(close)) return absl::OkStatus();
+      if (close == '\0' && AtEnd()) return absl::OkStatus();
+      return Error(close == '\0' ? "expected ',' between ops"
+                                 : absl::StrCat("expected ',' or '", std::string(1, close), "'"));
+    }
+  }
+
+  // A dotted name; the part after the last dot.
+  absl::StatusOr<std::string> Name() {
+    SkipSpace();
+    if (!IsNameStart(Peek())) return Error("expected the name of an op");
+    std::string last;
+    for (;;) {
+      const size_t start = at_;
+      while (IsNameChar(Peek())) ++at_;
+      last = std::string(text_.substr(start, at_ - start));
+      if (Peek() != '.' || at_ + 1 >= text_.size() ||
+          !IsNameStart(text_[at_ + 1]))
+        return last;
+      ++at_;
+    }
+  }
+
+  // NAME or NAME(args), `depth` values deep.
+  absl::StatusOr<OpCall> Op(int depth) {
+    SkipSpace();
+    OpCall call;
+    call.offset = at_;
+    FUSEDNORM_ASSIGN_OR_RETURN(call.name, Name());
+    op_ = call.name;
+    if (!Eat('(')) return call;
+    FUSEDNORM_RETURN_IF_ERROR(Arguments(depth, &call));
+    return call;
+  }
+
+  // The arguments after '(' up to and including ')'.
+  absl::Status Arguments(int depth, OpCall* call) {
+    bool keywords = false;
+    for (;;) {
+      if (Eat(')')) return absl::OkStatus();
+      OpArgument arg;
+      SkipSpace();
+      const size_t start = at_;
+      if (IsNameStart(Peek())) {
+        while (IsNameChar(Peek())) ++at_;
+        const std::string word(text_.substr(start, at_ - start));
+        SkipSpace();
+        if (Peek() == '=' && (at_ + 1 >= text_.size() || text_[at_ + 1] != '=')) {
+          ++at_;
+          arg.keyword = word;
+        } else {
+          at_ = start;
+        }
+      }
+      if (arg.keyword.empty() && keywords)
+        return Error("a positional argument follows a keyword argument");
+      keywords = keywords || !arg.keyword.empty();
+      FUSEDNORM_ASSIGN_OR_RETURN(arg.value, Value(depth + 1));
+      call->args.push_back(std::move(arg));
+      if (Eat(',')) continue;
+      if (Eat(')')) return absl::OkStatus();
+      return Error("expected ',' or ')' after an argument");
+    }
+  }
+
+  absl::StatusOr<ArgValue> Value(int depth) {
+    if (depth > kMaxDepth) return Error("values are nested too deeply");
+    SkipSpace();
+    const char c = Peek();
+    if (c == '(' || c == '[') return Tuple(depth);
+    if (c == '\'' || c == '"') return String();
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' ||
+        c == '.')
+      return Number();
+    if (IsNameStart(c)) return NameValue(depth);
+    return Error(AtEnd() ? "the text ends where a value should be"
+                         : absl::StrCat("unexpected '", std::string(1, c), "'"));
+  }
+
+  absl::StatusOr<ArgValue> Tuple(int depth) {
+    const char close = Peek() == '(' ? ')' : ']';
+    ++at_;
+    std::vector<ArgValue> items;
+    for (;;) {
+      if (Eat(close)) return ArgValue::Tuple(std::move(items));
+      FUSEDNORM_ASSIGN_OR_RETURN(ArgValue item, Value(depth + 1));
+      items.push_back(std::move(item));
+      if (Eat(',')) continue;
+      if (Eat(close)) return ArgValue::Tuple(std::move(items));
+      return Error(absl::StrCat("expected ',' or '", std::string(1, close), "'"));
+    }
+  }
+
+  absl::StatusOr<ArgValue> String() {
+    const char quote = text_[at_++];
+    std::string s;
+    while (!AtEnd() && text_[at_] != quote) {
+      if (text_[at_] == '\\' && at_ + 1 < text_.size()) ++at_;
+      s += text_[at_++];
+    }
+    if (AtEnd()) return Error("a string is not closed");
+    ++at_;
+    return ArgValue::Text(std::move(s));
+  }
+
+  absl::StatusOr<ArgValue> Number() {
+    const size_t start = at_;
+    if (Peek() == '-' || Peek() == '+') ++at_;
+    if (IsNameStart(Peek())) {  // -inf, +inf
+      const size_t word = at_;
+      while (IsNameChar(Peek())) ++at_;
+      const std::string w(text_.substr(word, at_ - word));
+      if (w != "inf" && w != "nan") return Error(absl::StrCat("\"", text_.substr(start, at_ - start), "\" is not a number"));
+      const double v = w == "inf" ? HUGE_VAL : NAN;
+      return ArgValue::Float(text_[start] == '-' ? -v : v);
+    }
+    bool is_float = false;
+    while (!AtEnd()) {
+      const char c = text_[at_];
+      if (std::isdigit(static_cast<unsigned char>(c)) || c == '_') {
+        ++at_;
+      } else if (c == '.' || c == 'e' || c == 'E') {
+        is_float = true;
+        ++at_;
+        if ((c == 'e' || c == 'E') && (Peek() == '-' || Peek() == '+')) ++at_;
+      } else {
+        break;
+      }
+    }
+    std::string digits;
+    for (const char c : text_.substr(start, at_ - start))
+      if (c != '_') digits += c;
+    errno = 0;
+    char* end = nullptr;
+    if (!is_float) {
+      const long long v = std::strtoll(digits.c_str(), &end, 10);
+      if (end == digits.c_str() + digits.size() && errno == 0 &&
+          !digits.empty())
+        return ArgValue::Int(v);
+      if (errno == ERANGE)
+        return Error(absl::StrCat(digits, " is too large for an integer"));
+    } else {
+      const double v = std::strtod(digits.c_str(), &end);
+      if (end == digits.c_str() + digits.size() && !digits.empty())
+        return ArgValue::Float(v);
+    }
+    return Error(absl::StrCat("\"", digits, "\" is not a number"));
+  }
+
+  // None, True, False, inf, nan, a bare name, or an op inside a value.
+  absl::StatusOr<ArgValue> NameValue(int depth) {
+    const size_t start = at_;
+    FUSEDNORM_ASSIGN_OR_RETURN(const std::string last, Name());
+    const std::string full(text_.substr(start, at_ - start));
+    SkipSpace();
+    if (Peek() == '(') {
+      const std::string outer_op = op_;
+      const size_t outer_position = position_;
+      at_ = start;
+      FUSEDNORM_ASSIGN_OR_RETURN(OpCall inner, Op(depth + 1));
+      op_ = outer_op;
+      position_ = outer_position;
+      ArgValue v;
+      v.kind = ArgValue::Kind::kCall;
+      v.call = std::make_shared<const OpCall>(std::move(inner));
+      return v;
+    }
+    if (full == "None") return ArgValue::None();
+    if (full == "True" || full == "False") return ArgValue::Bool(full == "True");
+    if (full == "inf") return ArgValue::Float(HUGE_VAL);
+    if (full == "nan") return ArgValue::Float(NAN);
+    return ArgValue::Name(full);
+  }
+
+  absl::string_view text_;
+  absl::string_view list_;
+  size_t at_ = 0;
+  std::string op_;        // the op being read, for errors
+  size_t position_ = 0;   // its position in the list
+};
+
+}  // namespace
+
+absl::StatusOr<ArgValue> ParseArgValue(absl::string_view text) {
+  const std::string wrapped = absl::StrCat("Value(", text, ")");
+  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<OpCall> calls,
+                             ParseTransformList(wrapped, "a value"));
+  if (calls.size() != 1 || calls[0].args.size() != 1 ||
+      !calls[0].args[0].keyword.empty()) {
+    return InvalidArgumentCat("\"", text, "\" is not one value");
+  }
+  return calls[0].args[0].value;
+}
+
+absl::StatusOr<std::vector<OpCall>> ParseTransformList(absl::string_view text,
+                                                       absl::string_view list) {
+  return Parser(text, list).List();
+}
+
+}  // namespace fusednorm
