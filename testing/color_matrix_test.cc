@@ -7,7 +7,9 @@
 // first: a read or write past either faults. The scalar row itself is
 // checked against Pillow by the Python parity tests
 // (python/color_parity_test.py).
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -74,48 +76,107 @@ void ExpectRowMatches(const ColorKernelInfo& row, const Call& call,
 constexpr int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63,
                            64, 65, 100, 127, 129, 255, 257, 1000};
 
-TEST(ColorMatrix, BlendConstant) {
+ColorStep Blend(float alpha, int degenerate) {
+  ColorStep s;
+  s.kind = ColorStep::Kind::kBlendConstant;
+  s.alpha = alpha;
+  s.degenerate = static_cast<uint8_t>(degenerate);
+  return s;
+}
+ColorStep Gray(float alpha) {
+  ColorStep s;
+  s.kind = ColorStep::Kind::kBlendGray;
+  s.alpha = alpha;
+  return s;
+}
+ColorStep Hue(int shift) {
+  ColorStep s;
+  s.kind = ColorStep::Kind::kHue;
+  s.shift = static_cast<uint8_t>(shift);
+  return s;
+}
+
+// `steps` by `row` and by the scalar row, the luma sums too.
+void ExpectAdjustMatches(const ColorKernelInfo& row, int channels, int width,
+                         const std::vector<ColorStep>& steps,
+                         const std::string& what) {
+  const auto input = Random(static_cast<size_t>(width * channels),
+                            static_cast<uint32_t>(width * 31 + channels));
+  ExpectRowMatches(
+      row,
+      [&](const ColorKernelInfo& k, const uint8_t* in, uint8_t* out,
+          int64_t n) {
+        k.adjust(in, out, n, channels, steps.data(),
+                 static_cast<int>(steps.size()), nullptr);
+      },
+      input, width, input.size(),
+      absl::StrCat(what, " C", channels, " w", width));
+  // The luma sums of the results, added to what the counter held.
+  uint64_t once_want = 5, once_got = 5;
+  std::vector<uint8_t> a(input.size()), b(input.size());
+  ScalarColorInfo().adjust(input.data(), a.data(), width, channels,
+                           steps.data(), static_cast<int>(steps.size()),
+                           &once_want);
+  row.adjust(input.data(), b.data(), width, channels, steps.data(),
+             static_cast<int>(steps.size()), &once_got);
+  EXPECT_EQ(once_got, once_want) << row.id << " " << what << " C" << channels
+                                 << " w" << width;
+}
+
+// Each blend alone at factors inside and outside [0, 1] and their edges,
+// with several constants.
+TEST(ColorMatrix, Blends) {
   const float alphas[] = {0.0f, 1.0f, 0.5f, 0.6f, 1.4f, 0.9999999f,
-                          1.0000001f, 2.5f, 100.0f, -0.3f, 1e-7f};
+                          1.0000001f, 2.5f, 100.0f, -0.3f, 1e-7f, 1e9f};
   for (const ColorKernelInfo* row : Rows()) {
     for (int channels : {1, 3, 4}) {
       for (int width : kWidths) {
-        const auto input = Random(static_cast<size_t>(width * channels),
-                                  static_cast<uint32_t>(width * channels));
         for (float alpha : alphas) {
-          for (int degenerate : {0, 1, 117, 255}) {
-            ExpectRowMatches(
-                *row,
-                [&](const ColorKernelInfo& k, const uint8_t* in, uint8_t* out,
-                    int64_t n) {
-                  k.blend_constant(in, out, n, channels, alpha,
-                                   static_cast<uint8_t>(degenerate));
-                },
-                input, width, input.size(),
-                absl::StrCat("C", channels, " w", width, " alpha ", alpha,
-                             " d ", degenerate));
+          for (int d : {0, 1, 117, 255}) {
+            ExpectAdjustMatches(*row, channels, width, {Blend(alpha, d)},
+                                absl::StrCat("blend ", alpha, " d ", d));
           }
+          ExpectAdjustMatches(*row, channels, width, {Gray(alpha)},
+                              absl::StrCat("gray ", alpha));
         }
       }
     }
   }
 }
 
-TEST(ColorMatrix, BlendGrayAndGrayscale) {
-  const float alphas[] = {0.0f, 1.0f, 0.6f, 1.4f, 3.0f, -1.0f};
+// Sequences as ColorJitter makes them, every order of the four kinds, and
+// a copy that only sums.
+TEST(ColorMatrix, StepSequences) {
+  std::vector<ColorStep> four = {Blend(1.3f, 0), Blend(0.7f, 120), Gray(1.4f),
+                                 Hue(231)};
+  std::sort(four.begin(), four.end(), [](const ColorStep& a, const ColorStep& b) {
+    return a.kind < b.kind || (a.kind == b.kind && a.alpha < b.alpha);
+  });
+  for (const ColorKernelInfo* row : Rows()) {
+    for (int channels : {1, 3, 4}) {
+      for (int width : {1, 7, 8, 17, 65, 257}) {
+        ExpectAdjustMatches(*row, channels, width, {}, "copy");
+        std::vector<ColorStep> steps = four;
+        int orders = 0;
+        do {
+          ExpectAdjustMatches(*row, channels, width, steps,
+                              absl::StrCat("order ", orders++));
+        } while (std::next_permutation(
+            steps.begin(), steps.end(),
+            [](const ColorStep& a, const ColorStep& b) {
+              return a.kind < b.kind || (a.kind == b.kind && a.alpha < b.alpha);
+            }));
+      }
+    }
+  }
+}
+
+TEST(ColorMatrix, Grayscale) {
   for (const ColorKernelInfo* row : Rows()) {
     for (int channels : {3, 4}) {
       for (int width : kWidths) {
         const auto input = Random(static_cast<size_t>(width * channels),
                                   static_cast<uint32_t>(7 * width + channels));
-        for (float alpha : alphas) {
-          ExpectRowMatches(
-              *row,
-              [&](const ColorKernelInfo& k, const uint8_t* in, uint8_t* out,
-                  int64_t n) { k.blend_gray(in, out, n, channels, alpha); },
-              input, width, input.size(),
-              absl::StrCat("blend_gray C", channels, " w", width, " ", alpha));
-        }
         for (int out_channels : {1, 3}) {
           ExpectRowMatches(
               *row,
@@ -130,69 +191,49 @@ TEST(ColorMatrix, BlendGrayAndGrayscale) {
   }
 }
 
-TEST(ColorMatrix, LumaSum) {
-  for (const ColorKernelInfo* row : Rows()) {
-    for (int channels : {1, 3, 4}) {
-      for (int width : kWidths) {
-        const auto input = Random(static_cast<size_t>(width * channels),
-                                  static_cast<uint32_t>(width + 3 * channels));
-        EXPECT_EQ(row->luma_sum(input.data(), width, channels),
-                  ScalarColorInfo().luma_sum(input.data(), width, channels))
-            << row->id << " C" << channels << " w" << width;
-      }
-    }
-    // A long row of white pixels: the sum past 2^31.
-    std::vector<uint8_t> white(size_t{3} << 24, 255);
-    EXPECT_EQ(row->luma_sum(white.data(), int64_t{1} << 24, 3),
-              uint64_t{255} << 24)
-        << row->id;
-  }
-}
-
-TEST(ColorMatrix, ShiftHueRandomRows) {
+TEST(ColorMatrix, HueRandomRows) {
   for (const ColorKernelInfo* row : Rows()) {
     for (int channels : {3, 4}) {
       for (int width : kWidths) {
-        const auto input = Random(static_cast<size_t>(width * channels),
-                                  static_cast<uint32_t>(width * 11 + channels));
         for (int shift : {0, 1, 25, 128, 230, 255}) {
-          ExpectRowMatches(
-              *row,
-              [&](const ColorKernelInfo& k, const uint8_t* in, uint8_t* out,
-                  int64_t n) {
-                k.shift_hue(in, out, n, channels, static_cast<uint8_t>(shift));
-              },
-              input, width, input.size(),
-              absl::StrCat("C", channels, " w", width, " shift ", shift));
+          ExpectAdjustMatches(*row, channels, width, {Hue(shift)},
+                              absl::StrCat("hue ", shift));
         }
       }
     }
   }
 }
 
-// Every 24-bit colour, one row of 2^24 pixels, for each row and a few shifts.
-TEST(ColorMatrix, ShiftHueEveryColour) {
+// Every 24-bit colour, one row of 2^24 pixels, for the dispatched row and
+// two shifts (the per-target rows run the random rows above); every shift
+// with FUSEDNORM_EXHAUSTIVE=1 (about five minutes: every (h, s, v) hsv2rgb
+// meets).
+TEST(ColorMatrix, HueEveryColour) {
   std::vector<uint8_t> all(size_t{3} << 24);
   for (uint32_t c = 0; c < (1u << 24); ++c) {
     all[3 * c] = static_cast<uint8_t>(c >> 16);
     all[3 * c + 1] = static_cast<uint8_t>(c >> 8);
     all[3 * c + 2] = static_cast<uint8_t>(c);
   }
+  const ColorKernelInfo& highway = *ColorKernels().Find("highway").value();
   std::vector<uint8_t> want(all.size()), got(all.size());
-  for (int shift : {0, 231}) {
-    ScalarColorInfo().shift_hue(all.data(), want.data(), int64_t{1} << 24, 3,
-                                static_cast<uint8_t>(shift));
-    for (const ColorKernelInfo* row : Rows()) {
-      if (std::string(row->id) == "scalar") continue;
-      row->shift_hue(all.data(), got.data(), int64_t{1} << 24, 3,
-                     static_cast<uint8_t>(shift));
-      size_t differ = 0, first = 0;
-      for (size_t i = 0; i < got.size(); ++i) {
-        if (got[i] != want[i] && differ++ == 0) first = i;
-      }
-      EXPECT_EQ(differ, 0u) << row->id << " shift " << shift
-                            << ": first at colour " << first / 3;
+  std::vector<int> shifts = {0, 231};
+  if (const char* e = std::getenv("FUSEDNORM_EXHAUSTIVE"); e && *e == '1') {
+    shifts.clear();
+    for (int shift = 0; shift < 256; ++shift) shifts.push_back(shift);
+  }
+  for (int shift : shifts) {
+    const ColorStep step = Hue(shift);
+    ScalarColorInfo().adjust(all.data(), want.data(), int64_t{1} << 24, 3,
+                             &step, 1, nullptr);
+    highway.adjust(all.data(), got.data(), int64_t{1} << 24, 3, &step, 1,
+                   nullptr);
+    size_t differ = 0, first = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (got[i] != want[i] && differ++ == 0) first = i;
     }
+    EXPECT_EQ(differ, 0u) << "shift " << shift << ": first at colour "
+                          << first / 3;
   }
 }
 

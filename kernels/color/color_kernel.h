@@ -6,7 +6,7 @@
 //              of Blend.c: int + float * int), truncated toward zero and,
 //              outside alpha in [0, 1], clamped to 0..255. Brightness
 //              blends with 0, Contrast with its mean (a constant), Color
-//              with the pixel's own luma (BlendGray).
+//              with the pixel's own luma.
 //   luma       Pillow's L of RGB: (19595 r + 38470 g + 7471 b + 0x8000)
 //              >> 16 (Convert.c's L24); of L, the value itself.
 //   hue        torchvision's adjust_hue: Pillow's RGB -> HSV (rgb2hsv_row),
@@ -14,10 +14,16 @@
 //              with Pillow's mix of float and double operations, floor and
 //              round() where Pillow has them.
 //
+// A kernel applies a sequence of such steps to every pixel, each step's
+// result rounded to uint8 as Pillow's intermediate images are, so that a
+// ColorJitter's adjustments take one pass over the image (two when one is
+// Contrast, whose mean is the whole image's before it).
+//
 // Images are rows of `pixels` pixels of 1, 3 or 4 channels (L, RGB, RGBA
 // to Pillow); a 4th channel is alpha, which the blends keep, the hue
 // conversion sets to 255 (Pillow's HSV has no alpha) and gray conversion
-// drops. `in` and `out` may be the same buffer (every kernel reads a
+// drops. On L, Color and hue change nothing (torchvision returns the
+// image). `in` and `out` may be the same buffer (every kernel reads a
 // pixel before it writes it) but may not otherwise overlap. Kernels never
 // validate or fail: the colour ops (ops/color.h) check everything first.
 // Every row agrees with the scalar row bit for bit. No SIMD types here.
@@ -28,6 +34,18 @@
 
 namespace fusednorm {
 
+// One adjustment.
+struct ColorStep {
+  enum class Kind : uint8_t { kBlendConstant, kBlendGray, kHue };
+  Kind kind = Kind::kBlendConstant;
+  float alpha = 1.0f;      // the blends' factor (finite)
+  uint8_t degenerate = 0;  // kBlendConstant: the constant blended with
+  uint8_t shift = 0;       // kHue: added to the hue byte
+};
+
+// Most steps one call applies.
+inline constexpr int kMaxColorSteps = 4;
+
 struct ColorKernelInfo {
   const char* id;     // "scalar", "highway", "highway_avx2", ...
   const char* needs;  // human-readable CPU features
@@ -36,18 +54,12 @@ struct ColorKernelInfo {
   // The SIMD target the row dispatches to on this CPU, or nullptr.
   const char* (*target)();
 
-  // Blends every colour value with the constant `degenerate`; alpha kept.
-  void (*blend_constant)(const uint8_t* in, uint8_t* out, int64_t pixels,
-                         int channels, float alpha, uint8_t degenerate);
-  // Blends every colour value with its pixel's luma (channels 3 or 4);
-  // alpha kept.
-  void (*blend_gray)(const uint8_t* in, uint8_t* out, int64_t pixels,
-                     int channels, float alpha);
-  // The sum of the pixels' luma.
-  uint64_t (*luma_sum)(const uint8_t* in, int64_t pixels, int channels);
-  // Shifts the hue by `shift` (channels 3 or 4; alpha becomes 255).
-  void (*shift_hue)(const uint8_t* in, uint8_t* out, int64_t pixels,
-                    int channels, uint8_t shift);
+  // Applies steps[0 .. count - 1] (count <= kMaxColorSteps) in order to
+  // each pixel; adds the result's luma sum to *luma_sum when it is not
+  // null (count 0: a copy that sums).
+  void (*adjust)(const uint8_t* in, uint8_t* out, int64_t pixels,
+                 int channels, const ColorStep* steps, int count,
+                 uint64_t* luma_sum);
   // Writes each pixel's luma (channels 3 or 4) into `out_channels` (1 or
   // 3) values: Pillow's convert("L"), and the L replicated to RGB.
   void (*to_gray)(const uint8_t* in, uint8_t* out, int64_t pixels,

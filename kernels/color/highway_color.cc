@@ -1,25 +1,31 @@
 // The Highway colour rows (highway_color.h), compiled once per Highway
 // target through foreach_target.h.
 //
-// Blends: one float32 lane per value. A value is promoted to int32, the
-// difference from the degenerate value converted to float (exact), then
-// d + alpha * (x - d) in two float operations, as Blend.c rounds them;
-// ConvertTo truncates toward zero and the saturating demotion to uint8 is
-// the extrapolating branch's clamp (inside [0, 1] the value never leaves
-// 0..255, so the clamp changes nothing there). Alpha values are put back
-// from the input.
+// A vector holds one pixel per int32 lane; each channel is an int32 lane
+// vector that every step of a call updates in registers, rounded to uint8
+// after each step as Pillow's intermediate images are, so the image is read
+// and written once per call.
 //
-// Hue: one double lane per pixel. Pillow's HSV conversion mixes float
-// variables with double constants; each operation here is that operation
-// in that type (float divisions in float lanes, the double expressions in
-// double lanes, each float assignment a demotion to float), so that every
-// lane rounds as the C does. C's round() (half away from zero) of the
-// non-negative products is floor(x) + (x - floor(x) >= 0.5), exact.
+// Blends: d + alpha * (x - d) in two float operations, as Blend.c rounds
+// them (the difference x - d is exact as a float), clamped to 0..255 in
+// float (the extrapolating branch's clamp; inside [0, 1] the value never
+// leaves 0..255, so it changes nothing there) and truncated toward zero.
+//
+// Hue: rgb2hsv_row's hue byte is looked up (hue_tables.h) by the case, the
+// range and the mid distance; its saturation byte is computed. hsv2rgb's
+// per-byte parts are computed exactly in float and int32 (HsvToRgb says
+// why each is exact). Of q and t, the one the sector uses is computed in
+// the double lanes of each half of the vector as its C does: q = round(v * (1.0 - (float)(fs
+// * f))) in odd sectors, t = round(v * (1.0 - fs * (1.0 - f))) in even
+// ones. C's round() of these non-negative products is floor(x) + (x -
+// floor(x) >= 0.5), exact.
 //
 // Each kernel does whole vectors and leaves the rest of the row to the
-// scalar row's code, which computes the same values.
+// scalar row's code, which computes the same values. The SCALAR target
+// runs the scalar row.
 
 #include <cstdint>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/color/highway_color.cc"
@@ -27,6 +33,7 @@
 #include "hwy/highway.h"
 #include "kernels/color/color_kernel.h"
 #include "kernels/color/highway_color.h"
+#include "kernels/color/hue_tables.h"
 #include "kernels/color/scalar_color.h"
 #include "kernels/highway/target_rows.h"
 
@@ -35,281 +42,329 @@ namespace fusednorm {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// ---- blends: one float lane per value ----
+#if HWY_TARGET != HWY_SCALAR
 
+// Pixels in int32 lanes (a full vector); hsv2rgb's double products in the
+// double lanes of each half of it.
 using DI = hn::ScalableTag<int32_t>;
 using DF = hn::Rebind<float, DI>;
 using DB = hn::Rebind<uint8_t, DI>;
+using DH = hn::Half<DI>;
+using DD = hn::Rebind<double, DH>;
 using VI = hn::Vec<DI>;
 using VF = hn::Vec<DF>;
+using VD = hn::Vec<DD>;
 
-// d + alpha * (x - d) per lane, truncated and clamped to 0..255.
-HWY_INLINE VI BlendLanes(VI x, VI d, VF alpha) {
-  const DF df;
-  const VF diff = hn::ConvertTo(df, hn::Sub(x, d));
-  const VF v = hn::Add(hn::ConvertTo(df, d), hn::Mul(alpha, diff));
-  return hn::ConvertTo(DI(), v);
+// A vector of pixels: one int32 lane vector per channel.
+struct Pixels {
+  VI r, g, b, a;
+};
+
+template <int kC>
+HWY_INLINE Pixels LoadPixels(const uint8_t* p) {
+  const DB db;
+  const DI di;
+  Pixels x;
+  if constexpr (kC == 1) {
+    x.r = hn::PromoteTo(di, hn::LoadU(db, p));
+  } else {
+    hn::Vec<DB> r, g, b, a;
+    if constexpr (kC == 4) {
+      hn::LoadInterleaved4(db, p, r, g, b, a);
+      x.a = hn::PromoteTo(di, a);
+    } else {
+      hn::LoadInterleaved3(db, p, r, g, b);
+    }
+    x.r = hn::PromoteTo(di, r);
+    x.g = hn::PromoteTo(di, g);
+    x.b = hn::PromoteTo(di, b);
+  }
+  return x;
 }
 
-HWY_INLINE hn::Vec<DB> ToBytes(VI v) { return hn::DemoteTo(DB(), v); }
+HWY_INLINE hn::Vec<DB> Bytes(VI v) { return hn::DemoteTo(DB(), v); }
 
-// Pillow's L24 luma of the pixels' three colour lanes.
-HWY_INLINE VI LumaLanes(VI r, VI g, VI b) {
+template <int kC>
+HWY_INLINE void StorePixels(const Pixels& x, uint8_t* p) {
+  const DB db;
+  if constexpr (kC == 1) {
+    hn::StoreU(Bytes(x.r), db, p);
+  } else if constexpr (kC == 3) {
+    hn::StoreInterleaved3(Bytes(x.r), Bytes(x.g), Bytes(x.b), db, p);
+  } else {
+    hn::StoreInterleaved4(Bytes(x.r), Bytes(x.g), Bytes(x.b), Bytes(x.a), db,
+                          p);
+  }
+}
+
+// Pillow's L24 luma.
+HWY_INLINE VI Luma(const Pixels& x) {
   const DI di;
-  VI sum = hn::Mul(r, hn::Set(di, 19595));
-  sum = hn::Add(sum, hn::Mul(g, hn::Set(di, 38470)));
-  sum = hn::Add(sum, hn::Mul(b, hn::Set(di, 7471)));
+  VI sum = hn::Mul(x.r, hn::Set(di, 19595));
+  sum = hn::Add(sum, hn::Mul(x.g, hn::Set(di, 38470)));
+  sum = hn::Add(sum, hn::Mul(x.b, hn::Set(di, 7471)));
   return hn::ShiftRight<16>(hn::Add(sum, hn::Set(di, 0x8000)));
 }
 
-void BlendConstant(const uint8_t* in, uint8_t* out, int64_t pixels,
-                   int channels, float alpha, uint8_t degenerate) {
-  const DI di;
-  const DB db;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(di));
-  const int64_t values = pixels * channels;
-  const VF a = hn::Set(DF(), alpha);
-  const VI d = hn::Set(di, degenerate);
-  // Alpha lanes: every fourth value of an RGBA row, where vectors hold
-  // whole pixels.
-  const int64_t vector_end = channels == 4 && N % 4 != 0 ? 0 : values;
-  const auto keep = hn::Eq(hn::And(hn::Iota(di, 0), hn::Set(di, 3)),
-                           hn::Set(di, channels == 4 ? 3 : -1));
-  int64_t i = 0;
-  for (; i + N <= vector_end; i += N) {
-    const VI x = hn::PromoteTo(di, hn::LoadU(db, in + i));
-    hn::StoreU(ToBytes(hn::IfThenElse(keep, x, BlendLanes(x, d, a))), db,
-               out + i);
-  }
-  // The rest value by value (RGBA vectors end on a pixel: i % 4 == 0).
-  const int tail_channels = channels == 4 ? 4 : 1;
-  ScalarColorInfo().blend_constant(in + i, out + i,
-                                   (values - i) / tail_channels, tail_channels,
-                                   alpha, degenerate);
+// Blend.c's value: d + alpha * (x - d), clamped, truncated.
+HWY_INLINE VI Blend(VI x, VI d, VF alpha) {
+  const DF df;
+  const VF diff = hn::ConvertTo(df, hn::Sub(x, d));
+  VF v = hn::Add(hn::ConvertTo(df, d), hn::Mul(alpha, diff));
+  v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
+  return hn::ConvertTo(DI(), v);
 }
 
-void BlendGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
-               float alpha) {
+// Bytes of a table at int32 byte offsets (it has four bytes of padding).
+HWY_INLINE VI TableBytes(const uint8_t* table, VI offsets) {
   const DI di;
-  const DB db;
+  return hn::And(hn::GatherOffset(di, reinterpret_cast<const int32_t*>(table),
+                                  offsets),
+                 hn::Set(di, 0xFF));
+}
+
+// a * (a + 1) / 2: a triangle table's row start.
+HWY_INLINE VI TriangleRow(VI a) {
+  return hn::ShiftRight<1>(hn::Mul(a, hn::Add(a, hn::Set(DI(), 1))));
+}
+
+// rgb2hsv_row's hue and saturation bytes, looked up.
+HWY_INLINE void HueSaturation(const Pixels& x, const HueTables& t, VI& h,
+                              VI& s, VI& v) {
+  const DI di;
+  const VI maxc = hn::Max(x.r, hn::Max(x.g, x.b));
+  const VI minc = hn::Min(x.r, hn::Min(x.g, x.b));
+  const VI cr = hn::Sub(maxc, minc);
+  const auto r_max = hn::Eq(x.r, maxc);
+  const auto g_max = hn::Eq(x.g, maxc);
+  const auto b_min = hn::Eq(x.b, minc);
+  const auto r_min = hn::Eq(x.r, minc);
+  // Case and mid channel (hue_tables.h's numbering).
+  const VI k_r = hn::IfThenElseZero(hn::Not(b_min), hn::Set(di, 1));
+  const VI mid_r = hn::IfThenElse(b_min, x.g, x.b);
+  const VI k_g = hn::IfThenElse(b_min, hn::Set(di, 2), hn::Set(di, 3));
+  const VI mid_g = hn::IfThenElse(b_min, x.r, x.b);
+  const VI k_b = hn::IfThenElse(r_min, hn::Set(di, 4), hn::Set(di, 5));
+  const VI mid_b = hn::IfThenElse(r_min, x.g, x.r);
+  const VI k = hn::IfThenElse(r_max, k_r, hn::IfThenElse(g_max, k_g, k_b));
+  const VI mid =
+      hn::IfThenElse(r_max, mid_r, hn::IfThenElse(g_max, mid_g, mid_b));
+  const VI entry = hn::Add(hn::Mul(k, hn::Set(di, kHueTriangle)),
+                           hn::Add(TriangleRow(cr), hn::Sub(maxc, mid)));
+  h = TableBytes(t.hue, entry);
+  // s = (int)((float)cr / (float)maxc * 255.0): the product is exact in
+  // double, truncated per half. Grey lanes give 0 (black ones divide by 1).
+  const DF df;
+  const VF sf = hn::Div(hn::ConvertTo(df, cr),
+                        hn::ConvertTo(df, hn::Max(maxc, hn::Set(di, 1))));
+  const DD dd;
+  const DH dh;
+  const hn::Half<DF> dhf;
+  const VD k255 = hn::Set(dd, 255.0);
+  s = hn::Combine(
+      di,
+      hn::DemoteTo(dh, hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dhf, sf)), k255)),
+      hn::DemoteTo(dh, hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dhf, sf)), k255)));
+  v = maxc;
+}
+
+// C's round() of non-negative v, as int32.
+HWY_INLINE hn::Vec<DH> RoundHalfAway(VD v) {
+  const DD dd;
+  const VD f = hn::Floor(v);
+  const VD r = hn::IfThenElse(hn::Ge(hn::Sub(v, f), hn::Set(dd, 0.5)),
+                              hn::Add(f, hn::Set(dd, 1.0)), f);
+  return hn::DemoteTo(DH(), r);
+}
+
+// hsv2rgb's q or t (by the sector's parity) for half the lanes: v, f, fs
+// and fs * f (a float product) as int32 and float halves.
+HWY_INLINE hn::Vec<DH> MidValue(hn::Vec<DH> v, hn::Vec<hn::Half<DF>> f,
+                                hn::Vec<hn::Half<DF>> fs,
+                                hn::Vec<hn::Half<DF>> fs_f,
+                                hn::Vec<DH> odd) {
+  const DD dd;
+  const VD one = hn::Set(dd, 1.0);
+  const VD fsd = hn::PromoteTo(dd, fs);
+  const VD q_factor = hn::Sub(one, hn::PromoteTo(dd, fs_f));
+  const VD t_factor =
+      hn::Sub(one, hn::Mul(fsd, hn::Sub(one, hn::PromoteTo(dd, f))));
+  const auto is_odd = hn::Ne(hn::PromoteTo(dd, odd), hn::Zero(dd));
+  return RoundHalfAway(hn::Mul(hn::PromoteTo(dd, v),
+                               hn::IfThenElse(is_odd, q_factor, t_factor)));
+}
+
+// Lanes whose sector is one of two.
+HWY_INLINE hn::Mask<DI> InSectors(VI i, int a, int b) {
+  const DI di;
+  return hn::Or(hn::Eq(i, hn::Set(di, a)), hn::Eq(i, hn::Set(di, b)));
+}
+
+// hsv2rgb of bytes h, s, v into x's colour channels. Its per-byte values
+// are exact in float: i = floor(6h / 255) is an integer division; f =
+// (float)(h * 6.0 / 255.0 - i) and fs = (float)(s / 255.0) are the floats
+// nearest m / 255 (m = 6h - 255i) and s / 255, which float divisions give
+// (such a quotient is never within double's error of a point where float
+// rounding turns); p = round(v * (1.0 - fs)) is v - nearest(v * fs) (v * fs
+// lies at least 1/510 from any half-integer, far more than float's error).
+HWY_INLINE void HsvToRgb(VI h, VI s, VI v, Pixels* x) {
+  const DI di;
+  const DF df;
+  const DH dh;
+  const hn::Half<DF> dhf;
+  const VI h6 = hn::Mul(h, hn::Set(di, 6));
+  const VI i = hn::ShiftRight<8>(
+      hn::Add(hn::Add(h6, hn::Set(di, 1)), hn::ShiftRight<8>(h6)));
+  const VF k255 = hn::Set(df, 255.0f);
+  const VF f = hn::Div(
+      hn::ConvertTo(df, hn::Sub(h6, hn::Mul(i, hn::Set(di, 255)))), k255);
+  const VF fs = hn::Div(hn::ConvertTo(df, s), k255);
+  const VF fs_f = hn::Mul(fs, f);
+  const VI p = hn::Sub(v, hn::NearestInt(hn::Mul(hn::ConvertTo(df, v), fs)));
+  const VI odd = hn::And(i, hn::Set(di, 1));
+  // q or t in float: within 1e-4 of the double value, which is what C's
+  // round() sees; the double products only for a vector with a lane that
+  // near a half-integer (a few in a thousand).
+  const VF one = hn::Set(df, 1.0f);
+  const VF factor = hn::IfThenElse(
+      hn::RebindMask(df, hn::Ne(odd, hn::Zero(di))), hn::Sub(one, fs_f),
+      hn::Sub(one, hn::Mul(fs, hn::Sub(one, f))));
+  const VF y = hn::Mul(hn::ConvertTo(df, v), factor);
+  const VF frac = hn::Sub(y, hn::Floor(y));
+  const auto near_tie = hn::Lt(hn::Abs(hn::Sub(frac, hn::Set(df, 0.5f))),
+                               hn::Set(df, 1e-4f));
+  VI z = hn::NearestInt(y);
+  if (!hn::AllFalse(df, near_tie)) {
+    z = hn::Combine(
+        di,
+        MidValue(hn::UpperHalf(dh, v), hn::UpperHalf(dhf, f),
+                 hn::UpperHalf(dhf, fs), hn::UpperHalf(dhf, fs_f),
+                 hn::UpperHalf(dh, odd)),
+        MidValue(hn::LowerHalf(dh, v), hn::LowerHalf(dhf, f),
+                 hn::LowerHalf(dhf, fs), hn::LowerHalf(dhf, fs_f),
+                 hn::LowerHalf(dh, odd)));
+  }
+  // Sector i % 6 (6 only for h = 255, where it means 0): r is v, z, p in
+  // sectors {0, 5, 6}, {1, 4}, {2, 3}; g is z, v, p in {0, 3, 6}, {1, 2},
+  // {4, 5}; b is p, z, v in {0, 1, 6}, {2, 5}, {3, 4}. Grey pixels (s = 0)
+  // have p = z = v, as hsv2rgb's special case gives them.
+  x->r = hn::IfThenElse(InSectors(i, 2, 3), p,
+                        hn::IfThenElse(InSectors(i, 1, 4), z, v));
+  x->g = hn::IfThenElse(InSectors(i, 1, 2), v,
+                        hn::IfThenElse(InSectors(i, 4, 5), p, z));
+  x->b = hn::IfThenElse(InSectors(i, 3, 4), v,
+                        hn::IfThenElse(InSectors(i, 2, 5), z, p));
+}
+
+template <int kC>
+HWY_INLINE void ApplyStep(const ColorStep& step, const HueTables& tables,
+                          Pixels* x) {
+  const DI di;
+  const VF alpha = hn::Set(DF(), step.alpha);
+  switch (step.kind) {
+    case ColorStep::Kind::kBlendConstant: {
+      const VI d = hn::Set(di, step.degenerate);
+      x->r = Blend(x->r, d, alpha);
+      if constexpr (kC > 1) {
+        x->g = Blend(x->g, d, alpha);
+        x->b = Blend(x->b, d, alpha);
+      }
+      return;
+    }
+    case ColorStep::Kind::kBlendGray:
+      if constexpr (kC > 1) {
+        const VI l = Luma(*x);
+        x->r = Blend(x->r, l, alpha);
+        x->g = Blend(x->g, l, alpha);
+        x->b = Blend(x->b, l, alpha);
+      }
+      return;
+    case ColorStep::Kind::kHue:
+      if constexpr (kC > 1) {
+        VI h, s, v;
+        HueSaturation(*x, tables, h, s, v);
+        h = hn::And(hn::Add(h, hn::Set(di, step.shift)), hn::Set(di, 255));
+        HsvToRgb(h, s, v, x);
+        if constexpr (kC == 4) x->a = hn::Set(di, 255);
+      }
+      return;
+  }
+}
+
+template <int kC>
+int64_t AdjustVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
+                      const ColorStep* steps, int count, uint64_t* luma_sum) {
+  const DI di;
+  const HueTables& tables = GetHueTables();
   const int64_t N = static_cast<int64_t>(hn::Lanes(di));
-  const VF a = hn::Set(DF(), alpha);
+  VI sum = hn::Zero(di);
   int64_t i = 0;
   for (; i + N <= pixels; i += N) {
-    hn::Vec<DB> r8, g8, b8, a8;
-    const uint8_t* p = in + i * channels;
-    if (channels == 4) {
-      hn::LoadInterleaved4(db, p, r8, g8, b8, a8);
-    } else {
-      hn::LoadInterleaved3(db, p, r8, g8, b8);
-    }
-    const VI r = hn::PromoteTo(di, r8), g = hn::PromoteTo(di, g8),
-             b = hn::PromoteTo(di, b8);
-    const VI l = LumaLanes(r, g, b);
-    const auto r2 = ToBytes(BlendLanes(r, l, a));
-    const auto g2 = ToBytes(BlendLanes(g, l, a));
-    const auto b2 = ToBytes(BlendLanes(b, l, a));
-    uint8_t* o = out + i * channels;
-    if (channels == 4) {
-      hn::StoreInterleaved4(r2, g2, b2, a8, db, o);
-    } else {
-      hn::StoreInterleaved3(r2, g2, b2, db, o);
-    }
+    Pixels x = LoadPixels<kC>(in + i * kC);
+    for (int k = 0; k < count; ++k) ApplyStep<kC>(steps[k], tables, &x);
+    StorePixels<kC>(x, out + i * kC);
+    if (luma_sum != nullptr) sum = hn::Add(sum, kC == 1 ? x.r : Luma(x));
   }
-  ScalarColorInfo().blend_gray(in + i * channels, out + i * channels,
-                               pixels - i, channels, alpha);
+  // A row has at most 2^20 pixels: each lane's sum stays below 2^31.
+  if (luma_sum != nullptr) {
+    *luma_sum += static_cast<uint64_t>(hn::GetLane(hn::SumOfLanes(di, sum)));
+  }
+  return i;
 }
 
-uint64_t LumaSum(const uint8_t* in, int64_t pixels, int channels) {
-  const DI di;
-  const DB db;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(di));
-  uint64_t total = 0;
-  int64_t i = 0;
-  // Reduced every 2^16 vectors: the lanes' sum (up to 64 lanes of 2^16
-  // lumas of 255) stays below 2^31.
-  constexpr int64_t kFlush = int64_t{1} << 16;
-  while (i + N <= pixels) {
-    VI sum = hn::Zero(di);
-    for (int64_t k = 0; k < kFlush && i + N <= pixels; ++k, i += N) {
-      const uint8_t* p = in + i * channels;
-      if (channels == 1) {
-        sum = hn::Add(sum, hn::PromoteTo(di, hn::LoadU(db, p)));
-        continue;
-      }
-      hn::Vec<DB> r8, g8, b8, a8;
-      if (channels == 4) {
-        hn::LoadInterleaved4(db, p, r8, g8, b8, a8);
-      } else {
-        hn::LoadInterleaved3(db, p, r8, g8, b8);
-      }
-      sum = hn::Add(sum, LumaLanes(hn::PromoteTo(di, r8), hn::PromoteTo(di, g8),
-                                   hn::PromoteTo(di, b8)));
-    }
-    total += static_cast<uint64_t>(hn::GetLane(hn::SumOfLanes(di, sum)));
+void Adjust(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+            const ColorStep* steps, int count, uint64_t* luma_sum) {
+  int64_t done = 0;
+  if (channels == 1) {
+    done = AdjustVectors<1>(in, out, pixels, steps, count, luma_sum);
+  } else if (channels == 3) {
+    done = AdjustVectors<3>(in, out, pixels, steps, count, luma_sum);
+  } else if (channels == 4) {
+    done = AdjustVectors<4>(in, out, pixels, steps, count, luma_sum);
   }
-  return total + ScalarColorInfo().luma_sum(in + i * channels, pixels - i,
-                                            channels);
+  ScalarColorInfo().adjust(in + done * channels, out + done * channels,
+                           pixels - done, channels, steps, count, luma_sum);
 }
 
-void ToGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
-            int out_channels) {
-  const DI di;
+template <int kC>
+int64_t ToGrayVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
+                      int out_channels) {
   const DB db;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(di));
+  const int64_t N = static_cast<int64_t>(hn::Lanes(db));
   int64_t i = 0;
   for (; i + N <= pixels; i += N) {
-    hn::Vec<DB> r8, g8, b8, a8;
-    const uint8_t* p = in + i * channels;
-    if (channels == 4) {
-      hn::LoadInterleaved4(db, p, r8, g8, b8, a8);
-    } else {
-      hn::LoadInterleaved3(db, p, r8, g8, b8);
-    }
-    const auto l = ToBytes(LumaLanes(hn::PromoteTo(di, r8), hn::PromoteTo(di, g8),
-                                     hn::PromoteTo(di, b8)));
+    const auto l = Bytes(Luma(LoadPixels<kC>(in + i * kC)));
     if (out_channels == 1) {
       hn::StoreU(l, db, out + i);
     } else {
       hn::StoreInterleaved3(l, l, l, db, out + i * 3);
     }
   }
-  ScalarColorInfo().to_gray(in + i * channels, out + i * out_channels,
-                            pixels - i, channels, out_channels);
+  return i;
 }
 
-// ---- hue: one double lane per pixel ----
-
-using DD = hn::ScalableTag<double>;
-using DDF = hn::Rebind<float, DD>;
-using DDI = hn::Rebind<int32_t, DD>;
-using DDB = hn::Rebind<uint8_t, DD>;
-using VD = hn::Vec<DD>;
-
-// A double rounded to float and back (a C float assignment).
-HWY_INLINE VD AsFloat(VD v) {
-  return hn::PromoteTo(DD(), hn::DemoteTo(DDF(), v));
+void ToGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+            int out_channels) {
+  const int64_t done =
+      channels == 4 ? ToGrayVectors<4>(in, out, pixels, out_channels)
+                    : ToGrayVectors<3>(in, out, pixels, out_channels);
+  ScalarColorInfo().to_gray(in + done * channels, out + done * out_channels,
+                            pixels - done, channels, out_channels);
 }
 
-// float / float, as doubles holding floats.
-HWY_INLINE VD DivFloat(VD a, VD b) {
-  const DDF df;
-  return hn::PromoteTo(DD(), hn::Div(hn::DemoteTo(df, a), hn::DemoteTo(df, b)));
+#else  // HWY_SCALAR: the scalar row
+
+void Adjust(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+            const ColorStep* steps, int count, uint64_t* luma_sum) {
+  ScalarColorInfo().adjust(in, out, pixels, channels, steps, count, luma_sum);
 }
 
-// (int)v for non-negative v below 2^31, as a double.
-HWY_INLINE VD TruncToInt(VD v) {
-  return hn::PromoteTo(DD(), hn::DemoteTo(DDI(), v));
+void ToGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+            int out_channels) {
+  ScalarColorInfo().to_gray(in, out, pixels, channels, out_channels);
 }
 
-// C's round() of non-negative v.
-HWY_INLINE VD RoundHalfAway(VD v) {
-  const DD dd;
-  const VD f = hn::Floor(v);
-  return hn::IfThenElse(hn::Ge(hn::Sub(v, f), hn::Set(dd, 0.5)),
-                        hn::Add(f, hn::Set(dd, 1.0)), f);
-}
-
-// rgb2hsv_row: the hue and saturation bytes (as doubles) of r, g, b.
-HWY_INLINE void RgbToHsv(VD r, VD g, VD b, VD& h, VD& s, VD& v) {
-  const DD dd;
-  const VD zero = hn::Zero(dd);
-  const VD maxc = hn::Max(r, hn::Max(g, b));
-  const VD minc = hn::Min(r, hn::Min(g, b));
-  const auto grey = hn::Eq(maxc, minc);
-  // Grey lanes divide by zero; their results are replaced below.
-  const VD cr = hn::IfThenElse(grey, hn::Set(dd, 1.0), hn::Sub(maxc, minc));
-  const VD sf = DivFloat(cr, hn::IfThenElse(grey, hn::Set(dd, 1.0), maxc));
-  const VD rc = DivFloat(hn::Sub(maxc, r), cr);
-  const VD gc = DivFloat(hn::Sub(maxc, g), cr);
-  const VD bc = DivFloat(hn::Sub(maxc, b), cr);
-  const VD hr = AsFloat(hn::Sub(bc, gc));  // float - float: exact as double,
-                                           // rounded once to float
-  const VD hg = AsFloat(hn::Sub(hn::Add(hn::Set(dd, 2.0), rc), bc));
-  const VD hb = AsFloat(hn::Sub(hn::Add(hn::Set(dd, 4.0), gc), rc));
-  const VD hue =
-      hn::IfThenElse(hn::Eq(r, maxc), hr, hn::IfThenElse(hn::Eq(g, maxc), hg, hb));
-  VD x = hn::Add(hn::Div(hue, hn::Set(dd, 6.0)), hn::Set(dd, 1.0));
-  x = hn::IfThenElse(hn::Ge(x, hn::Set(dd, 1.0)), hn::Sub(x, hn::Set(dd, 1.0)),
-                     x);  // fmod(x, 1.0) for x in [0, 2)
-  const VD h_byte = TruncToInt(hn::Mul(AsFloat(x), hn::Set(dd, 255.0)));
-  const VD s_byte = TruncToInt(hn::Mul(sf, hn::Set(dd, 255.0)));
-  h = hn::IfThenElse(grey, zero, h_byte);
-  s = hn::IfThenElse(grey, zero, s_byte);
-  v = maxc;
-}
-
-// hsv2rgb: r, g, b (as doubles) of the bytes h, s, v.
-HWY_INLINE void HsvToRgb(VD h, VD s, VD v, VD& r, VD& g, VD& b) {
-  const DD dd;
-  const VD one = hn::Set(dd, 1.0);
-  const VD x6 = hn::Div(hn::Mul(h, hn::Set(dd, 6.0)), hn::Set(dd, 255.0));
-  const VD i = hn::Floor(x6);
-  const VD f = AsFloat(hn::Sub(x6, i));
-  const VD fs = AsFloat(hn::Div(s, hn::Set(dd, 255.0)));
-  const VD p = RoundHalfAway(hn::Mul(v, hn::Sub(one, fs)));
-  const VD q = RoundHalfAway(hn::Mul(v, hn::Sub(one, AsFloat(hn::Mul(fs, f)))));
-  const VD t =
-      RoundHalfAway(hn::Mul(v, hn::Sub(one, hn::Mul(fs, hn::Sub(one, f)))));
-  // Sector i % 6 (i is 6 only for h = 255, where it means 0).
-  const auto s1 = hn::Eq(i, hn::Set(dd, 1.0));
-  const auto s2 = hn::Eq(i, hn::Set(dd, 2.0));
-  const auto s3 = hn::Eq(i, hn::Set(dd, 3.0));
-  const auto s4 = hn::Eq(i, hn::Set(dd, 4.0));
-  const auto s5 = hn::Eq(i, hn::Set(dd, 5.0));
-  // Sector 0 (and 6): (v, t, p).
-  r = hn::IfThenElse(s1, q, hn::IfThenElse(hn::Or(s2, s3), p,
-                                           hn::IfThenElse(s4, t, v)));
-  g = hn::IfThenElse(hn::Or(s1, s2), v,
-                     hn::IfThenElse(s3, q, hn::IfThenElse(hn::Or(s4, s5), p, t)));
-  b = hn::IfThenElse(hn::Or(s3, s4), v,
-                     hn::IfThenElse(s2, t, hn::IfThenElse(s5, q, p)));
-  const auto grey = hn::Eq(s, hn::Zero(dd));
-  r = hn::IfThenElse(grey, v, r);
-  g = hn::IfThenElse(grey, v, g);
-  b = hn::IfThenElse(grey, v, b);
-}
-
-HWY_INLINE VD ToDouble(hn::Vec<DDB> bytes) {
-  return hn::PromoteTo(DD(), hn::PromoteTo(DDI(), bytes));
-}
-HWY_INLINE hn::Vec<DDB> FromDouble(VD v) {
-  return hn::DemoteTo(DDB(), hn::DemoteTo(DDI(), v));
-}
-
-void ShiftHue(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
-              uint8_t shift) {
-  const DD dd;
-  const DDB db;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(dd));
-  const VD shift_by = hn::Set(dd, shift);
-  const VD wrap = hn::Set(dd, 256.0);
-  int64_t i = 0;
-  for (; i + N <= pixels; i += N) {
-    hn::Vec<DDB> r8, g8, b8, a8;
-    const uint8_t* p = in + i * channels;
-    if (channels == 4) {
-      hn::LoadInterleaved4(db, p, r8, g8, b8, a8);
-    } else {
-      hn::LoadInterleaved3(db, p, r8, g8, b8);
-    }
-    VD h, s, v;
-    RgbToHsv(ToDouble(r8), ToDouble(g8), ToDouble(b8), h, s, v);
-    h = hn::Add(h, shift_by);  // the uint8 addition, modulo 256
-    h = hn::IfThenElse(hn::Ge(h, wrap), hn::Sub(h, wrap), h);
-    VD r, g, b;
-    HsvToRgb(h, s, v, r, g, b);
-    uint8_t* o = out + i * channels;
-    if (channels == 4) {
-      hn::StoreInterleaved4(FromDouble(r), FromDouble(g), FromDouble(b),
-                            hn::Set(db, 255), db, o);
-    } else {
-      hn::StoreInterleaved3(FromDouble(r), FromDouble(g), FromDouble(b), db, o);
-    }
-  }
-  ScalarColorInfo().shift_hue(in + i * channels, out + i * channels,
-                              pixels - i, channels, shift);
-}
+#endif  // HWY_TARGET != HWY_SCALAR
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
@@ -319,30 +374,18 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace fusednorm {
 
-HWY_EXPORT(BlendConstant);
-HWY_EXPORT(BlendGray);
-HWY_EXPORT(LumaSum);
-HWY_EXPORT(ShiftHue);
+HWY_EXPORT(Adjust);
 HWY_EXPORT(ToGray);
 
 namespace {
 
-void BlendConstantDynamic(const uint8_t* in, uint8_t* out, int64_t pixels,
-                          int channels, float alpha, uint8_t degenerate) {
-  HWY_DYNAMIC_DISPATCH(BlendConstant)(in, out, pixels, channels, alpha,
-                                      degenerate);
+void AdjustDynamic(const uint8_t* in, uint8_t* out, int64_t pixels,
+                   int channels, const ColorStep* steps, int count,
+                   uint64_t* luma_sum) {
+  HWY_DYNAMIC_DISPATCH(Adjust)(in, out, pixels, channels, steps, count,
+                               luma_sum);
 }
-void BlendGrayDynamic(const uint8_t* in, uint8_t* out, int64_t pixels,
-                      int channels, float alpha) {
-  HWY_DYNAMIC_DISPATCH(BlendGray)(in, out, pixels, channels, alpha);
-}
-uint64_t LumaSumDynamic(const uint8_t* in, int64_t pixels, int channels) {
-  return HWY_DYNAMIC_DISPATCH(LumaSum)(in, pixels, channels);
-}
-void ShiftHueDynamic(const uint8_t* in, uint8_t* out, int64_t pixels,
-                     int channels, uint8_t shift) {
-  HWY_DYNAMIC_DISPATCH(ShiftHue)(in, out, pixels, channels, shift);
-}
+
 void ToGrayDynamic(const uint8_t* in, uint8_t* out, int64_t pixels,
                    int channels, int out_channels) {
   HWY_DYNAMIC_DISPATCH(ToGray)(in, out, pixels, channels, out_channels);
@@ -355,8 +398,7 @@ bool Always() { return true; }
 std::vector<ColorKernelInfo> HighwayColorInfos() {
   std::vector<ColorKernelInfo> rows = {
       {"highway", "any (best Highway target)", 30, &Always,
-       &hwy_rows::ActiveTarget, &BlendConstantDynamic, &BlendGrayDynamic,
-       &LumaSumDynamic, &ShiftHueDynamic, &ToGrayDynamic},
+       &hwy_rows::ActiveTarget, &AdjustDynamic, &ToGrayDynamic},
   };
   hwy_rows::ForEachCompiledTarget([&rows](auto bit) {
     constexpr int kBit = decltype(bit)::value;
@@ -365,10 +407,7 @@ std::vector<ColorKernelInfo> HighwayColorInfos() {
                     hwy_rows::TargetText<kBit>(false), 10,
                     &hwy_rows::TargetSupported<kBit>,
                     &hwy_rows::TargetName<kBit>,
-                    HWY_DISPATCH_TABLE(BlendConstant)[index],
-                    HWY_DISPATCH_TABLE(BlendGray)[index],
-                    HWY_DISPATCH_TABLE(LumaSum)[index],
-                    HWY_DISPATCH_TABLE(ShiftHue)[index],
+                    HWY_DISPATCH_TABLE(Adjust)[index],
                     HWY_DISPATCH_TABLE(ToGray)[index]});
   });
   return rows;

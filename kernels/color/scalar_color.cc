@@ -29,32 +29,6 @@ inline uint8_t Luma(const uint8_t* p) {
 
 inline int Clip8(int v) { return v <= 0 ? 0 : v < 256 ? v : 255; }
 
-void BlendConstant(const uint8_t* in, uint8_t* out, int64_t pixels,
-                   int channels, float alpha, uint8_t degenerate) {
-  const int colours = channels == 4 ? 3 : channels;
-  for (int64_t i = 0; i < pixels; ++i, in += channels, out += channels) {
-    for (int c = 0; c < colours; ++c) out[c] = BlendValue(degenerate, in[c], alpha);
-    if (channels == 4) out[3] = in[3];
-  }
-}
-
-void BlendGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
-               float alpha) {
-  for (int64_t i = 0; i < pixels; ++i, in += channels, out += channels) {
-    const uint8_t l = Luma(in);
-    const uint8_t a = channels == 4 ? in[3] : 0;
-    for (int c = 0; c < 3; ++c) out[c] = BlendValue(l, in[c], alpha);
-    if (channels == 4) out[3] = a;
-  }
-}
-
-uint64_t LumaSum(const uint8_t* in, int64_t pixels, int channels) {
-  uint64_t sum = 0;
-  for (int64_t i = 0; i < pixels; ++i, in += channels)
-    sum += channels == 1 ? in[0] : Luma(in);
-  return sum;
-}
-
 // Convert.c's rgb2hsv_row.
 void RgbToHsv(const uint8_t* in, uint8_t* hsv) {
   const uint8_t r = in[0], g = in[1], b = in[2];
@@ -91,10 +65,10 @@ void HsvToRgb(const uint8_t* hsv, uint8_t* out) {
     out[0] = out[1] = out[2] = v;
     return;
   }
-  const int i = static_cast<int>(std::floor(static_cast<float>(h) * 6.0 / 255.0));
-  const float f =
-      static_cast<float>(static_cast<float>(h) * 6.0 / 255.0 - static_cast<float>(i));
-  const float fs = static_cast<float>(static_cast<float>(s) / 255.0);
+  int i;
+  float f;
+  ScalarHueSector(h, &i, &f);
+  const float fs = ScalarSaturationFraction(s);
   const int p = static_cast<int>(std::round(static_cast<float>(v) * (1.0 - fs)));
   const int q =
       static_cast<int>(std::round(static_cast<float>(v) * (1.0 - fs * f)));
@@ -125,15 +99,43 @@ void HsvToRgb(const uint8_t* hsv, uint8_t* out) {
   }
 }
 
-void ShiftHue(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
-              uint8_t shift) {
-  for (int64_t i = 0; i < pixels; ++i, in += channels, out += channels) {
-    uint8_t hsv[3];
-    RgbToHsv(in, hsv);
-    hsv[0] = static_cast<uint8_t>(hsv[0] + shift);
-    HsvToRgb(hsv, out);
-    if (channels == 4) out[3] = 255;
+// One step on one pixel of `channels` in p (in place).
+void Step(const ColorStep& step, int channels, uint8_t* p) {
+  const int colours = channels == 4 ? 3 : channels;
+  switch (step.kind) {
+    case ColorStep::Kind::kBlendConstant:
+      for (int c = 0; c < colours; ++c)
+        p[c] = BlendValue(step.degenerate, p[c], step.alpha);
+      return;
+    case ColorStep::Kind::kBlendGray: {
+      if (channels == 1) return;  // L is its own degenerate
+      const uint8_t l = Luma(p);
+      for (int c = 0; c < 3; ++c) p[c] = BlendValue(l, p[c], step.alpha);
+      return;
+    }
+    case ColorStep::Kind::kHue: {
+      if (channels == 1) return;  // adjust_hue returns L images as they are
+      uint8_t hsv[3];
+      RgbToHsv(p, hsv);
+      hsv[0] = static_cast<uint8_t>(hsv[0] + step.shift);
+      HsvToRgb(hsv, p);
+      if (channels == 4) p[3] = 255;
+      return;
+    }
   }
+}
+
+void Adjust(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+            const ColorStep* steps, int count, uint64_t* luma_sum) {
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < pixels; ++i, in += channels, out += channels) {
+    uint8_t p[4];
+    for (int c = 0; c < channels; ++c) p[c] = in[c];
+    for (int k = 0; k < count; ++k) Step(steps[k], channels, p);
+    for (int c = 0; c < channels; ++c) out[c] = p[c];
+    sum += channels == 1 ? p[0] : Luma(p);
+  }
+  if (luma_sum != nullptr) *luma_sum += sum;
 }
 
 void ToGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
@@ -148,9 +150,18 @@ bool Always() { return true; }
 
 }  // namespace
 
+void ScalarHueSector(uint8_t h, int* i, float* f) {
+  *i = static_cast<int>(std::floor(static_cast<float>(h) * 6.0 / 255.0));
+  *f = static_cast<float>(static_cast<float>(h) * 6.0 / 255.0 -
+                          static_cast<float>(*i));
+}
+
+float ScalarSaturationFraction(uint8_t s) {
+  return static_cast<float>(static_cast<float>(s) / 255.0);
+}
+
 ColorKernelInfo ScalarColorInfo() {
-  return {"scalar",    "any CPU", 0,        &Always,    nullptr,
-          &BlendConstant, &BlendGray, &LumaSum, &ShiftHue, &ToGray};
+  return {"scalar", "any CPU", 0, &Always, nullptr, &Adjust, &ToGray};
 }
 
 void ScalarRgbToHsv(const uint8_t* rgb, uint8_t* hsv) { RgbToHsv(rgb, hsv); }
