@@ -13,12 +13,40 @@
 namespace fusednorm {
 namespace {
 
+// A range's end as a message shows it: integers as integers (16777216,
+// not 1.67772e+07).
+std::string Limit(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)
+    return absl::StrCat(static_cast<int64_t>(v));
+  return absl::StrCat(v);
+}
+
 // "min..max" for a message, leaving out infinite ends.
 std::string Range(const Setting& s) {
   if (std::isinf(s.min) && std::isinf(s.max)) return "";
-  if (std::isinf(s.max)) return absl::StrCat(">= ", s.min);
-  if (std::isinf(s.min)) return absl::StrCat("<= ", s.max);
-  return absl::StrCat("in ", s.min, "..", s.max);
+  if (std::isinf(s.max)) return absl::StrCat(">= ", Limit(s.min));
+  if (std::isinf(s.min)) return absl::StrCat("<= ", Limit(s.max));
+  return absl::StrCat("in ", Limit(s.min), "..", Limit(s.max));
+}
+
+// A value as a Python user wrote it: text quoted, numbers and bools bare,
+// several numbers as a tuple.
+std::string AsKeywordValue(const Setting& s, const std::string& text) {
+  switch (s.type) {
+    case SettingType::kText:
+    case SettingType::kChoice:
+      return absl::StrCat("\"", text, "\"");
+    case SettingType::kBool:
+      return text == "true" ? "True" : text == "false" ? "False" : text;
+    case SettingType::kFloats:
+    case SettingType::kSize:
+      if (text.find(',') != std::string::npos)
+        return absl::StrCat("(", absl::StrJoin(absl::StrSplit(text, ','), ", "),
+                            ")");
+      return text;
+    default:
+      return text;
+  }
 }
 
 bool InRange(const Setting& s, double v) { return v >= s.min && v <= s.max; }
@@ -75,8 +103,9 @@ absl::Status SettingValues::Error(const Setting& setting,
     return absl::InvalidArgumentError(absl::StrCat(
         SettingName(setting, style_), "=", Text(setting), ": ", why));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      SettingName(setting, style_), " = \"", Text(setting), "\": ", why));
+  return absl::InvalidArgumentError(
+      absl::StrCat(SettingName(setting, style_), " = ",
+                   AsKeywordValue(setting, Text(setting)), ": ", why));
 }
 
 absl::StatusOr<bool> SettingValues::Bool(const Setting& setting) const {

@@ -59,11 +59,19 @@ TEST(Settings, DefaultsAndGivenValues) {
 TEST(Settings, BadValuesNameTheSettingAndValue) {
   SettingValues v = Values();
   v.Set(kCount, "0");
-  ExpectError(v.Int(kCount).status(), "batch_size = \"0\": must be in 1..100");
+  // Values as the Python user wrote them; integer ranges as integers.
+  ExpectError(v.Int(kCount).status(), "batch_size = 0: must be in 1..100");
+  {
+    const Setting big{"batch_size", SettingType::kInt, "64", "n", {}, 1,
+                      16777216};
+    SettingValues b({&big}, SettingStyle::kKeyword);
+    b.Set(big, "0");
+    ExpectError(b.Int(big).status(), "batch_size = 0: must be in 1..16777216");
+  }
   v.Set(kCount, "1e3");
   ExpectError(v.Int(kCount).status(), "is not an integer");
   v.Set(kSeed, "-1");
-  ExpectError(v.Uint64(kSeed).status(), "seed = \"-1\"");
+  ExpectError(v.Uint64(kSeed).status(), "seed = -1");
   v.Set(kSeed, "18446744073709551616");  // 2^64
   ExpectError(v.Uint64(kSeed).status(), "0..2^64-1");
   for (const char* bad : {"nan", "-0.1", "1.5", "inf", ""}) {

@@ -1,6 +1,7 @@
 // AllKernelTables (all_tables.h).
 #include "kernels/all_tables.h"
 
+#include "kernels/color/color_dispatch.h"
 #include "kernels/dispatch.h"
 #include "kernels/pack_pixels.h"
 #include "kernels/resize/resize_dispatch.h"
@@ -21,7 +22,7 @@ KernelTableView View(const KernelRegistry<Row>& registry) {
 
 std::vector<KernelTableView> AllKernelTables() {
   return {View(NormalizeKernels()), View(ResizeKernels()),
-          View(PackPixelsKernels())};
+          View(ColorKernels()), View(PackPixelsKernels())};
 }
 
 }  // namespace fusednorm

@@ -180,6 +180,37 @@ std::vector<NamedArg> BatchOp::DecisionFields(const BatchDecision& d) const {
   return fields;
 }
 
+// A field of `fields`, or nullptr.
+const ArgValue* Field(const std::vector<NamedArg>& fields, const char* name) {
+  for (const NamedArg& f : fields) {
+    if (f.name == name) return &f.value;
+  }
+  return nullptr;
+}
+
+// Refuses fields other than `known`.
+absl::Status OnlyFields(const char* op, const std::vector<NamedArg>& fields,
+                        std::initializer_list<const char*> known) {
+  for (const NamedArg& f : fields) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || f.name == k;
+    if (!ok) return InvalidArgumentCat(op, " has no decision named ", f.name);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> LamField(const char* op,
+                                const std::vector<NamedArg>& fields,
+                                const char* name) {
+  const ArgValue* v = Field(fields, name);
+  if (v == nullptr) return InvalidArgumentCat(op, " decision ", name, ": missing");
+  if (!v->is_number() || !(v->number >= 0 && v->number <= 1)) {
+    return InvalidArgumentCat(op, " decision ", name, " = ", FormatArg(*v),
+                              ": must be a number in [0, 1]");
+  }
+  return v->number;
+}
+
 // ---- MixUp ----
 
 std::vector<NamedArg> MixUp::args() const { return MixArgs(alpha_, num_classes_); }
@@ -195,6 +226,16 @@ BatchDecision MixUp::Decide(Size2, SampleStream& stream) const {
   BatchDecision d;
   d.kind = BatchDecision::Kind::kMixUp;
   d.lam = d.drawn = DrawBeta(alpha_, stream);
+  return d;
+}
+
+absl::StatusOr<BatchDecision> MixUp::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2) const {
+  FUSEDNORM_RETURN_IF_ERROR(OnlyFields("MixUp", fields, {"lam", "choice"}));
+  BatchDecision d;
+  d.kind = BatchDecision::Kind::kMixUp;
+  FUSEDNORM_ASSIGN_OR_RETURN(d.lam, LamField("MixUp", fields, "lam"));
+  d.drawn = d.lam;
   return d;
 }
 
@@ -227,6 +268,42 @@ BatchDecision CutMix::Decide(Size2 size, SampleStream& stream) const {
   d.y2 = std::min<int64_t>(r_y + r_h_half, H);
   d.lam = 1.0 - static_cast<double>((d.x2 - d.x1) * (d.y2 - d.y1)) /
                     static_cast<double>(W * H);
+  return d;
+}
+
+absl::StatusOr<BatchDecision> CutMix::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2 size) const {
+  FUSEDNORM_RETURN_IF_ERROR(OnlyFields(
+      "CutMix", fields, {"box", "lam", "lam_adjusted", "choice"}));
+  BatchDecision d;
+  d.kind = BatchDecision::Kind::kCutMix;
+  const ArgValue* box = Field(fields, "box");
+  const auto bad_box = [&] {
+    return InvalidArgumentCat(
+        "CutMix decision box = ", box ? FormatArg(*box) : "missing",
+        ": must be (x1, y1, x2, y2) with 0 <= x1 <= x2 <= ", size.width,
+        " and 0 <= y1 <= y2 <= ", size.height);
+  };
+  if (box == nullptr || box->kind != ArgValue::Kind::kTuple ||
+      box->items.size() != 4) {
+    return bad_box();
+  }
+  int64_t v[4];
+  for (int k = 0; k < 4; ++k) {
+    if (box->items[k].kind != ArgValue::Kind::kInt) return bad_box();
+    v[k] = box->items[k].integer;
+  }
+  d.x1 = v[0], d.y1 = v[1], d.x2 = v[2], d.y2 = v[3];
+  if (!(0 <= d.x1 && d.x1 <= d.x2 && d.x2 <= size.width && 0 <= d.y1 &&
+        d.y1 <= d.y2 && d.y2 <= size.height)) {
+    return bad_box();
+  }
+  FUSEDNORM_ASSIGN_OR_RETURN(d.lam,
+                             LamField("CutMix", fields, "lam_adjusted"));
+  d.drawn = d.lam;
+  if (Field(fields, "lam") != nullptr) {
+    FUSEDNORM_ASSIGN_OR_RETURN(d.drawn, LamField("CutMix", fields, "lam"));
+  }
   return d;
 }
 
@@ -316,6 +393,24 @@ BatchDecision RandomChoice::Decide(Size2 size, SampleStream& stream) const {
   }
   BatchDecision d = transforms_[pick]->Decide(size, stream);
   d.choice = pick;
+  return d;
+}
+
+absl::StatusOr<BatchDecision> RandomChoice::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2 size) const {
+  const ArgValue* choice = Field(fields, "choice");
+  if (choice == nullptr || choice->kind != ArgValue::Kind::kInt ||
+      choice->integer < 0 ||
+      choice->integer >= static_cast<int64_t>(transforms_.size())) {
+    return InvalidArgumentCat(
+        "RandomChoice decision choice = ",
+        choice ? FormatArg(*choice) : "missing", ": must be an index in 0..",
+        transforms_.size() - 1);
+  }
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      BatchDecision d,
+      transforms_[choice->integer]->DecisionFromFields(fields, size));
+  d.choice = choice->integer;
   return d;
 }
 

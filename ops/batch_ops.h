@@ -73,9 +73,14 @@ class BatchOp {
   virtual BatchDecision Decide(Size2 size, SampleStream& stream) const = 0;
   // num_classes, when the op was given one.
   virtual std::optional<int64_t> num_classes() const = 0;
-  // The decisions as named fields: lam, and CutMix's box (x1, y1, x2, y2)
-  // and drawn lam; RandomChoice adds the index chosen.
+  // The decisions as named fields, torchvision v2's _get_params names:
+  // MixUp's lam; CutMix's box (x1, y1, x2, y2), lam (as drawn) and
+  // lam_adjusted; RandomChoice adds `choice`, the transform's index.
   std::vector<NamedArg> DecisionFields(const BatchDecision& d) const;
+  // The decisions the fields give for images of `size`: InvalidArgument
+  // naming a missing, unknown or out-of-range field.
+  virtual absl::StatusOr<BatchDecision> DecisionFromFields(
+      const std::vector<NamedArg>& fields, Size2 size) const = 0;
 };
 
 // MixUp(alpha=1.0, num_classes=None).
@@ -88,6 +93,8 @@ class MixUp : public BatchOp {
   std::unique_ptr<BatchOp> Clone() const override;
   absl::Status Validate() const override;
   BatchDecision Decide(Size2 size, SampleStream& stream) const override;
+  absl::StatusOr<BatchDecision> DecisionFromFields(
+      const std::vector<NamedArg>& fields, Size2 size) const override;
   std::optional<int64_t> num_classes() const override { return num_classes_; }
 
  private:
@@ -105,6 +112,8 @@ class CutMix : public BatchOp {
   std::unique_ptr<BatchOp> Clone() const override;
   absl::Status Validate() const override;
   BatchDecision Decide(Size2 size, SampleStream& stream) const override;
+  absl::StatusOr<BatchDecision> DecisionFromFields(
+      const std::vector<NamedArg>& fields, Size2 size) const override;
   std::optional<int64_t> num_classes() const override { return num_classes_; }
 
  private:
@@ -124,6 +133,8 @@ class RandomChoice : public BatchOp {
   std::unique_ptr<BatchOp> Clone() const override;
   absl::Status Validate() const override;
   BatchDecision Decide(Size2 size, SampleStream& stream) const override;
+  absl::StatusOr<BatchDecision> DecisionFromFields(
+      const std::vector<NamedArg>& fields, Size2 size) const override;
   std::optional<int64_t> num_classes() const override;
 
  private:

@@ -145,34 +145,31 @@ bool ColorJitter::Skips(const OpDecision& d) const {
   return true;
 }
 
-void ColorJitter::Adjust(Jitter which, double factor, Image* image) const {
-  const ColorKernelInfo& k = **kernel_;
-  const int C = image->channels;
-  uint8_t* p = image->pixels.data();
-  const int64_t n = image->height * image->width;
-  const float alpha = static_cast<float>(factor);  // Image.blend takes a float
+namespace {
+
+// The adjustment `which` with `factor` as a kernel step; Contrast's
+// constant is set once the mean before it is known.
+ColorStep JitterStep(Jitter which, double factor) {
+  ColorStep step;
+  step.alpha = static_cast<float>(factor);  // Image.blend takes a float
   switch (which) {
     case Jitter::kBrightness:
-      return k.blend_constant(p, p, n, C, alpha, 0);
-    case Jitter::kContrast: {
-      // ImageEnhance.Contrast: the rounded mean of the image's L.
-      const double mean = static_cast<double>(k.luma_sum(p, n, C)) / n;
-      return k.blend_constant(p, p, n, C, alpha,
-                              static_cast<uint8_t>(static_cast<int>(mean + 0.5)));
-    }
+    case Jitter::kContrast:
+      step.kind = ColorStep::Kind::kBlendConstant;
+      break;
     case Jitter::kSaturation:
-      if (C != 1) k.blend_gray(p, p, n, C, alpha);  // L: its own degenerate
-      return;
+      step.kind = ColorStep::Kind::kBlendGray;
+      break;
     case Jitter::kHue:
-      // adjust_hue: np.uint8(hue_factor * 255) added to the hue byte; L
-      // images are returned as they are.
-      if (C != 1) {
-        k.shift_hue(p, p, n, C,
-                    static_cast<uint8_t>(static_cast<int32_t>(factor * 255)));
-      }
-      return;
+      // adjust_hue adds np.uint8(hue_factor * 255) to the hue byte.
+      step.kind = ColorStep::Kind::kHue;
+      step.shift = static_cast<uint8_t>(static_cast<int32_t>(factor * 255));
+      break;
   }
+  return step;
 }
+
+}  // namespace
 
 absl::Status ColorJitter::Apply(const ImageView& input,
                                 const OpDecision& decision, OpWorkspace*,
@@ -180,10 +177,35 @@ absl::Status ColorJitter::Apply(const ImageView& input,
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
-  FUSEDNORM_RETURN_IF_ERROR(CopyImage(input, output));
+  const int C = input.channels;
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(input.height, input.width, C, output));
+  ColorStep steps[kMaxColorSteps];
+  int count = 0, contrast = -1;
   for (const int8_t k : decision.order) {
     const double f = decision.factors[k];
-    if (!std::isnan(f)) Adjust(static_cast<Jitter>(k), f, output);
+    if (std::isnan(f)) continue;
+    if (k == static_cast<int>(Jitter::kContrast)) contrast = count;
+    steps[count++] = JitterStep(static_cast<Jitter>(k), f);
+  }
+  // One pass over the rows with the steps before Contrast (summing the
+  // luma it needs), one in place with it and the rest.
+  const ColorKernelInfo& kernel = **kernel_;
+  const int first = contrast < 0 ? count : contrast;
+  uint64_t luma = 0;
+  for (int64_t y = 0; y < input.height; ++y) {
+    kernel.adjust(input.pixels.data() + y * input.row_stride,
+                  output->pixels.data() + y * input.width * C, input.width, C,
+                  steps, first, contrast < 0 ? nullptr : &luma);
+  }
+  if (contrast < 0) return absl::OkStatus();
+  // ImageEnhance.Contrast: int(mean + 0.5) of the image's L.
+  const double mean =
+      static_cast<double>(luma) / static_cast<double>(input.height * input.width);
+  steps[contrast].degenerate = static_cast<uint8_t>(static_cast<int>(mean + 0.5));
+  uint8_t* p = output->pixels.data();
+  for (int64_t y = 0; y < input.height; ++y, p += input.width * C) {
+    kernel.adjust(p, p, input.width, C, steps + contrast, count - contrast,
+                  nullptr);
   }
   return absl::OkStatus();
 }

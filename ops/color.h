@@ -79,8 +79,6 @@ class ColorJitter : public ColorOp {
       const std::vector<NamedArg>& fields, Size2 input) const override;
 
  private:
-  // The adjustment `which` with `factor`, in place on `image`.
-  void Adjust(Jitter which, double factor, Image* image) const;
   std::array<std::optional<FactorRange>, 4> ranges_;
 };
 

@@ -19,10 +19,14 @@ absl::Status Fused(const std::string& name) {
                    "pixels of its own"));
 }
 
-ArgValue Floats(const std::vector<float>& v) {
+ArgValue Floats(const std::vector<double>& v) {
   std::vector<ArgValue> items;
-  for (const float x : v) items.push_back(ArgValue::Float(x));
+  for (const double x : v) items.push_back(ArgValue::Float(x));
   return ArgValue::Tuple(std::move(items));
+}
+
+std::vector<float> ToFloat(const std::vector<double>& v) {
+  return std::vector<float>(v.begin(), v.end());
 }
 
 }  // namespace
@@ -38,21 +42,26 @@ absl::Status FusedOp::Apply(const ImageView&, const OpDecision&, OpWorkspace*,
 
 RandomErasing::RandomErasing(double p, double scale_min, double scale_max,
                              double ratio_min, double ratio_max,
-                             std::vector<float> value) {
+                             std::vector<double> value)
+    : value_(std::move(value)) {
   options_.enabled = true;
   options_.p = p;
   options_.scale_min = scale_min;
   options_.scale_max = scale_max;
   options_.ratio_min = ratio_min;
   options_.ratio_max = ratio_max;
-  options_.value = std::move(value);
+  options_.value = ToFloat(value_);
+}
+
+void RandomErasing::FuseInto(FusedNormalizationOptions* options) const {
+  options->erase = options_;
 }
 
 std::vector<NamedArg> RandomErasing::args() const {
   const EraseOptions& o = options_;
   ArgValue value = ArgValue::Int(0);
-  if (o.value.size() == 1) value = ArgValue::Float(o.value[0]);
-  if (o.value.size() > 1) value = Floats(o.value);
+  if (value_.size() == 1) value = ArgValue::Float(value_[0]);
+  if (value_.size() > 1) value = Floats(value_);
   return {{"p", ArgValue::Float(o.p)},
           {"scale", ArgValue::Tuple({ArgValue::Float(o.scale_min),
                                      ArgValue::Float(o.scale_max)})},
@@ -88,9 +97,11 @@ absl::Status RandomErasing::Validate() const {
                               " values: at most one per channel (",
                               kMaxChannels, ")");
   }
-  for (const float v : o.value) {
-    if (!std::isfinite(v))
-      return InvalidArgumentCat("RandomErasing value ", v, ": must be finite");
+  for (const double v : value_) {
+    if (!std::isfinite(v) || !std::isfinite(static_cast<float>(v))) {
+      return InvalidArgumentCat("RandomErasing value ", v,
+                                ": must be a finite float32");
+    }
   }
   return absl::OkStatus();
 }
@@ -112,8 +123,8 @@ OpDecision RandomErasing::Decide(Size2 input, SampleStream& stream) const {
 std::vector<NamedArg> RandomErasing::DecisionFields(const OpDecision& d) const {
   const EraseRect& r = d.erase;
   const bool erases = d.apply && !r.empty();
-  std::vector<float> v = options_.value;
-  if (v.empty()) v = {0.0f};
+  std::vector<double> v = value_;
+  if (v.empty()) v = {0.0};
   return {{"i", ArgValue::Int(erases ? r.top : 0)},
           {"j", ArgValue::Int(erases ? r.left : 0)},
           {"h", ArgValue::Int(erases ? r.height : 0)},
@@ -143,12 +154,15 @@ absl::StatusOr<OpDecision> RandomErasing::DecisionFromFields(
 
 Normalize::Normalize(Preset preset) {
   const Normalization n = PresetNormalization(preset);
-  mean_ = n.mean;
-  std_ = n.std;
+  mean_.assign(n.mean.begin(), n.mean.end());
+  std_.assign(n.std.begin(), n.std.end());
 }
 
-Normalize::Normalize(std::vector<float> mean, std::vector<float> std)
+Normalize::Normalize(std::vector<double> mean, std::vector<double> std)
     : mean_(std::move(mean)), std_(std::move(std)) {}
+
+std::vector<float> Normalize::mean() const { return ToFloat(mean_); }
+std::vector<float> Normalize::std() const { return ToFloat(std_); }
 
 std::vector<NamedArg> Normalize::args() const {
   return {{"mean", Floats(mean_)},
@@ -168,21 +182,22 @@ absl::Status Normalize::Validate() const {
                               " of each, as many of both");
   }
   for (size_t c = 0; c < mean_.size(); ++c) {
-    if (!std::isfinite(mean_[c])) {
+    if (!std::isfinite(static_cast<float>(mean_[c]))) {
       return InvalidArgumentCat("Normalize mean[", c, "] = ", mean_[c],
-                                ": must be finite");
+                                ": must be a finite float32");
     }
-    if (!(std_[c] > 0) || !std::isfinite(std_[c])) {
+    if (!(static_cast<float>(std_[c]) > 0) ||
+        !std::isfinite(static_cast<float>(std_[c]))) {
       return InvalidArgumentCat("Normalize std[", c, "] = ", std_[c],
-                                ": must be finite and > 0");
+                                ": must be a finite float32 > 0");
     }
   }
   return absl::OkStatus();
 }
 
 void Normalize::FuseInto(FusedNormalizationOptions* options) const {
-  options->mean = mean_;
-  options->std = std_;
+  options->mean = mean();
+  options->std = std();
 }
 
 // ---- ToTensor ----

@@ -37,7 +37,7 @@ class RandomErasing : public FusedOp {
                          double scale_max = EraseOptions{}.scale_max,
                          double ratio_min = EraseOptions{}.ratio_min,
                          double ratio_max = EraseOptions{}.ratio_max,
-                         std::vector<float> value = {});
+                         std::vector<double> value = {});
   const EraseOptions& options() const { return options_; }
   const char* op_name() const override { return "RandomErasing"; }
   std::vector<NamedArg> args() const override;
@@ -46,9 +46,7 @@ class RandomErasing : public FusedOp {
   // ratio_max, finite values (CheckEraseOptions).
   absl::Status Validate() const override;
   FusedPart fused_part() const override { return FusedPart::kErase; }
-  void FuseInto(FusedNormalizationOptions* options) const override {
-    options->erase = options_;
-  }
+  void FuseInto(FusedNormalizationOptions* options) const override;
   // torchvision's RandomErasing: the gate, then get_params' rectangle
   // (FusedNormalization::Sample's erase draws).
   OpDecision Decide(Size2 input, SampleStream& stream) const override;
@@ -59,6 +57,7 @@ class RandomErasing : public FusedOp {
 
  private:
   EraseOptions options_;
+  std::vector<double> value_;  // as given; options_.value holds float32
 };
 
 // torchvision's Normalize(mean, std): the fused op's normalization. A
@@ -68,9 +67,11 @@ class RandomErasing : public FusedOp {
 class Normalize : public FusedOp {
  public:
   explicit Normalize(Preset preset = Preset::kImagenet);
-  Normalize(std::vector<float> mean, std::vector<float> std);
-  const std::vector<float>& mean() const { return mean_; }
-  const std::vector<float>& std() const { return std_; }
+  // As torchvision takes them (Python floats); the fused op holds them as
+  // float32, as torchvision's tensors do.
+  Normalize(std::vector<double> mean, std::vector<double> std);
+  std::vector<float> mean() const;
+  std::vector<float> std() const;
   const char* op_name() const override { return "Normalize"; }
   std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
@@ -80,7 +81,7 @@ class Normalize : public FusedOp {
   void FuseInto(FusedNormalizationOptions* options) const override;
 
  private:
-  std::vector<float> mean_, std_;
+  std::vector<double> mean_, std_;
 };
 
 // The step from uint8 pixels to a float tensor in [0, 1] (ToTensor, or

@@ -127,16 +127,16 @@ absl::StatusOr<std::pair<double, double>> BoundArgs::Range(
   return std::make_pair(v.items[0].number, v.items[1].number);
 }
 
-absl::StatusOr<std::vector<float>> BoundArgs::Floats(const char* name) const {
+absl::StatusOr<std::vector<double>> BoundArgs::Numbers(const char* name) const {
   const ArgValue& v = Get(name);
-  if (v.is_number()) return std::vector<float>{static_cast<float>(v.number)};
+  if (v.is_number()) return std::vector<double>{v.number};
   if (v.kind != ArgValue::Kind::kTuple || v.items.empty())
     return WrongType(name, "a number or a sequence of numbers");
-  std::vector<float> out;
+  std::vector<double> out;
   for (const ArgValue& item : v.items) {
     if (!item.is_number())
       return WrongType(name, "a number or a sequence of numbers");
-    out.push_back(static_cast<float>(item.number));
+    out.push_back(item.number);
   }
   return out;
 }

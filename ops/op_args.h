@@ -62,7 +62,7 @@ class BoundArgs {
   // A pair of numbers (min, max).
   absl::StatusOr<std::pair<double, double>> Range(const char* name) const;
   // A sequence of numbers (a single number is a sequence of one).
-  absl::StatusOr<std::vector<float>> Floats(const char* name) const;
+  absl::StatusOr<std::vector<double>> Numbers(const char* name) const;
   // An int (square) or (h, w); `shorter`, when not null, is set when the
   // size was an int or a 1-sequence (Resize's shorter side).
   absl::StatusOr<Size2> Size(const char* name, bool* shorter = nullptr) const;

@@ -118,7 +118,7 @@ SampleOp MakeRandomErasing(const BoundArgs& a, const OpContext&) {
         ": fusednorm erases to 0 or to constants (a number, or one per "
         "channel), not to random noise");
   }
-  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<float> value, a.Floats("value"));
+  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<double> value, a.Numbers("value"));
   if (value.size() == 1 && value[0] == 0 && !std::signbit(value[0]))
     value.clear();  // the normalized zero, written in the kernel's pass
   return std::make_unique<RandomErasing>(p, scale.first, scale.second,
@@ -127,8 +127,8 @@ SampleOp MakeRandomErasing(const BoundArgs& a, const OpContext&) {
 }
 
 SampleOp MakeNormalize(const BoundArgs& a, const OpContext&) {
-  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<float> mean, a.Floats("mean"));
-  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<float> std, a.Floats("std"));
+  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<double> mean, a.Numbers("mean"));
+  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<double> std, a.Numbers("std"));
   FUSEDNORM_RETURN_IF_ERROR(a.Bool("inplace").status());
   return std::make_unique<Normalize>(std::move(mean), std::move(std));
 }

@@ -103,7 +103,7 @@ bin=$(./bazelw info "${flags[@]}" bazel-bin 2>/dev/null)/python/fusednorm
 # make_wheel.py names the wheel for the interpreter that runs it.
 name=$("$python" python/make_wheel.py --name --platform "linux_$arch" "$bin/__init__.py")
 "$python" python/make_wheel.py --platform "linux_$arch" "$work/$name" \
-  "$bin/__init__.py" "$bin/torch.py" "$bin/_fusednorm.so"
+  "$bin/_fusednorm.so" "$bin/__init__.py" "$bin/torch.py" "$bin/transforms.py"
 mkdir -p "$out"
 PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair "${ldpaths[@]}" -w "$work/repaired" \
   "$work/$name" >"$work/repair.log" 2>&1 || { cat "$work/repair.log" >&2; exit 1; }

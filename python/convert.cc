@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/format_names.h"
+#include "ops/op_args.h"
 
 namespace fusednorm {
 
@@ -12,6 +13,8 @@ void Raise(const absl::Status& status, NotFound not_found) {
   const std::string message(status.message());
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
+      if (IsTypeError(status)) throw py::type_error(message);
+      throw py::value_error(message);
     case absl::StatusCode::kOutOfRange:
       throw py::value_error(message);
     case absl::StatusCode::kResourceExhausted:
@@ -20,6 +23,9 @@ void Raise(const absl::Status& status, NotFound not_found) {
     case absl::StatusCode::kNotFound:
       if (not_found == NotFound::kName) throw py::value_error(message);
       PyErr_SetString(PyExc_FileNotFoundError, message.c_str());
+      throw py::error_already_set();
+    case absl::StatusCode::kUnimplemented:
+      PyErr_SetString(PyExc_NotImplementedError, message.c_str());
       throw py::error_already_set();
     default:
       throw std::runtime_error(message);

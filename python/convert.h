@@ -26,9 +26,11 @@ namespace py = pybind11;
 // a dataset) or an unknown name (a kernel id).
 enum class NotFound { kFile, kName };
 
-// Raises the Python exception that fits `status`: ValueError for a bad
-// argument or name, FileNotFoundError for a missing file, MemoryError when
-// memory ran out, RuntimeError otherwise. Needs the GIL.
+// Raises the Python exception that fits `status`: TypeError for a value of
+// the wrong kind (ops/op_args.h's payload), ValueError for a bad argument
+// or name, FileNotFoundError for a missing file, MemoryError when
+// memory ran out, NotImplementedError (a RuntimeError) for what is fused
+// away or compiled out, RuntimeError otherwise. Needs the GIL.
 void Raise(const absl::Status& status, NotFound not_found = NotFound::kName);
 
 template <typename T>

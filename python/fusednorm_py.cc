@@ -12,6 +12,7 @@
 #include "python/op_py.h"
 #include "python/resize_py.h"
 #include "python/tail_py.h"
+#include "python/transforms_py.h"
 
 PYBIND11_MODULE(_fusednorm, m) {
   m.doc() = "fusednorm's C++ core; use the fusednorm package.";
@@ -19,4 +20,5 @@ PYBIND11_MODULE(_fusednorm, m) {
   fusednorm::BindLoader(m);
   fusednorm::BindTail(m);
   fusednorm::BindResize(m);
+  fusednorm::BindTransforms(m);
 }

@@ -5,8 +5,10 @@ metadata pip needs (PEP 427, 491). Run by //python:wheel with Debian's
 wheel is for: the wheel's name carries that interpreter's version and the
 platform (this machine's, or --platform for a cross build).
 
-    make_wheel.py [--platform linux_ARCH] OUT.whl __init__.py torch.py _fusednorm.so
+    make_wheel.py [--platform linux_ARCH] OUT.whl _fusednorm.so __init__.py MODULE.py...
     make_wheel.py --name [--platform linux_ARCH] __init__.py   # prints OUT's name
+
+The .py files become fusednorm/<their name>; the version is __init__.py's.
 
 The extension links the build machine's shared libraries (Highway, Abseil,
 libpng, libjpeg-turbo, ...), so this wheel installs where they are: hence a
@@ -51,7 +53,11 @@ def record_line(name, data):
     return f"{name},sha256={digest.decode()},{len(data)}"
 
 
-def main(out, init_py, torch_py, extension, platform=None):
+def main(out, extension, sources, platform=None):
+    init_py = next((p for p in sources if os.path.basename(p) == "__init__.py"),
+                   None)
+    if init_py is None:
+        sys.exit("make_wheel: no __init__.py among the sources")
     ver = version(init_py)
     python, abi, platform = tags(platform)
     expected = wheel_name(init_py, platform)
@@ -59,8 +65,8 @@ def main(out, init_py, torch_py, extension, platform=None):
         sys.exit(f"make_wheel: this interpreter makes {expected}, not "
                  f"{os.path.basename(out)}; update //python:wheel")
     info = f"fusednorm-{ver}.dist-info"
-    files = [("fusednorm/__init__.py", init_py), ("fusednorm/torch.py", torch_py),
-             ("fusednorm/_fusednorm.so", extension)]
+    files = [(f"fusednorm/{os.path.basename(p)}", p) for p in sources]
+    files.append(("fusednorm/_fusednorm.so", extension))
     contents = [(name, open(path, "rb").read()) for name, path in files]
     metadata = (f"Metadata-Version: 2.1\nName: fusednorm\nVersion: {ver}\n"
                 "Summary: ToTensor, RandomHorizontalFlip, Normalize and "
@@ -93,7 +99,7 @@ if __name__ == "__main__":
         platform, args = args[1], args[2:]
     if name_only and len(args) == 1:
         print(wheel_name(args[0], platform))
-    elif not name_only and len(args) == 4:
-        main(*args, platform=platform)
+    elif not name_only and len(args) >= 3:
+        main(args[0], args[1], args[2:], platform=platform)
     else:
         sys.exit(__doc__)

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "data/pack_settings.h"
 #include "ops/op_settings.h"
+#include "ops/op_table.h"
 #include "pipeline/recipe_settings.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
@@ -22,7 +23,20 @@ struct Command {
   const char* summary;
   std::vector<const Setting*> flags;  // the only flags it accepts
   absl::Status (*run)(const SettingValues& flags, FILE* out, FILE* err);
+  // More help after the flags', or nullptr.
+  std::string (*more_help)() = nullptr;
 };
+
+// run's list of the transforms its lists take.
+std::string TransformsListHelp() {
+  return absl::StrCat(
+      "\n  The transforms --train-transforms and --val-transforms take "
+      "(torchvision's\n  names, arguments and defaults; 'T.' or "
+      "'transforms.' before a name is\n  dropped):\n",
+      TransformsHelp(OpKind::kSample),
+      "\n  The batch transforms --batch-transforms takes:\n",
+      TransformsHelp(OpKind::kBatch));
+}
 
 // `rows`, then `more`.
 std::vector<const Setting*> Join(std::vector<const Setting*> rows,
@@ -37,7 +51,7 @@ const std::vector<Command>& Commands() {
        "run the training (or --split val) pipeline over a dataset and report",
        Join(RecipeSettings(),
             {&kEpochsFlag, &kOutputFlag, &kPreviewFlag, &kDeviceCopyFlag}),
-       &RunCommand},
+       &RunCommand, &TransformsListHelp},
       {"normalize", "normalize uint8 images from .npy/PNG/JPEG into a .npy",
        Join({&kInputFlag, &kOutputFlag},
             Join(NormalizationSettings(),
@@ -69,6 +83,7 @@ std::string Help(const Command& c) {
   std::string out = absl::StrCat("usage: fusednorm ", c.name, " [flags]\n  ",
                                  c.summary, "\n");
   for (const Setting* f : c.flags) out += SettingHelp(*f, SettingStyle::kFlag);
+  if (c.more_help != nullptr) out += c.more_help();
   return out;
 }
 

@@ -5,8 +5,12 @@ pass, and a multi-threaded loader around it, from Python.
     op = fusednorm.FusedNormalization(preset="imagenet", dtype="float16",
                                       layout="chw", mode="exact", erase_p=0.5)
     y = op(image)                  # uint8 (H, W, C) or (N, H, W, C) array
-    for images, labels in fusednorm.Loader(data="synthetic", batch_size=64):
+    for images, labels in fusednorm.Loader(dataset="synthetic", batch_size=64):
         ...                        # views of the loader's transfer slots
+
+fusednorm.transforms has torchvision's transforms by name (the Loader's
+train_transforms, val_transforms and batch_transforms take them, or
+torchvision's own).
 
 Arrays cross without copies. bfloat16 outputs come back as torch.bfloat16
 tensors when torch is installed, else as uint16 arrays holding the bits.
@@ -24,9 +28,10 @@ import weakref as _weakref
 import numpy as _np
 
 from fusednorm import _fusednorm
+from fusednorm import transforms
 
 __all__ = ["FusedNormalization", "Loader", "SampleError", "resized_crop",
-           "resize_kernels"]
+           "resize_kernels", "transforms"]
 __version__ = "0.1.0"  # the wheel's version (python/make_wheel.py reads it)
 
 
@@ -134,18 +139,30 @@ SampleError = _fusednorm.SampleError
 
 
 class Loader:
-    """Batches of the standard recipe (`fusednorm run`'s), one epoch per
+    """Batches of a training recipe (`fusednorm run`'s), one epoch per
     iteration. Keywords (the same names, defaults and checks as `fusednorm
     run`'s flags; listed with their defaults in Loader.settings):
 
-    data (an image folder, WebDataset shards "a.tar,b.tar" or
-    "train-{000000..000146}.tar", or "synthetic"), dataset/path (mnist,
-    cifar10), split, images, batch_size, threads, epoch (the first), seed,
-    preset, mean, std, dtype, layout, mode, kernel, size, resize_filter
-    ("pil", "pil12.2", "pil13", "tensor", "bilinear"), on_error ("fail", or "skip": an unreadable
-    sample is zero-filled with label -1), decode_scale (reduced-size JPEG
-    decoding where crops allow: faster, other pixels), rank, world_size,
-    drop_last, pinned, cuda_device, copy.
+    data (an image folder, or WebDataset shards "a.tar,b.tar" or
+    "train-{000000..000146}.tar"), dataset/path (synthetic, the default;
+    mnist, cifar10), split, images, batch_size, threads, epoch (the first),
+    seed, preset, mean, std, dtype, layout, mode, kernel, size,
+    resize_filter ("pil", "pil12.2", "pil13", "tensor", "bilinear"),
+    on_error ("fail", or "skip": an unreadable sample is zero-filled with
+    label -1), decode_scale (reduced-size JPEG decoding where crops allow:
+    faster, other pixels), rank, world_size, drop_last, pinned,
+    cuda_device, copy.
+
+    train_transforms and val_transforms: the splits' transforms, as
+    fusednorm.transforms objects, torchvision's own (v1 or v2, a list or a
+    Compose), or the text `fusednorm run --train-transforms` takes; a
+    Normalize among them sets mean and std, ToTensor and its look-alikes
+    mark where the tensor starts. Default: RandomResizedCrop(size), flip,
+    RandomErasing(0.5) for train; Resize(size * 256 / 224), CenterCrop(size)
+    for val. batch_transforms: MixUp, CutMix or RandomChoice of them, run on
+    each training batch. num_classes: the training split yields float32 soft
+    targets (batch, num_classes) instead of labels, smoothed by
+    label_smoothing.
 
     pinned: "none" (False, the default), "mlock" (True: the OS will not
     swap the slots) or "cuda": every slot is registered with the CUDA
@@ -175,7 +192,7 @@ class Loader:
     settings = _fusednorm.Loader.settings
 
     def __init__(self, **kwargs):
-        self._loader = _fusednorm.Loader(**_distributed(kwargs))
+        self._loader = _fusednorm.Loader(**_distributed(_lists_as_text(kwargs)))
         self._bfloat16 = kwargs.get("dtype") == "bfloat16"
         _live_loaders.add(self)
 
@@ -203,6 +220,19 @@ class Loader:
 
     def __exit__(self, *exc):
         self.close()
+
+
+_LISTS = ("train_transforms", "val_transforms", "batch_transforms")
+
+
+def _lists_as_text(kwargs):
+    """kwargs with the transform lists (fusednorm's or torchvision's objects,
+    a list or a Compose) written as the list grammar's text."""
+    out = dict(kwargs)
+    for key in _LISTS:
+        if out.get(key) is not None and not isinstance(out[key], str):
+            out[key] = transforms.to_text(out[key])
+    return out
 
 
 def _distributed(kwargs):

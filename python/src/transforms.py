@@ -1,0 +1,266 @@
+"""torchvision's transforms as fusednorm runs them: the same names,
+arguments and defaults, and torchvision v1's pixels on a PIL image given
+the same decisions.
+
+    import fusednorm, fusednorm.transforms as T
+    train = [T.RandomResizedCrop(176), T.RandomHorizontalFlip(),
+             T.ColorJitter(0.4, 0.4, 0.4), T.RandomErasing(0.1)]
+    loader = fusednorm.Loader(data="/data/train", train_transforms=train)
+
+Every op can also be used on its own. decide() draws its decisions as a
+loader's worker draws them for sample `index` of `epoch` under `seed`, and
+returns them with torchvision's get_params names; apply() applies given
+decisions (or draws them) to a uint8 (H, W, C) or (H, W) array:
+
+    op = T.ColorJitter(0.4, 0.4, 0.4, 0.1)
+    d = op.decide(224, 224, seed=0, epoch=0, index=5)
+    # {'order': (2, 0, 3, 1), 'brightness': 1.12..., ...}
+    out = op.apply(image, d)
+
+Lists of these objects, torchvision's own transforms (v1 or v2, in a list
+or a Compose), or the text `fusednorm run` takes all make the same lists:
+to_text() writes any of them as that text. A transform or an argument
+fusednorm cannot run is a TypeError naming it, never dropped.
+
+The batch transforms (MixUp, CutMix, RandomChoice of them) run on whole
+batches: decide(height, width, seed=, epoch=, batch=) and apply(images,
+labels, decisions, num_classes=...) -> (images, soft targets).
+"""
+
+from fusednorm import _fusednorm
+
+__all__ = ["Compose", "to_text", "from_torchvision", "op_names"]
+
+
+class Transform:
+    """A per-sample transform (the base of the classes below)."""
+
+    _name = None
+
+    def __init__(self, *args, resize_filter="pil", **kwargs):
+        self._op = _fusednorm.Transform(self._name, args, kwargs, resize_filter)
+
+    @property
+    def _fusednorm_spec(self):
+        return self._op.spec
+
+    def __repr__(self):
+        return self._op.spec
+
+    def __getattr__(self, name):
+        # The arguments, as attributes (torchvision's transforms have them).
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for key, value in self._op.args:
+            if key == name:
+                return value
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def decide(self, height, width, *, seed=0, epoch=0, index=0):
+        """The decisions for an image of height x width, as sample `index`
+        of `epoch` under `seed` gets them in the loader."""
+        return self._op.decide(height, width, seed=seed, epoch=epoch,
+                               index=index)
+
+    def apply(self, image, decisions=None, *, seed=0, epoch=0, index=0):
+        """The op on a uint8 (H, W, C) or (H, W) array with `decisions`
+        (decide()'s dict), or the ones decide(seed=, epoch=, index=) draws.
+        RandomErasing works on the normalized tensor: a float32 (C, H, W)
+        array. Returns a new array."""
+        return self._op.apply(image, decisions, seed=seed, epoch=epoch,
+                              index=index)
+
+    __call__ = apply
+
+    def __reduce__(self):
+        return (_rebuild, (self._op.spec, self._op.resize_filter))
+
+
+class BatchTransform:
+    """A batch transform (the base of MixUp, CutMix and RandomChoice)."""
+
+    _name = None
+
+    def __init__(self, *args, **kwargs):
+        self._op = _fusednorm.BatchTransform(self._name, args, kwargs)
+
+    @property
+    def _fusednorm_spec(self):
+        return self._op.spec
+
+    def __repr__(self):
+        return self._op.spec
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for key, value in self._op.args:
+            if key == name:
+                return value
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def decide(self, height, width, *, seed=0, epoch=0, batch=0):
+        """The decisions for batch `batch` of `epoch` under `seed` of images
+        of height x width (torchvision v2's _get_params names)."""
+        return self._op.decide(height, width, seed=seed, epoch=epoch,
+                               batch=batch)
+
+    def apply(self, images, labels, decisions, *, num_classes,
+              label_smoothing=0.0, layout="chw"):
+        """(mixed images, soft targets) of a float32 or float16 batch,
+        (N, C, H, W) for layout "chw" or (N, H, W, C) for "hwc", and its
+        int labels (-1: a skipped sample, an all-zero target row)."""
+        import numpy as np
+        return self._op.apply(np.asarray(images),
+                              np.asarray(labels, dtype=np.int64), decisions,
+                              num_classes=num_classes,
+                              label_smoothing=label_smoothing, layout=layout)
+
+    def __reduce__(self):
+        return (_rebuild_batch, (self._op.spec,))
+
+
+def _rebuild(spec, resize_filter):
+    t = Transform.__new__(_classes[spec.split("(", 1)[0]])
+    t._op = _fusednorm.Transform.from_spec(spec, resize_filter)
+    return t
+
+
+def _rebuild_batch(spec):
+    t = BatchTransform.__new__(_classes[spec.split("(", 1)[0]])
+    t._op = _fusednorm.BatchTransform.from_spec(spec)
+    return t
+
+
+def _docstring(row):
+    params = ", ".join(p if d is None else f"{p}={d}" for p, d, _ in row["params"])
+    lines = [f"{row['name']}({params}): {row['help']}."]
+    for p, _, h in row["params"]:
+        lines.append(f"    {p}: {h}")
+    return "\n".join(lines)
+
+
+_classes = {}
+for _row in _fusednorm.op_rows():
+    _base = Transform if _row["kind"] == "sample" else BatchTransform
+    _classes[_row["name"]] = type(_row["name"], (_base,), {
+        "_name": _row["name"], "__doc__": _docstring(_row),
+        "__module__": __name__})
+    globals()[_row["name"]] = _classes[_row["name"]]
+    __all__.append(_row["name"])
+del _row, _base
+
+
+def op_names(kind="sample"):
+    """The names of the per-sample ("sample") or batch ("batch") transforms."""
+    return [r["name"] for r in _fusednorm.op_rows() if r["kind"] == kind]
+
+
+class Compose:
+    """A list of transforms, as torchvision's Compose holds one (the Loader
+    takes it, or the plain list)."""
+
+    def __init__(self, transforms):
+        self.transforms = list(transforms)
+
+    def __repr__(self):
+        inner = "".join(f"\n    {t!r}," for t in self.transforms)
+        return f"Compose([{inner}\n])"
+
+
+# ---- torchvision's transforms ----
+
+def _sequence(v):
+    return tuple(v) if isinstance(v, (list, tuple)) else v
+
+
+def _dtype(t):
+    dtype = t.dtype
+    if isinstance(dtype, dict):  # v2's per-type dtypes: the images'
+        values = [v for k, v in dtype.items()
+                  if getattr(k, "__name__", "") in ("Image", "Tensor")
+                  or k == "others"]
+        dtype = values[0] if values else next(iter(dtype.values()))
+    return dtype
+
+
+# torchvision class -> its arguments, read from the object's attributes.
+_TORCHVISION = {
+    "RandomResizedCrop": lambda t: dict(
+        size=_sequence(t.size), scale=_sequence(t.scale),
+        ratio=_sequence(t.ratio), interpolation=t.interpolation,
+        antialias=getattr(t, "antialias", None)),
+    "Resize": lambda t: dict(
+        size=_sequence(t.size), interpolation=t.interpolation,
+        max_size=t.max_size, antialias=getattr(t, "antialias", None)),
+    "CenterCrop": lambda t: dict(size=_sequence(t.size)),
+    "RandomHorizontalFlip": lambda t: dict(p=t.p),
+    "RandomVerticalFlip": lambda t: dict(p=t.p),
+    "ColorJitter": lambda t: dict(
+        brightness=_sequence(t.brightness), contrast=_sequence(t.contrast),
+        saturation=_sequence(t.saturation), hue=_sequence(t.hue)),
+    "Grayscale": lambda t: dict(num_output_channels=t.num_output_channels),
+    "RandomGrayscale": lambda t: dict(p=t.p),
+    "RandomErasing": lambda t: dict(
+        p=t.p, scale=_sequence(t.scale), ratio=_sequence(t.ratio),
+        value=_sequence(t.value), inplace=t.inplace),
+    "Normalize": lambda t: dict(mean=_sequence(t.mean), std=_sequence(t.std),
+                                inplace=t.inplace),
+    "ToTensor": lambda t: {},
+    "PILToTensor": lambda t: {},
+    "ToImage": lambda t: {},
+    "ToImageTensor": lambda t: {},
+    "ToDtype": lambda t: dict(dtype=_dtype(t), scale=getattr(t, "scale", False)),
+    "ConvertImageDtype": lambda t: dict(dtype=t.dtype),
+    "MixUp": lambda t: dict(alpha=t.alpha, num_classes=t.num_classes),
+    "CutMix": lambda t: dict(alpha=t.alpha, num_classes=t.num_classes),
+    "RandomChoice": lambda t: dict(
+        transforms=[from_torchvision(x) for x in t.transforms],
+        p=None if t.p is None else tuple(t.p)),
+}
+_TORCHVISION["Mixup"] = _TORCHVISION["MixUp"]  # torchvision 0.15's names
+_TORCHVISION["Cutmix"] = _TORCHVISION["CutMix"]
+
+
+def _is_torchvision(obj):
+    return type(obj).__module__.split(".")[0] == "torchvision"
+
+
+def from_torchvision(t):
+    """fusednorm's transform for torchvision's `t` (v1 or v2), with every
+    argument it was made with; TypeError naming what fusednorm cannot
+    run."""
+    if isinstance(t, (Transform, BatchTransform)):
+        return t
+    name = type(t).__name__
+    if not _is_torchvision(t) or name not in _TORCHVISION:
+        known = ", ".join(sorted(set(_TORCHVISION) - {"Mixup", "Cutmix"}))
+        raise TypeError(f"{type(t).__module__}.{name} is not a transform "
+                        f"fusednorm runs; it runs: {known}")
+    ours = {"Mixup": "MixUp", "Cutmix": "CutMix"}.get(name, name)
+    return _classes[ours](**_TORCHVISION[name](t))
+
+
+def _items(transforms):
+    if isinstance(transforms, (Transform, BatchTransform)) or (
+            _is_torchvision(transforms) and type(transforms).__name__ != "Compose"):
+        return [transforms]
+    if hasattr(transforms, "transforms") and not isinstance(transforms, (list, tuple)):
+        return list(transforms.transforms)  # ours or torchvision's Compose
+    if isinstance(transforms, (list, tuple)):
+        out = []
+        for t in transforms:
+            out.extend(_items(t) if type(t).__name__ == "Compose" else [t])
+        return out
+    raise TypeError(f"a transform list must be a str, a list or a Compose, "
+                    f"not {type(transforms).__name__}")
+
+
+def to_text(transforms):
+    """The list grammar's text of `transforms`: a str (returned as it is),
+    or a list, tuple or Compose (fusednorm's or torchvision's) of
+    fusednorm's or torchvision's transforms."""
+    if isinstance(transforms, str):
+        return transforms
+    return ", ".join(from_torchvision(t)._fusednorm_spec
+                     for t in _items(transforms))

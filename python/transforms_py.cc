@@ -1,0 +1,440 @@
+// The op table's binding (transforms_py.h). Python arguments become the
+// same argument values the list grammar reads (ops/arg_value.h): an int,
+// float, bool, None, str, a tuple or list of them, an enum whose value is a
+// str (torchvision's InterpolationMode: its value, `bicubic`), a torch
+// dtype (`torch.float32`), or one of fusednorm.transforms' objects (its
+// spec). Decisions go back and forth as dicts of such values.
+#include "python/transforms_py.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/formats.h"
+#include "ops/batch_ops.h"
+#include "ops/fused_ops.h"
+#include "ops/op_args.h"
+#include "ops/op_table.h"
+#include "ops/transform_list.h"
+#include "python/convert.h"
+#include "python/gil.h"
+#include "rng/philox.h"
+
+namespace fusednorm {
+namespace {
+
+constexpr int kMaxDepth = 32;
+
+std::string TypeName(py::handle v) {
+  return py::str(py::type::of(v).attr("__name__"));
+}
+
+// The one op a spec text names.
+OpCall ParseSpec(const std::string& spec) {
+  std::vector<OpCall> calls = Value(ParseTransformList(spec, "spec"));
+  if (calls.size() != 1)
+    throw py::value_error(absl::StrCat("\"", spec, "\" is not one op"));
+  return std::move(calls[0]);
+}
+
+ArgValue ToArgValue(py::handle v, int depth) {
+  if (depth > kMaxDepth) throw py::value_error("arguments are nested too deeply");
+  if (v.is_none()) return ArgValue::None();
+  if (PyBool_Check(v.ptr())) return ArgValue::Bool(v.ptr() == Py_True);
+  if (PyLong_Check(v.ptr()) ||
+      (PyIndex_Check(v.ptr()) && !PyFloat_Check(v.ptr()))) {
+    int overflow = 0;
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+    if (!index) throw py::error_already_set();
+    const long long x = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow != 0) {
+      throw py::value_error(absl::StrCat(std::string(py::repr(v)),
+                                         " is too large for an integer"));
+    }
+    return ArgValue::Int(x);
+  }
+  if (PyFloat_Check(v.ptr())) return ArgValue::Float(PyFloat_AsDouble(v.ptr()));
+  if (PyUnicode_Check(v.ptr())) return ArgValue::Text(py::str(v));
+  if (PyTuple_Check(v.ptr()) || PyList_Check(v.ptr())) {
+    std::vector<ArgValue> items;
+    for (py::handle item : py::reinterpret_borrow<py::sequence>(v))
+      items.push_back(ToArgValue(item, depth + 1));
+    return ArgValue::Tuple(std::move(items));
+  }
+  if (py::hasattr(v, "_fusednorm_spec")) {
+    ArgValue call;
+    call.kind = ArgValue::Kind::kCall;
+    call.call = std::make_shared<const OpCall>(
+        ParseSpec(py::str(v.attr("_fusednorm_spec"))));
+    return call;
+  }
+  const std::string type = TypeName(v);
+  const std::string module = py::str(py::type::of(v).attr("__module__"));
+  if (module.rfind("torch", 0) == 0 && type == "dtype")
+    return ArgValue::Name(py::str(v));
+  // An enum with a str value (torchvision's InterpolationMode).
+  if (py::hasattr(v, "value") && py::hasattr(v, "name") &&
+      PyUnicode_Check(v.attr("value").ptr())) {
+    return ArgValue::Name(py::str(v.attr("value")));
+  }
+  // NumPy's floats and other numbers.
+  if (PyNumber_Check(v.ptr()) && py::hasattr(v, "__float__"))
+    return ArgValue::Float(py::float_(py::reinterpret_borrow<py::object>(v)));
+  throw py::type_error(absl::StrCat("an argument of type ", type,
+                                    " is not one fusednorm's transforms take "
+                                    "(numbers, None, True/False, str, tuples, "
+                                    "InterpolationMode, torch dtypes)"));
+}
+
+py::object FromArgValue(const ArgValue& v) {
+  switch (v.kind) {
+    case ArgValue::Kind::kNone:
+      return py::none();
+    case ArgValue::Kind::kBool:
+      return py::bool_(v.boolean);
+    case ArgValue::Kind::kInt:
+      return py::int_(v.integer);
+    case ArgValue::Kind::kFloat:
+      return py::float_(v.number);
+    case ArgValue::Kind::kText:
+    case ArgValue::Kind::kName:
+      return py::str(v.text);
+    case ArgValue::Kind::kTuple: {
+      py::tuple t(v.items.size());
+      for (size_t i = 0; i < v.items.size(); ++i) t[i] = FromArgValue(v.items[i]);
+      return std::move(t);
+    }
+    case ArgValue::Kind::kCall:
+      return py::str(FormatArg(v));
+  }
+  return py::none();
+}
+
+// An OpCall of `name` with Python arguments.
+OpCall MakeCall(const std::string& name, const py::tuple& args,
+                const py::dict& kwargs) {
+  OpCall call;
+  call.name = name;
+  for (py::handle a : args) call.args.push_back({"", ToArgValue(a, 0)});
+  for (const auto& [k, v] : kwargs)
+    call.args.push_back({std::string(py::str(k)), ToArgValue(v, 0)});
+  return call;
+}
+
+py::dict ToDict(const std::vector<NamedArg>& fields) {
+  py::dict d;
+  for (const NamedArg& f : fields) d[py::str(f.name)] = FromArgValue(f.value);
+  return d;
+}
+
+std::vector<NamedArg> FromDict(const py::dict& d) {
+  std::vector<NamedArg> fields;
+  for (const auto& [k, v] : d)
+    fields.push_back({std::string(py::str(k)), ToArgValue(v, 0)});
+  return fields;
+}
+
+py::list Args(const std::vector<NamedArg>& args) {
+  py::list out;
+  for (const NamedArg& a : args)
+    out.append(py::make_tuple(a.name, FromArgValue(a.value)));
+  return out;
+}
+
+// A uint8 (H, W, C) or (H, W) array as an image view; `gray` says it was 2-D.
+ImageView ReadImage(const py::buffer& image, bool* gray) {
+  const py::buffer_info b = image.request();
+  *gray = b.ndim == 2;
+  if (*gray) {
+    if (b.format != py::format_descriptor<uint8_t>::format())
+      throw py::type_error("image must hold uint8 values");
+    if (b.shape[1] > 1 && b.strides[1] != 1)
+      throw py::value_error("image rows must be contiguous");
+    return ImageView{absl::MakeConstSpan(static_cast<const uint8_t*>(b.ptr),
+                                         b.shape[0] == 0
+                                             ? 0
+                                             : static_cast<size_t>(
+                                                   (b.shape[0] - 1) *
+                                                       b.strides[0] +
+                                                   b.shape[1])),
+                     b.shape[0], b.shape[1], 1, b.strides[0]};
+  }
+  const Images im = ReadImages(image);
+  if (im.batched) throw py::value_error("image must have shape (H, W, C) or (H, W)");
+  return ImageView{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w, im.c,
+                   im.row_stride};
+}
+
+class PyTransform {
+ public:
+  PyTransform(const std::string& name, const py::tuple& args,
+              const py::dict& kwargs, const std::string& resize_filter)
+      : context_{Value(ParseResizeFilter(resize_filter))} {
+    op_ = Value(MakeTransform(MakeCall(name, args, kwargs), context_));
+  }
+
+  static PyTransform FromSpec(const std::string& spec,
+                              const std::string& resize_filter) {
+    PyTransform t;
+    t.context_ = {Value(ParseResizeFilter(resize_filter))};
+    t.op_ = Value(MakeTransform(ParseSpec(spec), t.context_));
+    return t;
+  }
+
+  std::string spec() const { return op_->name(); }
+  std::string name() const { return op_->op_name(); }
+  py::list args() const { return Args(op_->args()); }
+  std::string resize_filter() const {
+    return ResizeFilterName(context_.resize_filter);
+  }
+
+  py::dict Decide(int64_t height, int64_t width, uint64_t seed, uint32_t epoch,
+                  uint64_t index) const {
+    if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide) {
+      throw py::value_error(absl::StrCat("image size ", height, "x", width,
+                                         ": sides must be in 1..", kMaxSide));
+    }
+    if (index >= kSampleIndexLimit)
+      throw py::value_error(absl::StrCat("index = ", index, " is too large"));
+    SampleStream stream(seed, epoch, index);
+    return ToDict(op_->DecisionFields(op_->Decide({height, width}, stream)));
+  }
+
+  py::array Apply(const py::buffer& image, std::optional<py::dict> decisions,
+                  uint64_t seed, uint32_t epoch, uint64_t index) const {
+    if (op_->fused_part() == PreprocessOp::FusedPart::kErase)
+      return Erase(image, decisions, seed, epoch, index);
+    bool gray = false;
+    const ImageView view = ReadImage(image, &gray);
+    OpDecision d;
+    if (decisions) {
+      d = Value(op_->DecisionFromFields(FromDict(*decisions),
+                                        {view.height, view.width}));
+    } else {
+      const py::dict drawn = Decide(view.height, view.width, seed, epoch, index);
+      d = Value(op_->DecisionFromFields(FromDict(drawn),
+                                        {view.height, view.width}));
+    }
+    Image out;
+    Raise(WithoutGil([&] {
+      FUSEDNORM_RETURN_IF_ERROR(ValidateImage(view));
+      thread_local OpWorkspace ws;
+      return op_->Apply(view, d, &ws, &out);
+    }));
+    std::vector<py::ssize_t> shape = {out.height, out.width};
+    if (!(gray && out.channels == 1)) shape.push_back(out.channels);
+    py::array_t<uint8_t> result(shape);
+    std::memcpy(result.mutable_data(), out.pixels.data(), out.pixels.size());
+    return std::move(result);
+  }
+
+ private:
+  PyTransform() = default;
+
+  // RandomErasing on a float32 (C, H, W) tensor, as torchvision's: a copy
+  // with the decision's rectangle set to the op's value.
+  py::array Erase(const py::buffer& tensor, std::optional<py::dict> decisions,
+                  uint64_t seed, uint32_t epoch, uint64_t index) const {
+    py::array_t<float, py::array::c_style | py::array::forcecast> in(
+        py::reinterpret_borrow<py::object>(tensor));
+    if (in.ndim() != 3) {
+      throw py::value_error(
+          "RandomErasing works on the normalized tensor: a float32 (C, H, W) "
+          "array");
+    }
+    const int64_t C = in.shape(0), H = in.shape(1), W = in.shape(2);
+    const py::dict fields = decisions ? *decisions : Decide(H, W, seed, epoch, index);
+    const OpDecision d = Value(op_->DecisionFromFields(FromDict(fields), {H, W}));
+    const auto& erase = static_cast<const RandomErasing&>(*op_).options();
+    if (erase.value.size() > 1 && erase.value.size() != static_cast<size_t>(C)) {
+      throw py::value_error(absl::StrCat("RandomErasing value has ",
+                                         erase.value.size(),
+                                         " values for a tensor of ", C,
+                                         " channels"));
+    }
+    py::array_t<float> out({C, H, W});
+    std::memcpy(out.mutable_data(), in.data(), sizeof(float) * C * H * W);
+    float* o = out.mutable_data();
+    for (int64_t c = 0; c < C && d.apply; ++c) {
+      const float v = erase.value.empty()
+                          ? 0.0f
+                          : erase.value[std::min<size_t>(c, erase.value.size() - 1)];
+      for (int64_t y = d.erase.top; y < d.erase.top + d.erase.height; ++y) {
+        for (int64_t x = d.erase.left; x < d.erase.left + d.erase.width; ++x)
+          o[(c * H + y) * W + x] = v;
+      }
+    }
+    return std::move(out);
+  }
+
+  OpContext context_;
+  std::shared_ptr<const PreprocessOp> op_;
+};
+
+// The dtype and layout of a float batch array: float32 or float16, (N, C,
+// H, W) (chw) or (N, H, W, C) (hwc).
+BatchShape ShapeOf(const py::array& images, const std::string& layout) {
+  BatchShape s;
+  if (images.dtype().is(py::dtype::of<float>())) {
+    s.dtype = DType::kFloat32;
+  } else if (images.dtype().kind() == 'f' && images.dtype().itemsize() == 2) {
+    s.dtype = DType::kFloat16;
+  } else {
+    throw py::type_error("images must be float32 or float16");
+  }
+  if (images.ndim() != 4) throw py::value_error("images must have 4 dimensions");
+  if (layout == "chw") {
+    s.layout = Layout::kCHW;
+    s.channels = static_cast<int>(images.shape(1));
+    s.height = images.shape(2);
+    s.width = images.shape(3);
+  } else if (layout == "hwc") {
+    s.layout = Layout::kHWC;
+    s.height = images.shape(1);
+    s.width = images.shape(2);
+    s.channels = static_cast<int>(images.shape(3));
+  } else {
+    throw py::value_error(absl::StrCat("layout \"", layout,
+                                       "\" is not one of chw, hwc"));
+  }
+  s.sample_bytes = static_cast<size_t>(images.nbytes() /
+                                       std::max<py::ssize_t>(1, images.shape(0)));
+  return s;
+}
+
+class PyBatchTransform {
+ public:
+  PyBatchTransform(const std::string& name, const py::tuple& args,
+                   const py::dict& kwargs) {
+    op_ = Value(MakeBatchTransform(MakeCall(name, args, kwargs), {}));
+  }
+  static PyBatchTransform FromSpec(const std::string& spec) {
+    PyBatchTransform t;
+    t.op_ = Value(MakeBatchTransform(ParseSpec(spec), {}));
+    return t;
+  }
+
+  std::string spec() const { return op_->name(); }
+  std::string name() const { return op_->op_name(); }
+  py::list args() const { return Args(op_->args()); }
+
+  // The batch's decisions for images of height x width: batch `batch` of
+  // epoch `epoch` under `seed`, as the loader draws them.
+  py::dict Decide(int64_t height, int64_t width, uint64_t seed, uint32_t epoch,
+                  uint64_t batch) const {
+    if (height < 1 || width < 1)
+      throw py::value_error("height and width must be >= 1");
+    if (batch >= (uint64_t{1} << 62))
+      throw py::value_error(absl::StrCat("batch = ", batch, " is too large"));
+    SampleStream stream(seed, epoch, (uint64_t{1} << 62) + batch);
+    return ToDict(op_->DecisionFields(op_->Decide({height, width}, stream)));
+  }
+
+  // (mixed images, soft targets) of a float batch and its int labels.
+  py::tuple Apply(const py::array& images, const py::array_t<int64_t>& labels,
+                  const py::dict& decisions, int64_t num_classes,
+                  double label_smoothing, const std::string& layout) const {
+    const BatchShape s = ShapeOf(images, layout);
+    const int64_t n = images.shape(0);
+    if (labels.ndim() != 1 || labels.shape(0) != n)
+      throw py::value_error("labels must have shape (N,) for N images");
+    if (num_classes < 1) throw py::value_error("num_classes must be >= 1");
+    if (!(label_smoothing >= 0 && label_smoothing <= 1))
+      throw py::value_error("label_smoothing must be in [0, 1]");
+    const BatchDecision d = Value(
+        op_->DecisionFromFields(FromDict(decisions), {s.height, s.width}));
+    std::vector<int64_t> l(labels.data(), labels.data() + n);
+    for (const int64_t x : l) {
+      if (x < -1 || x >= num_classes) {
+        throw py::value_error(absl::StrCat("label ", x, " is not in 0..",
+                                           num_classes - 1, " (or -1)"));
+      }
+    }
+    py::array out = py::array(images.dtype(), std::vector<py::ssize_t>(
+                                                  images.shape(),
+                                                  images.shape() + 4));
+    py::array contiguous = py::array::ensure(images, py::array::c_style);
+    std::memcpy(out.mutable_data(), contiguous.data(), images.nbytes());
+    py::array_t<float> targets({n, num_classes});
+    WithoutGil([&] {
+      std::vector<uint8_t> scratch;
+      MixBatch(d, s, static_cast<uint8_t*>(out.mutable_data()),
+               static_cast<size_t>(n), &scratch);
+      MakeTargets(d, l, num_classes, label_smoothing, targets.mutable_data());
+    });
+    return py::make_tuple(out, targets);
+  }
+
+ private:
+  PyBatchTransform() = default;
+  std::shared_ptr<const BatchOp> op_;
+};
+
+py::list OpRowsList() {
+  py::list rows;
+  for (const OpRow& r : OpRows()) {
+    py::list params;
+    for (const OpParam& p : r.params) {
+      params.append(py::make_tuple(
+          p.name, p.default_text ? py::object(py::str(p.default_text)) : py::none(),
+          p.help));
+    }
+    py::dict row;
+    row["name"] = r.name;
+    row["kind"] = r.kind == OpKind::kSample ? "sample" : "batch";
+    row["help"] = r.help;
+    row["params"] = params;
+    rows.append(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+void BindTransforms(py::module_& m) {
+  m.def("op_rows", &OpRowsList);
+  m.def("parse_value", [](const std::string& text) {
+    return FromArgValue(Value(ParseArgValue(text)));
+  });
+  py::class_<PyTransform>(m, "Transform")
+      .def(py::init<const std::string&, const py::tuple&, const py::dict&,
+                    const std::string&>(),
+           py::arg("name"), py::arg("args"), py::arg("kwargs"),
+           py::arg("resize_filter") = "pil")
+      .def_static("from_spec", &PyTransform::FromSpec, py::arg("spec"),
+                  py::arg("resize_filter") = "pil")
+      .def_property_readonly("spec", &PyTransform::spec)
+      .def_property_readonly("name", &PyTransform::name)
+      .def_property_readonly("args", &PyTransform::args)
+      .def_property_readonly("resize_filter", &PyTransform::resize_filter)
+      .def("decide", &PyTransform::Decide, py::arg("height"), py::arg("width"),
+           py::kw_only(), py::arg("seed") = 0, py::arg("epoch") = 0,
+           py::arg("index") = 0)
+      .def("apply", &PyTransform::Apply, py::arg("image"),
+           py::arg("decisions") = py::none(), py::kw_only(),
+           py::arg("seed") = 0, py::arg("epoch") = 0, py::arg("index") = 0);
+  py::class_<PyBatchTransform>(m, "BatchTransform")
+      .def(py::init<const std::string&, const py::tuple&, const py::dict&>(),
+           py::arg("name"), py::arg("args"), py::arg("kwargs"))
+      .def_static("from_spec", &PyBatchTransform::FromSpec, py::arg("spec"))
+      .def_property_readonly("spec", &PyBatchTransform::spec)
+      .def_property_readonly("name", &PyBatchTransform::name)
+      .def_property_readonly("args", &PyBatchTransform::args)
+      .def("decide", &PyBatchTransform::Decide, py::arg("height"),
+           py::arg("width"), py::kw_only(), py::arg("seed") = 0,
+           py::arg("epoch") = 0, py::arg("batch") = 0)
+      .def("apply", &PyBatchTransform::Apply, py::arg("images"),
+           py::arg("labels"), py::arg("decisions"), py::kw_only(),
+           py::arg("num_classes"), py::arg("label_smoothing") = 0.0,
+           py::arg("layout") = "chw");
+}
+
+}  // namespace fusednorm
