@@ -16,15 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "pipeline/chain.h"
+#include "pipeline/epoch_order.h"
 #include "pipeline/runner.h"
 #include "pipeline/transfer_station.h"
 
 namespace fusednorm {
 namespace {
-
-// The epoch's shuffle draws from this sample index's stream, which no sample
-// uses (sample indices are dataset indices, far below it).
-constexpr uint64_t kShuffleStream = (uint64_t{1} << 63) - 1;
 
 // Global batch b's batch transform draws from stream kBatchStreams + b.
 constexpr uint64_t kBatchStreams = uint64_t{1} << 62;
@@ -65,6 +62,10 @@ absl::Status LoaderSettings::Validate(size_t sample_bytes) const {
   if (world < 1 || rank < 0 || rank >= world) {
     return InvalidArgumentCat("shard rank = ", rank, ", world size = ", world,
                               ": need 0 <= rank < world size");
+  }
+  if (repeats < 1 || repeats > kMaxRepeats) {
+    return InvalidArgumentCat("repeated_augmentations = ", repeats,
+                              " must be in 1..", kMaxRepeats);
   }
   if (sample_bytes > 0 && batch_size > kMaxBatchBytes / sample_bytes) {
     return InvalidArgumentCat("batch_size = ", batch_size, " samples of ",
@@ -111,8 +112,7 @@ struct EpochLoader::Impl {
   const Chain* chain = nullptr;
   LoaderSettings s;
   uint32_t epoch = 0;
-  std::vector<uint64_t> order;       // dataset indices in epoch order
-  std::vector<uint64_t> my_batches;  // global batch numbers of this rank
+  std::unique_ptr<EpochOrder> order;  // this rank's batches and samples
   // Task number of each local batch's first sample.
   std::vector<size_t> first_task;
   size_t total_tasks = 0;
@@ -139,9 +139,7 @@ struct EpochLoader::Impl {
 
   size_t samples = 0;  // of the epoch, over all ranks
 
-  size_t BatchCount(size_t j) const {
-    return s.BatchSamples(my_batches[j], samples);
-  }
+  size_t BatchCount(size_t j) const { return order->BatchSamples(j); }
   size_t BatchOfTask(size_t t) const {
     return std::upper_bound(first_task.begin(), first_task.end(), t) -
            first_task.begin() - 1;
@@ -149,26 +147,20 @@ struct EpochLoader::Impl {
 
   // The epoch's order and this rank's batches.
   void Plan() {
-    const size_t n = samples = s.epoch_samples(dataset->size());
-    order.resize(n);
-    for (size_t i = 0; i < n; ++i) order[i] = i;
-    if (s.shuffle) {
-      SampleStream r(s.seed, epoch, kShuffleStream);  // Fisher-Yates
-      for (size_t i = n - 1; i > 0; --i)
-        std::swap(order[i], order[r.UniformInt(0, static_cast<int64_t>(i))]);
-    }
-    my_batches = s.RankBatches(n);
-    for (uint64_t g : my_batches) {
+    samples = s.epoch_samples(dataset->size());
+    order = std::make_unique<EpochOrder>(s, epoch, samples);
+    for (size_t j = 0; j < order->batches(); ++j) {
       first_task.push_back(total_tasks);
-      total_tasks += s.BatchSamples(g, n);
+      total_tasks += order->BatchSamples(j);
     }
   }
 
   // Runs one sample into position `pos` of `slot` with the worker's
   // buffers; returns its label. Running out of memory fails the sample.
-  absl::StatusOr<int64_t> Process(uint64_t index, const Slot& slot, size_t pos,
-                                  Workspace* ws) {
-    SampleStream stream(s.seed, epoch, index);
+  absl::StatusOr<int64_t> Process(EpochOrder::Sample sample, const Slot& slot,
+                                  size_t pos, Workspace* ws) {
+    const uint64_t index = sample.index;
+    SampleStream stream(s.seed, epoch, sample.stream);
     try {
       absl::StatusOr<int64_t> label = RunSample(
           *chain, *dataset, index, stream, {s.crop_decode, s.decode_scale},
@@ -191,8 +183,8 @@ struct EpochLoader::Impl {
   absl::Status OpenBatch(size_t j, size_t r) {
     FUSEDNORM_ASSIGN_OR_RETURN(Slot slot, station->Acquire());
     auto b = std::make_unique<Batch>();
-    b->global_index = my_batches[j];
-    b->padding = my_batches[j] >= s.global_batches(samples);
+    b->global_index = order->BatchNumber(j);
+    b->padding = order->Padding(j);
     b->data = slot.data();
     b->slot = std::move(slot);
     b->sample_bytes = chain->sample_bytes;
@@ -278,18 +270,16 @@ struct EpochLoader::Impl {
           return;
         }
       }
-      // Padding batches (past the epoch's end) wrap around to its start.
-      const uint64_t index =
-          order[(my_batches[j] * s.batch_size + pos) % samples];
+      const EpochOrder::Sample sample = order->At(j, pos);
       const Slot& slot = filling[r]->slot;
       lock.unlock();
-      const absl::StatusOr<int64_t> label = Process(index, slot, pos, &ws);
+      const absl::StatusOr<int64_t> label = Process(sample, slot, pos, &ws);
       if (!label.ok()) {
         std::memset(slot.data() + pos * chain->sample_bytes, 0,
                     chain->sample_bytes);
       }
       lock.lock();
-      if (!Record(r, pos, index, label)) continue;
+      if (!Record(r, pos, sample.index, label)) continue;
       Batch* batch = filling[r].get();
       lock.unlock();
       FinishBatch(batch, &ws);
@@ -302,7 +292,7 @@ struct EpochLoader::Impl {
   // Whether Next() has its answer (under mu).
   bool Ready() const {
     const size_t j = handed_out;
-    if (stop || j >= my_batches.size()) return true;
+    if (stop || j >= order->batches()) return true;
     const size_t r = j % s.slots;
     return opened[r] == j && complete[r];
   }
@@ -370,7 +360,7 @@ void EpochLoader::Cancel() {
   impl_->StopLocked();
 }
 
-size_t EpochLoader::batches() const { return impl_->my_batches.size(); }
+size_t EpochLoader::batches() const { return impl_->order->batches(); }
 
 size_t EpochLoader::max_in_flight() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -402,7 +392,7 @@ absl::StatusOr<BatchRef> EpochLoader::Next() {
   if (!m.fatal.ok()) return m.fatal;
   if (m.stop) return absl::CancelledError("the epoch was cancelled");
   const size_t j = m.handed_out;
-  if (j >= m.my_batches.size()) return nullptr;
+  if (j >= m.order->batches()) return nullptr;
   const size_t r = j % m.s.slots;
   BatchRef batch = std::move(m.filling[r]);
   ++m.handed_out;

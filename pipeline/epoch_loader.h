@@ -87,6 +87,10 @@ struct LoaderSettings {
   // and together are the single-process epoch, for any world size.
   int rank = 0, world = 1;
   bool drop_last = false;
+  // Repeated augmentations (torchvision's RASampler), training only: each
+  // sample `repeats` times per epoch, the repeats dealt to different ranks,
+  // each with its own decisions (pipeline/epoch_order.h); 1: off.
+  int repeats = 1;
   ErrorPolicy policy = ErrorPolicy::kFail;
   // Decode only the first op's window of JPEGs (the same bytes come out;
   // off only to measure what it saves).

@@ -13,6 +13,7 @@
 #include "core/format_names.h"
 #include "core/status.h"
 #include "pipeline/chain.h"
+#include "pipeline/epoch_order.h"
 #include "pipeline/transfer_station.h"
 
 namespace fusednorm {
@@ -27,6 +28,15 @@ struct Preprocessor::State {
   std::vector<std::shared_ptr<TransferStation>> stations;
 
   const Chain& chain(Split s) const { return s == Split::kTrain ? train : val; }
+
+  // The loader settings an epoch of `s` runs with: shuffled and repeated
+  // for training only.
+  LoaderSettings Settings(Split s) const {
+    LoaderSettings l = loader;
+    l.shuffle = l.shuffle && s == Split::kTrain;
+    if (s != Split::kTrain) l.repeats = 1;
+    return l;
+  }
 
   // The pool of slots of `bytes`, made on first use.
   absl::StatusOr<std::shared_ptr<TransferStation>> Station(size_t bytes) {
@@ -182,6 +192,11 @@ PreprocessorBuilder& PreprocessorBuilder::targets(int64_t num_classes,
   return *this;
 }
 
+PreprocessorBuilder& PreprocessorBuilder::repeated_augmentations(int n) {
+  loader_.repeats = n;
+  return *this;
+}
+
 PreprocessorBuilder& PreprocessorBuilder::error_policy(ErrorPolicy p) {
   loader_.policy = p;
   return *this;
@@ -253,6 +268,9 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   options.allow_erase = false;
   FUSEDNORM_ASSIGN_OR_RETURN(st->val, BuildChain(val_, options));
   FUSEDNORM_RETURN_IF_ERROR(AddTargets(&st->train));
+  FUSEDNORM_RETURN_IF_ERROR(CheckRepeats(
+      loader_.repeats, loader_.epoch_samples(st->dataset->size()),
+      loader_.world));
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->train.sample_bytes));
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->val.sample_bytes));
   st->loader = loader_;
@@ -288,14 +306,14 @@ size_t Preprocessor::batch_size() const { return state_->loader.batch_size; }
 size_t Preprocessor::samples_per_epoch() const {
   return state_->loader.epoch_samples(state_->dataset->size());
 }
-size_t Preprocessor::local_samples_per_epoch() const {
-  return state_->loader.local_samples(samples_per_epoch());
+size_t Preprocessor::local_samples_per_epoch(Split split) const {
+  return EpochOrder::LocalSamples(state_->Settings(split),
+                                  samples_per_epoch());
 }
 int Preprocessor::threads() const { return state_->loader.threads; }
 const Dataset& Preprocessor::dataset() const { return *state_->dataset; }
-size_t Preprocessor::batches_per_epoch() const {
-  const LoaderSettings& l = state_->loader;
-  return l.local_batches(l.epoch_samples(state_->dataset->size()));
+size_t Preprocessor::batches_per_epoch(Split split) const {
+  return EpochOrder::LocalBatches(state_->Settings(split), samples_per_epoch());
 }
 
 std::string Preprocessor::Describe(Split split) const {
@@ -319,8 +337,7 @@ std::string Preprocessor::Describe(Split split) const {
 
 absl::StatusOr<std::unique_ptr<EpochLoader>> Preprocessor::StartEpoch(
     Split split, uint32_t epoch) const {
-  LoaderSettings settings = state_->loader;
-  settings.shuffle = settings.shuffle && split == Split::kTrain;
+  const LoaderSettings settings = state_->Settings(split);
   const Chain& chain = state_->chain(split);
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
   FUSEDNORM_ASSIGN_OR_RETURN(

@@ -89,12 +89,13 @@ class Preprocessor {
   size_t batch_size() const;
   int threads() const;
   const Dataset& dataset() const;
-  // Batches of an epoch for this rank.
-  size_t batches_per_epoch() const;
+  // Batches of a split's epoch for this rank.
+  size_t batches_per_epoch(Split split) const;
   // Samples of an epoch, over all ranks (the dataset's first `samples`), and
-  // those of this rank's batches.
+  // those of this rank's batches of a split (with repeated augmentations,
+  // training's differ).
   size_t samples_per_epoch() const;
-  size_t local_samples_per_epoch() const;
+  size_t local_samples_per_epoch(Split split) const;
 
  private:
   friend class PreprocessorBuilder;
@@ -173,6 +174,10 @@ class PreprocessorBuilder {
   PreprocessorBuilder& samples(size_t n);
   PreprocessorBuilder& shard(int rank, int world_size);
   PreprocessorBuilder& error_policy(ErrorPolicy policy);
+  // torchvision's RASampler for the training split: each sample `n` times
+  // an epoch, dealt to different ranks, each repeat with its own
+  // decisions (pipeline/epoch_order.h); 1 (the default): off.
+  PreprocessorBuilder& repeated_augmentations(int n);
   // Whether JPEGs are decoded only over the first op's window (default on;
   // byte-identical batches either way: pipeline/real_ops.h).
   PreprocessorBuilder& crop_decode(bool on);

@@ -283,10 +283,10 @@ TEST(Preprocessor, ShardsPartitionTheSingleProcessEpoch) {
         l.drop_last = drop_last;
         absl::StatusOr<Preprocessor> p = SeedExample(data).loader(l).Commit();
         ASSERT_TRUE(p.ok());
-        EXPECT_EQ(p->batches_per_epoch(),
+        EXPECT_EQ(p->batches_per_epoch(Split::kTrain),
                   drop_last ? 5u / world : (5u + world - 1) / world);
         const EpochResult r = RunEpoch(*p, Split::kTrain, 1);
-        EXPECT_EQ(r.bytes.size(), p->batches_per_epoch()) << rank;
+        EXPECT_EQ(r.bytes.size(), p->batches_per_epoch(Split::kTrain)) << rank;
         for (const auto& [g, bytes] : r.bytes) {
           EXPECT_EQ(g % world, static_cast<uint64_t>(rank));
           EXPECT_EQ(r.padding.count(g) == 1, g >= 5) << g;

@@ -10,6 +10,7 @@
 #include "ops/op_settings.h"
 #include "ops/resize.h"
 #include "pipeline/epoch_loader.h"
+#include "pipeline/epoch_order.h"
 #include "pipeline/preprocessor.h"
 
 namespace fusednorm {
@@ -158,6 +159,18 @@ const Setting kLabelSmoothingSetting{
     "cross_entropy smooths them",
     {}, 0, 1};
 
+const Setting kRepeatedAugmentationsSetting{
+    "repeated_augmentations",
+    SettingType::kInt,
+    "1",
+    "torchvision's RASampler for the training split: each sample N times an "
+    "epoch, the repeats dealt to different ranks, each with its own "
+    "decisions; an epoch keeps floor(samples / 256) * 256 / world_size "
+    "samples per rank (1: off)",
+    {},
+    1,
+    kMaxRepeats};
+
 std::vector<const Setting*> RecipeSettings() {
   std::vector<const Setting*> rows = {
       &kDataSetting,        &kDatasetSetting,      &kPathSetting,
@@ -167,7 +180,8 @@ std::vector<const Setting*> RecipeSettings() {
       &kDecodeScaleSetting, &kRankSetting,         &kWorldSizeSetting,
       &kDropLastSetting,    &kPinnedSetting,       &kCudaDeviceSetting,
       &kTrainTransformsSetting, &kValTransformsSetting,
-      &kBatchTransformsSetting, &kNumClassesSetting, &kLabelSmoothingSetting};
+      &kBatchTransformsSetting, &kNumClassesSetting, &kLabelSmoothingSetting,
+      &kRepeatedAugmentationsSetting};
   for (const Setting* s : NormalizationSettings()) rows.push_back(s);
   return rows;
 }
@@ -213,6 +227,9 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   l.rank = static_cast<int>(rank);
   l.world = static_cast<int>(world);
   FUSEDNORM_ASSIGN_OR_RETURN(l.drop_last, v.Bool(kDropLastSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t repeats,
+                             v.Int(kRepeatedAugmentationsSetting));
+  l.repeats = static_cast<int>(repeats);
   FUSEDNORM_ASSIGN_OR_RETURN(l.pinning, v.Enum(kPinnedSetting, PinningNames()));
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t device, v.Int(kCudaDeviceSetting));
   l.cuda_device = static_cast<int>(device);

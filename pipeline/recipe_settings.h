@@ -35,6 +35,7 @@ extern const Setting kValTransformsSetting;
 extern const Setting kBatchTransformsSetting;
 extern const Setting kNumClassesSetting;
 extern const Setting kLabelSmoothingSetting;
+extern const Setting kRepeatedAugmentationsSetting;
 
 // Every row RecipeFromSettings reads: the recipe's and the op's
 // normalization, seed.

@@ -276,7 +276,7 @@ class PyLoader {
     });
   }
 
-  size_t batches() const { return core_->preprocessor->batches_per_epoch(); }
+  size_t batches() const { return core_->preprocessor->batches_per_epoch(core_->options.split); }
   std::string Describe() const {
     return core_->preprocessor->Describe(core_->options.split);
   }

@@ -137,7 +137,7 @@ absl::StatusOr<std::optional<NpyWriter>> OutputFile(const Preprocessor& p,
                                                     const RunOptions& o) {
   if (o.output.empty()) return std::nullopt;
   const int64_t count =
-      static_cast<int64_t>(p.local_samples_per_epoch()) * o.epochs;
+      static_cast<int64_t>(p.local_samples_per_epoch(o.recipe.split)) * o.epochs;
   FUSEDNORM_ASSIGN_OR_RETURN(
       NpyWriter w, OutputNpy(o.output, p.fused(o.recipe.split), p.sample_size(o.recipe.split),
                              p.channels(o.recipe.split), count));
@@ -220,7 +220,7 @@ absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
   const Preprocessor& p = *built;
   std::fprintf(out, "dataset %s, %zu images; %s\n", data->name().c_str(),
                p.samples_per_epoch(), p.Describe(o.recipe.split).c_str());
-  Progress progress(err, p.batches_per_epoch() * o.epochs);
+  Progress progress(err, p.batches_per_epoch(o.recipe.split) * o.epochs);
   Results r;
   const Interruptible interruptible;  // Ctrl-C cancels the epoch
   FUSEDNORM_RETURN_IF_ERROR(RunEpochs(p, o, &progress, &r));

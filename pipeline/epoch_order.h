@@ -1,0 +1,76 @@
+// Which samples an epoch hands this rank, batch by batch, and the stream
+// each one draws its decisions from.
+//
+// The epoch's order is a Fisher-Yates shuffle of its samples from the
+// stream (seed, epoch, 2^63 - 1) (the identity without shuffling). Then:
+//
+//   - by default (LoaderSettings's rules): global batch b holds positions
+//     b * batch_size .. of the order and goes to rank b % world; sample i
+//     draws from stream i;
+//   - with repeated augmentations r > 1, torchvision's RASampler: each
+//     sample of the order is repeated r times in a row, the list padded
+//     from its start to a multiple of world, rank k takes positions k,
+//     k + world, ... of it and keeps the first floor(n / 256) * 256 / world
+//     of them (n the epoch's samples); its batches are consecutive runs of
+//     that list. Repeat j of sample i draws from stream j * n + i, so each
+//     repeat gets its own decisions (repeat 0 those of the default order).
+//
+// Every rank gets as many batches either way. A batch also has a number
+// for its own stream (the batch transform's): its global number, or with
+// repeats j * world + rank for this rank's batch j.
+#ifndef FUSEDNORM_PIPELINE_EPOCH_ORDER_H_
+#define FUSEDNORM_PIPELINE_EPOCH_ORDER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "pipeline/epoch_loader.h"
+
+namespace fusednorm {
+
+// Most repeats of a sample in an epoch.
+inline constexpr int kMaxRepeats = 64;
+
+class EpochOrder {
+ public:
+  // The order of epoch `epoch` of `samples` samples under `settings`
+  // (its seed, shuffle, batch size, rank, world size, drop_last, repeats).
+  EpochOrder(const LoaderSettings& settings, uint32_t epoch, size_t samples);
+
+  // This rank's batches, the samples of its batch j, and that batch's
+  // number (for its stream, and to tell padding batches: number >=
+  // global_batches of the default order).
+  size_t batches() const { return batch_samples_.size(); }
+  size_t BatchSamples(size_t j) const { return batch_samples_[j]; }
+  uint64_t BatchNumber(size_t j) const { return batch_numbers_[j]; }
+  bool Padding(size_t j) const;
+
+  // The dataset index and the stream of sample `pos` of batch j.
+  struct Sample {
+    uint64_t index;
+    uint64_t stream;
+  };
+  Sample At(size_t j, size_t pos) const;
+
+  // The counts without making the order: this rank's batches and samples.
+  static size_t LocalBatches(const LoaderSettings& s, size_t samples);
+  static size_t LocalSamples(const LoaderSettings& s, size_t samples);
+
+ private:
+  LoaderSettings s_;
+  size_t samples_;
+  std::vector<uint64_t> order_;
+  std::vector<size_t> batch_samples_;
+  std::vector<uint64_t> batch_numbers_;
+};
+
+// InvalidArgument when `repeats` does not fit an epoch of `samples` over
+// `world` ranks (it keeps no sample when samples < 256 or when
+// floor(samples / 256) * 256 < world).
+absl::Status CheckRepeats(int repeats, size_t samples, int world);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_PIPELINE_EPOCH_ORDER_H_
