@@ -4,6 +4,7 @@
 #define FUSEDNORM_CORE_STATUS_H_
 
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
 // Evaluates `expr` (an absl::Status) and returns it from the enclosing function
@@ -16,12 +17,17 @@
 
 namespace fusednorm {
 
-// Returns `status` with `prefix` put before its message (same code); OK stays
-// OK.
+// Returns `status` with `prefix` put before its message (same code, same
+// payloads); OK stays OK.
 inline absl::Status PrefixStatus(const absl::Status& status,
                                  absl::string_view prefix) {
   if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
+  absl::Status out(status.code(), absl::StrCat(prefix, status.message()));
+  status.ForEachPayload(
+      [&out](absl::string_view url, const absl::Cord& payload) {
+        out.SetPayload(url, payload);
+      });
+  return out;
 }
 
 // InvalidArgument with a message made of `parts` (anything absl::StrCat takes).

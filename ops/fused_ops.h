@@ -88,17 +88,13 @@ class Normalize : public FusedOp {
 // PILToTensor/ToImage followed by a float conversion). Ops after it work
 // on the tensor: only RandomHorizontalFlip, RandomVerticalFlip,
 // RandomErasing and Normalize may follow it (the chain checks).
+// Whichever of them a list wrote, it prints as ToTensor().
 class ToTensor : public FusedOp {
  public:
-  // `name` is how the list wrote it: "ToTensor", "ToDtype", ...
-  explicit ToTensor(std::string name = "ToTensor") : name_(std::move(name)) {}
-  const char* op_name() const override { return name_.c_str(); }
+  const char* op_name() const override { return "ToTensor"; }
   std::vector<NamedArg> args() const override { return {}; }
   std::unique_ptr<PreprocessOp> Clone() const override;
   FusedPart fused_part() const override { return FusedPart::kToTensor; }
-
- private:
-  std::string name_;
 };
 
 }  // namespace fusednorm

@@ -133,8 +133,8 @@ SampleOp MakeNormalize(const BoundArgs& a, const OpContext&) {
   return std::make_unique<Normalize>(std::move(mean), std::move(std));
 }
 
-SampleOp MakeToTensor(const BoundArgs& a, const OpContext&) {
-  return std::make_unique<ToTensor>(a.op());
+SampleOp MakeToTensor(const BoundArgs&, const OpContext&) {
+  return std::make_unique<ToTensor>();
 }
 
 // ToDtype(dtype, scale) and ConvertImageDtype(dtype): a float dtype, with
@@ -164,7 +164,7 @@ SampleOp MakeToDtype(const BoundArgs& a, const OpContext&) {
           "scaled to [0, 1] and normalized: ToDtype(..., scale=True)");
     }
   }
-  return std::make_unique<ToTensor>(a.op());
+  return std::make_unique<ToTensor>();
 }
 
 BatchOpOr MakeMix(const BoundArgs& a, bool cutmix) {

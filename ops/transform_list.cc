@@ -206,14 +206,15 @@ class Parser {
       return ArgValue::Float(text_[start] == '-' ? -v : v);
     }
     bool is_float = false;
+    // The number's characters, and any letters run into it (an error).
     while (!AtEnd()) {
       const char c = text_[at_];
-      if (std::isdigit(static_cast<unsigned char>(c)) || c == '_') {
-        ++at_;
-      } else if (c == '.' || c == 'e' || c == 'E') {
+      if (c == '.' || c == 'e' || c == 'E') {
         is_float = true;
         ++at_;
         if ((c == 'e' || c == 'E') && (Peek() == '-' || Peek() == '+')) ++at_;
+      } else if (IsNameChar(c)) {
+        ++at_;
       } else {
         break;
       }

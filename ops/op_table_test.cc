@@ -1,0 +1,256 @@
+// The op table: every row makes its op from its defaults, prints it as
+// torchvision does and reads the print back as the same op; decisions go
+// to fields and back; bad calls name the op, the argument and the value;
+// wrong kinds of value are type errors.
+#include "ops/op_table.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ops/op_args.h"
+#include "testing/expect_error.h"
+
+namespace fusednorm {
+namespace {
+
+using absl::StatusCode;
+
+// A call of `row` with its required arguments given.
+std::string WithRequired(const OpRow& row) {
+  std::vector<std::string> args;
+  for (const OpParam& p : row.params) {
+    if (p.default_text != nullptr) continue;
+    const std::string name = p.name;
+    if (name == "size") args.push_back("size=(20, 30)");
+    if (name == "mean") args.push_back("mean=(0.5, 0.25, 0.125)");
+    if (name == "std") args.push_back("std=(0.2, 0.3, 0.4)");
+    if (name == "dtype") args.push_back("dtype=torch.float32");
+    if (name == "transforms") args.push_back("transforms=[MixUp(), CutMix()]");
+  }
+  std::string out = absl::StrCat(row.name, "(");
+  for (size_t i = 0; i < args.size(); ++i)
+    absl::StrAppend(&out, i ? ", " : "", args[i]);
+  if (std::string(row.name) == "ToDtype") absl::StrAppend(&out, ", scale=True");
+  return out + ")";
+}
+
+TEST(OpTable, EveryRowMakesItsOpAndReadsItsPrintBack) {
+  const OpContext context;
+  for (const OpRow& row : OpRows()) {
+    SCOPED_TRACE(row.name);
+    const std::string text = WithRequired(row);
+    if (row.kind == OpKind::kSample) {
+      absl::StatusOr<std::vector<std::unique_ptr<PreprocessOp>>> ops =
+          MakeTransforms(text, "list", context);
+      ASSERT_TRUE(ops.ok()) << ops.status();
+      ASSERT_EQ(ops->size(), 1u);
+      const std::string printed = (*ops)[0]->name();
+      // The ToTensor look-alikes print as the one marker they are.
+      const bool tensor = (*ops)[0]->fused_part() ==
+                          PreprocessOp::FusedPart::kToTensor;
+      EXPECT_EQ(printed.rfind(tensor ? "ToTensor(" : row.name, 0), 0u)
+          << printed;
+      // Every parameter of the row, in its order, is in the print.
+      const std::vector<NamedArg> args = (*ops)[0]->args();
+      if (!tensor) {
+        ASSERT_EQ(args.size(), row.params.size()) << printed;
+        for (size_t i = 0; i < args.size(); ++i)
+          EXPECT_EQ(args[i].name, row.params[i].name);
+      }
+      auto again = MakeTransforms(printed, "list", context);
+      ASSERT_TRUE(again.ok()) << printed << ": " << again.status();
+      EXPECT_EQ((*again)[0]->name(), printed);
+    } else {
+      auto ops = MakeBatchTransforms(text, "list", context);
+      ASSERT_TRUE(ops.ok()) << ops.status();
+      const std::string printed = (*ops)[0]->name();
+      auto again = MakeBatchTransforms(printed, "list", context);
+      ASSERT_TRUE(again.ok()) << printed << ": " << again.status();
+      EXPECT_EQ((*again)[0]->name(), printed);
+    }
+  }
+}
+
+TEST(OpTable, DefaultsAreTorchvisions) {
+  const OpContext context;
+  const struct {
+    const char* text;
+    const char* printed;
+  } cases[] = {
+      {"RandomResizedCrop(224)",
+       "RandomResizedCrop(size=(224, 224), scale=(0.08, 1.0), ratio=(0.75, "
+       "1.3333333333333333), interpolation=bilinear, antialias=True)"},
+      {"Resize(232, interpolation=InterpolationMode.BICUBIC)",
+       "Resize(size=232, interpolation=bicubic, max_size=None, "
+       "antialias=True)"},
+      {"Resize([232])", "Resize(size=232, interpolation=bilinear"},
+      {"CenterCrop(224)", "CenterCrop(size=(224, 224))"},
+      {"RandomHorizontalFlip()", "RandomHorizontalFlip(p=0.5)"},
+      {"ColorJitter(0.4, 0.4, 0.4)",
+       "ColorJitter(brightness=(0.6, 1.4), contrast=(0.6, 1.4), "
+       "saturation=(0.6, 1.4), hue=None)"},
+      {"ColorJitter(brightness=1.5, hue=(-0.5, 0.25))",
+       "ColorJitter(brightness=(0.0, 2.5), contrast=None, saturation=None, "
+       "hue=(-0.5, 0.25))"},
+      {"Grayscale()", "Grayscale(num_output_channels=1)"},
+      {"RandomGrayscale()", "RandomGrayscale(p=0.1)"},
+      {"RandomErasing()",
+       "RandomErasing(p=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, "
+       "inplace=False)"},
+      {"RandomErasing(value=(1, 2, 3))", "value=(1.0, 2.0, 3.0)"},
+  };
+  for (const auto& c : cases) {
+    auto ops = MakeTransforms(c.text, "list", context);
+    ASSERT_TRUE(ops.ok()) << c.text << ": " << ops.status();
+    EXPECT_NE((*ops)[0]->name().find(c.printed), std::string::npos)
+        << (*ops)[0]->name();
+  }
+  auto mix = MakeBatchTransforms("MixUp()", "list", context);
+  ASSERT_TRUE(mix.ok());
+  EXPECT_EQ((*mix)[0]->name(), "MixUp(alpha=1.0, num_classes=None)");
+}
+
+TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
+  const OpContext context;
+  const struct {
+    const char* text;
+    const char* needle;
+    bool type_error;
+  } cases[] = {
+      {"Crop(3)", "Crop is not a per-sample transform fusednorm has", true},
+      {"MixUp()", "MixUp is not a per-sample transform", true},
+      {"RandomResizedCrop()", "missing required argument 'size'", true},
+      {"RandomResizedCrop(1, 2, 3, 4, 5, 6)", "takes at most 5 arguments", true},
+      {"RandomResizedCrop(8, foo=1)", "unexpected keyword argument 'foo'", true},
+      {"RandomResizedCrop(8, size=9)", "multiple values for argument 'size'",
+       true},
+      {"RandomResizedCrop('8')", "RandomResizedCrop size = '8': must be an int",
+       true},
+      {"RandomResizedCrop(8, scale=0.5)", "scale = 0.5: must be a (min, max)",
+       true},
+      {"RandomResizedCrop(8, scale=(0.5, 0.25))",
+       "RandomResizedCrop scale = (0.5, 0.25): must satisfy 0 < min <= max",
+       false},
+      {"RandomResizedCrop(0)", "RandomResizedCrop height = 0", false},
+      {"RandomResizedCrop(8, interpolation=lanczos)",
+       "interpolation = lanczos: fusednorm implements nearest, bilinear and "
+       "bicubic",
+       false},
+      {"RandomResizedCrop(8, antialias=False)", "antialias = False", false},
+      {"Resize(8, max_size=8)", "Resize max_size = 8: must be greater than size",
+       false},
+      {"Resize((8, 9), max_size=20)", "only with a size for the shorter side",
+       false},
+      {"Resize((8, 9, 10))", "must be an int or a (height, width)", true},
+      {"RandomHorizontalFlip(1.5)", "RandomHorizontalFlip p = 1.5", false},
+      {"RandomVerticalFlip(p=-0.1)", "RandomVerticalFlip p = -0.1", false},
+      {"ColorJitter(-0.1)", "ColorJitter brightness = -0.1", false},
+      {"ColorJitter(hue=0.7)", "ColorJitter hue = 0.7", false},
+      {"ColorJitter(hue=-0.1)", "ColorJitter hue = -0.1", false},
+      {"ColorJitter(contrast=(1.5, 0.5))", "ColorJitter contrast = (1.5, 0.5)",
+       false},
+      {"ColorJitter(saturation=(-1, 2))", "ColorJitter saturation = (-1", false},
+      {"ColorJitter(hue=(-0.6, 0.1))", "ColorJitter hue = (-0.6, 0.1)", false},
+      {"ColorJitter(brightness='x')", "must be a number or a (min, max)", true},
+      {"Grayscale(2)", "Grayscale num_output_channels = 2", false},
+      {"RandomGrayscale(2)", "RandomGrayscale p = 2", false},
+      {"RandomErasing(value='random')", "value = 'random'", false},
+      {"RandomErasing(scale=(0.5, 1.5))", "RandomErasing scale = (0.5, 1.5)",
+       false},
+      {"RandomErasing(ratio=(0, 1))", "RandomErasing ratio = (0", false},
+      {"RandomErasing(value=1e39)", "RandomErasing value 1e+39", false},
+      {"Normalize((0.5,), (0,))", "Normalize std[0] = 0", false},
+      {"Normalize((0.5, 0.5), (1,))", "Normalize has 2 means and 1 stds",
+       false},
+      {"ToDtype(torch.uint8)", "ToDtype dtype = torch.uint8", false},
+      {"ToDtype(torch.float32)", "ToDtype scale = False", false},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<std::vector<std::unique_ptr<PreprocessOp>>> ops =
+        MakeTransforms(c.text, "--train-transforms", context);
+    ExpectError(ops.status(), StatusCode::kInvalidArgument, c.needle);
+    EXPECT_NE(ops.status().message().find("--train-transforms position 0"),
+              std::string::npos)
+        << ops.status();
+    EXPECT_EQ(IsTypeError(ops.status()), c.type_error) << c.text;
+  }
+  const struct {
+    const char* text;
+    const char* needle;
+  } batch_cases[] = {
+      {"MixUp(0)", "MixUp alpha = 0"},
+      {"CutMix(num_classes=0)", "CutMix num_classes = 0"},
+      {"RandomChoice([])", "the list is empty"},
+      {"RandomChoice([MixUp()], p=[1, 2])", "RandomChoice p has 2"},
+      {"RandomChoice([MixUp(), CutMix()], p=[0, 0])", "sum to 0"},
+      {"RandomChoice([MixUp(num_classes=3), CutMix(num_classes=4)])",
+       "num_classes 3 and 4"},
+      {"RandomChoice([RandomResizedCrop(8)])", "is not a batch transform"},
+      {"MixUp(labels_getter='x')", "labels_getter = 'x'"},
+  };
+  for (const auto& c : batch_cases) {
+    ExpectError(MakeBatchTransforms(c.text, "list", context).status(),
+                StatusCode::kInvalidArgument, c.needle);
+  }
+}
+
+// Every op's decisions, drawn, written as fields and read back, are the
+// same decisions; fields out of range are refused.
+TEST(OpTable, DecisionsGoToFieldsAndBack) {
+  const OpContext context;
+  for (const OpRow& row : OpRows()) {
+    if (row.kind != OpKind::kSample) continue;
+    SCOPED_TRACE(row.name);
+    auto ops = MakeTransforms(WithRequired(row), "list", context);
+    ASSERT_TRUE(ops.ok()) << ops.status();
+    const PreprocessOp& op = *(*ops)[0];
+    for (uint64_t i = 0; i < 20; ++i) {
+      SampleStream stream(3, 1, i);
+      const OpDecision d = op.Decide({37, 51}, stream);
+      const std::vector<NamedArg> fields = op.DecisionFields(d);
+      absl::StatusOr<OpDecision> back = op.DecisionFromFields(fields, {37, 51});
+      ASSERT_TRUE(back.ok()) << back.status();
+      const std::vector<NamedArg> again = op.DecisionFields(*back);
+      ASSERT_EQ(again.size(), fields.size());
+      for (size_t k = 0; k < fields.size(); ++k) {
+        EXPECT_EQ(again[k].name, fields[k].name);
+        EXPECT_EQ(FormatArg(again[k].value), FormatArg(fields[k].value));
+      }
+    }
+  }
+  auto rrc = MakeTransforms("RandomResizedCrop(8)", "list", context);
+  ExpectError((*rrc)[0]
+                  ->DecisionFromFields({{"top", ArgValue::Int(30)},
+                                        {"left", ArgValue::Int(0)},
+                                        {"height", ArgValue::Int(10)},
+                                        {"width", ArgValue::Int(5)}},
+                                       {37, 51})
+                  .status(),
+              StatusCode::kInvalidArgument, "RandomResizedCrop: ");
+  ExpectError((*rrc)[0]->DecisionFromFields({{"top", ArgValue::Int(0)}}, {9, 9})
+                  .status(),
+              StatusCode::kInvalidArgument, "decision left: missing");
+  auto cj = MakeTransforms("ColorJitter(0.4)", "list", context);
+  ExpectError((*cj)[0]
+                  ->DecisionFromFields(
+                      {{"order", ArgValue::Tuple({ArgValue::Int(0),
+                                                  ArgValue::Int(0),
+                                                  ArgValue::Int(1),
+                                                  ArgValue::Int(2)})},
+                       {"brightness", ArgValue::Float(1.0)},
+                       {"contrast", ArgValue::None()},
+                       {"saturation", ArgValue::None()},
+                       {"hue", ArgValue::None()}},
+                      {9, 9})
+                  .status(),
+              StatusCode::kInvalidArgument, "is not a permutation");
+  ExpectError((*cj)[0]
+                  ->DecisionFromFields({{"extra", ArgValue::Int(1)}}, {9, 9})
+                  .status(),
+              StatusCode::kInvalidArgument, "order");
+}
+
+}  // namespace
+}  // namespace fusednorm

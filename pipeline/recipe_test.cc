@@ -1,0 +1,400 @@
+// Transform lists through the loader: each sample equals its ops applied
+// one by one in list order with the decisions its stream gives them (the
+// flip done by the fused op or where it is), for any thread count; batch
+// transforms and soft targets equal MixBatch and MakeTargets applied to the
+// same epoch without them; repeated augmentations deal torchvision's
+// RASampler lists to the ranks; and the recipe's own rules and errors.
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ops/op_table.h"
+#include "pipeline/epoch_order.h"
+#include "pipeline/preprocessor.h"
+#include "pipeline/recipe.h"
+#include "testing/expect_error.h"
+
+namespace fusednorm {
+namespace {
+
+using absl::StatusCode;
+
+struct Sample {
+  std::vector<uint8_t> bytes;
+  int64_t label;
+  uint64_t index;
+};
+
+// Every sample of an epoch, in order, with its batch's global number.
+struct Epoch {
+  std::vector<Sample> samples;
+  std::vector<uint64_t> batch_of;  // per sample
+  std::map<uint64_t, std::vector<float>> targets;
+};
+
+Epoch RunEpoch(const Preprocessor& p, uint32_t epoch) {
+  Epoch e;
+  auto loader = p.StartEpoch(Split::kTrain, epoch);
+  EXPECT_TRUE(loader.ok()) << loader.status();
+  if (!loader.ok()) return e;
+  for (;;) {
+    absl::StatusOr<BatchRef> b = (*loader)->Next();
+    EXPECT_TRUE(b.ok()) << b.status();
+    if (!b.ok() || *b == nullptr) break;
+    for (size_t k = 0; k < (*b)->count; ++k) {
+      const uint8_t* at = (*b)->data + k * (*b)->sample_bytes;
+      e.samples.push_back({std::vector<uint8_t>(at, at + (*b)->sample_bytes),
+                           (*b)->labels[k], (*b)->sample_indices[k]});
+      e.batch_of.push_back((*b)->global_index);
+    }
+    e.targets[(*b)->global_index] = (*b)->targets;
+  }
+  return e;
+}
+
+std::vector<std::unique_ptr<PreprocessOp>> Ops(const std::string& text) {
+  auto ops = MakeTransforms(text, "train_transforms", OpContext());
+  EXPECT_TRUE(ops.ok()) << ops.status();
+  return ops.ok() ? *std::move(ops)
+                  : std::vector<std::unique_ptr<PreprocessOp>>();
+}
+
+absl::StatusOr<Preprocessor> Build(std::shared_ptr<const Dataset> data,
+                                   const std::string& train, int threads,
+                                   uint64_t seed = 5) {
+  PreprocessorBuilder b;
+  b.dataset(std::move(data))
+      .train_transforms(Ops(train))
+      .val_transforms(CenterCrop(8))
+      .batch_size(4)
+      .threads(threads)
+      .seed(seed);
+  return b.Commit();
+}
+
+// The sample `index` of epoch `epoch` done by hand: every op of `list` in
+// order, each deciding from the sample's stream as it comes, the real ops
+// (the flip too) applied where they are; then the fused op with no flip
+// and the erasing drawn.
+std::vector<uint8_t> ByHand(const Dataset& data, const std::string& list,
+                            const FusedNormalization& fused, uint64_t seed,
+                            uint32_t epoch, uint64_t index) {
+  const auto ops = Ops(list);
+  absl::StatusOr<fusednorm::Sample> s = DecodeSample(data, index);
+  EXPECT_TRUE(s.ok()) << s.status();
+  Image image = s->image;
+  SampleStream stream(seed, epoch, index);
+  Augmentation aug;
+  OpWorkspace ws;
+  for (const auto& op : ops) {
+    const OpDecision d = op->Decide({image.height, image.width}, stream);
+    if (op->fused_part() == PreprocessOp::FusedPart::kErase) {
+      if (d.apply) aug.erase = d.erase;
+      continue;
+    }
+    if (op->fused_part() == PreprocessOp::FusedPart::kToTensor) continue;
+    Image out;
+    EXPECT_TRUE(op->Apply(image.view(), d, &ws, &out).ok()) << op->name();
+    image = std::move(out);
+  }
+  std::vector<uint8_t> bytes(
+      *fused.OutputBytes(image.height, image.width, image.channels));
+  EXPECT_TRUE(
+      fused.Apply(image.view(), aug, OutputView{absl::MakeSpan(bytes)}).ok());
+  return bytes;
+}
+
+void ExpectSamplesByHand(const std::string& list) {
+  SCOPED_TRACE(list);
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(12));
+  absl::StatusOr<Preprocessor> one = Build(data, list, 1);
+  absl::StatusOr<Preprocessor> three = Build(data, list, 3);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(three.ok()) << three.status();
+  const Epoch a = RunEpoch(*one, 2), b = RunEpoch(*three, 2);
+  ASSERT_EQ(a.samples.size(), 12u);
+  ASSERT_EQ(b.samples.size(), 12u);
+  for (size_t i = 0; i < a.samples.size(); ++i) {
+    EXPECT_EQ(a.samples[i].bytes, b.samples[i].bytes) << i;
+    EXPECT_EQ(a.samples[i].bytes,
+              ByHand(*data, list, one->fused(Split::kTrain), 5, 2,
+                     a.samples[i].index))
+        << "sample " << a.samples[i].index;
+  }
+}
+
+TEST(Lists, SamplesAreTheirOpsInListOrder) {
+  // The flip before ColorJitter (which commutes with it) is the fused op's.
+  ExpectSamplesByHand(
+      "RandomResizedCrop(24), RandomHorizontalFlip(), "
+      "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomErasing(0.5, value=(1, 2, 3))");
+  // A flip before a crop mirrors where it is; two flips.
+  ExpectSamplesByHand("RandomHorizontalFlip(), RandomResizedCrop(20)");
+  ExpectSamplesByHand(
+      "RandomHorizontalFlip(0.7), RandomResizedCrop(20, "
+      "interpolation=bicubic), RandomVerticalFlip(), RandomGrayscale(0.5), "
+      "RandomHorizontalFlip(0.3), ToTensor(), RandomErasing(1.0)");
+  ExpectSamplesByHand(
+      "Resize(30, interpolation=nearest, max_size=40), CenterCrop((18, 26)), "
+      "ColorJitter(brightness=(0.0, 3.0), hue=(-0.5, 0.5)), "
+      "Grayscale(num_output_channels=3)");
+}
+
+TEST(Lists, ChannelsFollowTheOps) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(8));
+  PreprocessorBuilder b;
+  b.dataset(data)
+      .train_transforms(Ops("CenterCrop(8), Grayscale()"))
+      .val_transforms(CenterCrop(8));
+  ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+              "the normalization is for 3 channels but the images have 1 "
+              "after the transforms");
+  PreprocessorBuilder g;
+  g.dataset(data)
+      .normalization({0.5f}, {0.25f})
+      .train_transforms(Ops("CenterCrop(8), Grayscale()"))
+      .val_transforms(Ops("CenterCrop(8), Grayscale()"))
+      .batch_size(2);
+  absl::StatusOr<Preprocessor> p = g.Commit();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->channels(Split::kTrain), 1);
+  EXPECT_EQ(p->sample_bytes(Split::kTrain), 8u * 8 * 4);
+  EXPECT_EQ(RunEpoch(*p, 0).samples.size(), 8u);
+}
+
+// MixUp/CutMix and the targets are MixBatch and MakeTargets applied to the
+// batches of the same epoch without them, with each batch's decisions from
+// its stream (seed, epoch, 2^62 + batch); for any thread count.
+TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(22));
+  const std::string list = "RandomResizedCrop(16), RandomHorizontalFlip()";
+  auto batch_op = MakeBatchTransforms(
+      "RandomChoice([MixUp(0.2), CutMix(1.0)])", "batch", OpContext());
+  ASSERT_TRUE(batch_op.ok());
+  for (const int threads : {1, 3}) {
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(Ops(list))
+        .val_transforms(CenterCrop(8))
+        .batch_size(4)
+        .threads(threads)
+        .seed(9)
+        .dtype(DType::kFloat16)
+        .layout(Layout::kCHW)
+        .batch_transform(*(*batch_op)[0])
+        .targets(10, 0.1);
+    absl::StatusOr<Preprocessor> mixed = b.Commit();
+    ASSERT_TRUE(mixed.ok()) << mixed.status();
+    PreprocessorBuilder c;
+    c.dataset(data)
+        .train_transforms(Ops(list))
+        .val_transforms(CenterCrop(8))
+        .batch_size(4)
+        .seed(9)
+        .dtype(DType::kFloat16)
+        .layout(Layout::kCHW);
+    absl::StatusOr<Preprocessor> plain = c.Commit();
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    const Epoch m = RunEpoch(*mixed, 1), q = RunEpoch(*plain, 1);
+    ASSERT_EQ(m.samples.size(), q.samples.size());
+    BatchShape shape;
+    shape.dtype = DType::kFloat16;
+    shape.layout = Layout::kCHW;
+    shape.height = shape.width = 16;
+    shape.channels = 3;
+    shape.sample_bytes = q.samples[0].bytes.size();
+    std::set<int> kinds;
+    for (size_t first = 0; first < q.samples.size(); first += 4) {
+      const size_t n = std::min<size_t>(4, q.samples.size() - first);
+      const uint64_t batch = q.batch_of[first];
+      std::vector<uint8_t> bytes;
+      std::vector<int64_t> labels;
+      for (size_t k = 0; k < n; ++k) {
+        const Sample& s = q.samples[first + k];
+        bytes.insert(bytes.end(), s.bytes.begin(), s.bytes.end());
+        labels.push_back(s.label);
+      }
+      SampleStream stream(9, 1, (uint64_t{1} << 62) + batch);
+      const BatchDecision d = (*batch_op)[0]->Decide({16, 16}, stream);
+      kinds.insert(static_cast<int>(d.kind));
+      std::vector<uint8_t> scratch;
+      MixBatch(d, shape, bytes.data(), n, &scratch);
+      std::vector<float> targets(n * 10);
+      MakeTargets(d, labels, 10, 0.1, targets.data());
+      for (size_t k = 0; k < n; ++k) {
+        EXPECT_EQ(std::vector<uint8_t>(
+                      bytes.begin() + k * shape.sample_bytes,
+                      bytes.begin() + (k + 1) * shape.sample_bytes),
+                  m.samples[first + k].bytes)
+            << "batch " << batch << " sample " << k;
+      }
+      EXPECT_EQ(m.targets.at(batch), targets) << "batch " << batch;
+    }
+    EXPECT_EQ(kinds.size(), 2u) << "both MixUp and CutMix batches";
+  }
+}
+
+TEST(BatchTransforms, Errors) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(8));
+  {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(CenterCrop(8)).val_transforms(CenterCrop(8));
+    b.batch_transform(MixUp(0.2));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "MixUp(alpha=0.2, num_classes=None) mixes labels into soft "
+                "targets: set num_classes");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(CenterCrop(8)).val_transforms(CenterCrop(8));
+    b.batch_transform(MixUp(0.2, 10)).targets(5);
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "has num_classes = 10 but num_classes = 5");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(CenterCrop(8)).val_transforms(CenterCrop(8));
+    b.targets(10, 1.5);
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "label_smoothing = 1.5");
+  }
+  {
+    // Synthetic labels are index % 10: num_classes 5 leaves some out.
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8))
+        .targets(5);
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok());
+    auto loader = p->StartEpoch(Split::kTrain, 0);
+    absl::Status error;
+    for (;;) {
+      absl::StatusOr<BatchRef> batch = (*loader)->Next();
+      if (!batch.ok()) {
+        error = batch.status();
+        break;
+      }
+      if (*batch == nullptr) break;
+    }
+    ExpectError(error, StatusCode::kInvalidArgument,
+                " is not below num_classes = 5");
+    EXPECT_EQ(error.message().rfind("sample ", 0), 0u) << error;
+  }
+}
+
+// torchvision's RASampler lists, from the epoch's order (the plain
+// epoch's, one sample a batch), dealt to every rank.
+TEST(RepeatedAugmentations, RanksGetRaSamplersLists) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(520));
+  LoaderSettings plain;
+  plain.batch_size = 1;
+  plain.threads = 2;
+  plain.seed = 4;
+  PreprocessorBuilder o;
+  o.dataset(data).train_transforms(RandomResizedCrop(8)).val_transforms(
+      CenterCrop(8));
+  o.loader(plain);
+  absl::StatusOr<Preprocessor> order_p = o.Commit();
+  ASSERT_TRUE(order_p.ok());
+  const Epoch order = RunEpoch(*order_p, 3);
+  const int r = 3, world = 2;
+  std::vector<uint64_t> repeated;
+  for (const Sample& s : order.samples)
+    for (int k = 0; k < r; ++k) repeated.push_back(s.index);
+  const size_t selected = 520 / 256 * 256 / world;  // 256
+  std::map<uint64_t, std::set<std::vector<uint8_t>>> images;
+  for (int rank = 0; rank < world; ++rank) {
+    LoaderSettings l = plain;
+    l.batch_size = 7;
+    l.repeats = r;
+    l.rank = rank;
+    l.world = world;
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(RandomResizedCrop(8)).val_transforms(
+        CenterCrop(8));
+    b.loader(l);
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->batches_per_epoch(Split::kTrain), (selected + 6) / 7);
+    EXPECT_EQ(p->batches_per_epoch(Split::kVal), 38u);  // ceil(75 / 2)
+    const Epoch e = RunEpoch(*p, 3);
+    ASSERT_EQ(e.samples.size(), selected);
+    for (size_t k = 0; k < selected; ++k) {
+      ASSERT_EQ(e.samples[k].index, repeated[rank + k * world]) << k;
+      images[e.samples[k].index].insert(e.samples[k].bytes);
+    }
+  }
+  // A sample dealt to both ranks got its own decisions each time.
+  size_t twice = 0;
+  for (const auto& [index, shown] : images) twice += shown.size() >= 2;
+  EXPECT_GT(twice, 100u);
+  PreprocessorBuilder few;
+  few.dataset(std::shared_ptr<const Dataset>(MakeSyntheticDataset(255)))
+      .train_transforms(CenterCrop(8))
+      .val_transforms(CenterCrop(8))
+      .repeated_augmentations(2);
+  ExpectError(few.Commit().status(), StatusCode::kInvalidArgument,
+              "RASampler keeps floor(samples / 256) * 256 / world_size");
+}
+
+// The recipe's lists: a Normalize in them is the normalization, and must
+// agree with the settings; size goes with the standard lists only.
+TEST(Recipe, ListsAndNormalization) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(8));
+  RecipeOptions o;
+  o.loader.batch_size = 4;
+  o.train_transforms =
+      "RandomResizedCrop(16), ToTensor(), Normalize((0.5, 0.5, 0.5), (0.25, "
+      "0.25, 0.25))";
+  o.val_transforms = "Resize(20), CenterCrop(16), Normalize([0.5] * 3)";
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "val_transforms: character");
+  o.val_transforms =
+      "Resize(20), CenterCrop(16), Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))";
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "another list's Normalize says otherwise");
+  o.val_transforms = "Resize(20), CenterCrop(16)";
+  absl::StatusOr<Preprocessor> p = BuildRecipe(o, data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->fused(Split::kTrain).normalization().mean[0], 0.5f);
+  EXPECT_EQ(p->fused(Split::kVal).normalization().std[2], 0.25f);
+  o.normalization_given = true;  // the preset (imagenet) was asked for
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "the normalization settings (preset, mean, std) say otherwise");
+  o.normalization_given = false;
+  o.size_given = true;
+  o.val_transforms = "CenterCrop(16)";
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "size sets the standard lists' size");
+  o.size_given = false;
+  o.train_transforms = "RandomResizedCrop(5000)";
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "samples of 5000x5000 are too large");
+  o.train_transforms = "";
+  o.batch_transforms = "MixUp(), CutMix()";
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "batch_transforms has 2 transforms: give one");
+}
+
+// The standard lists, given nothing: RandomResizedCrop, flip, erasing.
+TEST(Recipe, StandardListsByDefault) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(8));
+  RecipeOptions o;
+  o.size = {32, 48};
+  absl::StatusOr<Preprocessor> p = BuildRecipe(o, data);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->Describe(Split::kTrain).find(
+                "RandomResizedCrop(size=(32, 48), scale=(0.08, 1.0)"),
+            0u);
+  EXPECT_EQ(p->fused(Split::kTrain).flip_p(), 0.5);
+  EXPECT_EQ(p->fused(Split::kTrain).erase().p, 0.5);
+  EXPECT_EQ(p->Describe(Split::kVal).find("Resize(size=54"), 0u)
+      << p->Describe(Split::kVal);
+}
+
+}  // namespace
+}  // namespace fusednorm
