@@ -368,7 +368,10 @@ absl::Status Resizer::ResizePillow(const ImageView& in, Size2 size,
                                   : PillowFilter::kBilinear;
   const ResizePassOrder order =
       PillowPassOrder(filter_, {in.height, in.width}, size);
-  if (in.channels != 4) {
+  // Image.resize copies an image already of the size, before it would
+  // premultiply.
+  const bool same = in.height == size.height && in.width == size.width;
+  if (in.channels != 4 || same) {
     ResizePil(in, size, order, filter, *row_, ws, output);
     return absl::OkStatus();
   }

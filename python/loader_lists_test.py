@@ -1,0 +1,165 @@
+"""The Loader's transform lists as users write them: fusednorm.transforms
+objects, torchvision's own Compose and the list text give the same batches;
+Normalize in a list is the normalization; ToTensor's look-alikes are the
+tail; unsupported transforms and arguments are TypeErrors naming them, bad
+values ValueErrors naming the op, the argument and the value; soft targets
+and MixUp/CutMix batches equal torch's operations on the plain batches with
+the decisions BatchTransform.decide gives; repeated augmentations keep
+torchvision's RASampler's length; transforms print and pickle."""
+
+import pickle
+import unittest
+
+import numpy as np
+import torch
+import torch.nn.functional as TF
+import torchvision.transforms as TV
+
+import fusednorm
+import fusednorm.transforms as T
+
+COMMON = dict(dataset="synthetic", images=24, batch_size=8, threads=2, seed=3)
+
+
+def epoch(**kwargs):
+    with fusednorm.Loader(**dict(COMMON, **kwargs)) as loader:
+        return [(np.array(x), np.array(y)) for x, y in loader]
+
+
+def same(a, b):
+    return len(a) == len(b) and all(
+        np.array_equal(x, u) and np.array_equal(y, v) for (x, y), (u, v) in zip(a, b))
+
+
+class Lists(unittest.TestCase):
+    def test_objects_torchvision_and_text_agree(self):
+        text = ("RandomResizedCrop(40, interpolation=bicubic), "
+                "RandomHorizontalFlip(), ColorJitter(0.4, 0.4, 0.4, 0.1), "
+                "RandomErasing(0.25)")
+        ours = [T.RandomResizedCrop(40, interpolation="bicubic"),
+                T.RandomHorizontalFlip(), T.ColorJitter(0.4, 0.4, 0.4, 0.1),
+                T.RandomErasing(0.25)]
+        tv = TV.Compose([TV.RandomResizedCrop(40, interpolation=TV.InterpolationMode.BICUBIC),
+                         TV.RandomHorizontalFlip(), TV.ColorJitter(0.4, 0.4, 0.4, 0.1),
+                         TV.ToTensor(), TV.Normalize([0.485, 0.456, 0.406],
+                                                     [0.229, 0.224, 0.225]),
+                         TV.RandomErasing(0.25)])
+        a = epoch(train_transforms=text)
+        self.assertTrue(same(a, epoch(train_transforms=ours)))
+        self.assertTrue(same(a, epoch(train_transforms=T.Compose(ours))))
+        self.assertTrue(same(a, epoch(train_transforms=tv)))
+        # The default list is today's recipe.
+        self.assertTrue(same(epoch(), epoch(train_transforms=[
+            T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+            T.RandomErasing(0.5)])))
+
+    def test_normalize_in_the_list_is_the_normalization(self):
+        mean, std = [0.5, 0.25, 0.75], [0.2, 0.3, 0.4]
+        listed = epoch(train_transforms=[T.CenterCrop(16), T.ToTensor(),
+                                         T.Normalize(mean, std)],
+                       val_transforms="CenterCrop(16)")
+        kw = epoch(train_transforms="CenterCrop(16)", val_transforms="CenterCrop(16)",
+                   mean=mean, std=std)
+        self.assertTrue(same(listed, kw))
+        with self.assertRaisesRegex(ValueError, "say otherwise"):
+            fusednorm.Loader(train_transforms=[T.CenterCrop(16), T.Normalize(mean, std)],
+                             val_transforms="CenterCrop(16)", preset="cifar")
+
+    def test_unsupported_is_a_type_error_naming_it(self):
+        with self.assertRaisesRegex(TypeError, "Lambda is not a transform fusednorm runs"):
+            fusednorm.Loader(train_transforms=[TV.Lambda(lambda x: x)])
+        with self.assertRaisesRegex(TypeError, "RandomRotation is not a transform"):
+            fusednorm.Loader(train_transforms=TV.Compose([TV.RandomRotation(5)]))
+        with self.assertRaisesRegex(ValueError, "antialias = False"):
+            fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8, antialias=False)])
+        with self.assertRaisesRegex(ValueError, "interpolation = lanczos"):
+            fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(
+                8, interpolation=TV.InterpolationMode.LANCZOS)])
+        with self.assertRaisesRegex(ValueError, "value = 'random'"):
+            fusednorm.Loader(train_transforms=[TV.CenterCrop(8), TV.ToTensor(),
+                                               TV.RandomErasing(value="random")])
+        with self.assertRaisesRegex(TypeError, "must be a str, a list or a Compose"):
+            fusednorm.Loader(train_transforms=42)
+        with self.assertRaisesRegex(TypeError, "size = 'x': must be an int"):
+            T.CenterCrop("x")
+        with self.assertRaisesRegex(ValueError, r"position 1 \(ColorJitter\): ColorJitter hue = 0.7"):
+            fusednorm.Loader(train_transforms="CenterCrop(8), ColorJitter(hue=0.7)")
+        with self.assertRaisesRegex(ValueError, "after ToTensor"):
+            fusednorm.Loader(train_transforms=[T.ToTensor(), T.CenterCrop(8)])
+        with self.assertRaisesRegex(ValueError, "no transform fixes the output size"):
+            fusednorm.Loader(train_transforms=[T.Resize(40)])
+        with self.assertRaisesRegex(ValueError, "size sets the standard lists"):
+            fusednorm.Loader(size=32, train_transforms="CenterCrop(8)",
+                             val_transforms="CenterCrop(8)")
+
+    def test_targets_and_mixing_are_torchs_on_the_plain_batches(self):
+        lists = dict(train_transforms="RandomResizedCrop(16)", dtype="float16",
+                     layout="chw")
+        mix = T.RandomChoice([T.MixUp(0.2), T.CutMix(1.0)])
+        plain = epoch(**lists)
+        mixed = epoch(**lists, batch_transforms=mix, num_classes=10,
+                      label_smoothing=0.1)
+        kinds = set()
+        for b, ((x, labels), (mx, targets)) in enumerate(zip(plain, mixed)):
+            d = mix.decide(16, 16, seed=3, epoch=0, batch=b)
+            kinds.add(d["choice"])
+            images = torch.from_numpy(x)
+            target = TF.one_hot(torch.from_numpy(labels), 10).float()
+            if d["choice"] == 0:
+                lam = d["lam"]
+                a = (images.roll(1, 0).float() * np.float32(1 - lam)).half()
+                c = (images.float() * np.float32(lam)).half()
+                want = (a.float() + c.float()).half()
+            else:
+                x1, y1, x2, y2 = d["box"]
+                lam = d["lam_adjusted"]
+                want = images.clone()
+                want[..., y1:y2, x1:x2] = images.roll(1, 0)[..., y1:y2, x1:x2]
+            t = target.roll(1, 0).mul_(1.0 - lam).add_(target.mul(lam))
+            t = t * (1 - 0.1) + 0.1 / 10
+            self.assertTrue(np.array_equal(mx, want.numpy()), (b, d))
+            self.assertEqual(targets.dtype, np.float32)
+            self.assertTrue(np.array_equal(targets, t.numpy()), (b, d))
+        self.assertEqual(kinds, {0, 1})
+        # Val keeps its labels; targets without a batch transform are one-hot.
+        val = epoch(**lists, num_classes=10, split="val")
+        self.assertEqual(val[0][1].dtype, np.int64)
+        onehot = epoch(**lists, num_classes=10)
+        self.assertTrue(np.array_equal(
+            onehot[0][1], TF.one_hot(torch.from_numpy(plain[0][1]), 10).numpy()))
+        with self.assertRaisesRegex(ValueError, "set num_classes"):
+            fusednorm.Loader(batch_transforms=T.MixUp())
+
+    def test_repeated_augmentations_keep_rasamplers_length(self):
+        for world, rank in ((1, 0), (2, 1), (3, 2)):
+            loader = fusednorm.Loader(dataset="synthetic", images=600,
+                                      batch_size=16, size=8,
+                                      repeated_augmentations=3,
+                                      world_size=world, rank=rank)
+            selected = 600 // 256 * 256 // world
+            self.assertEqual(len(loader), -(-selected // 16))
+            n = sum(len(y) for _, y in loader)
+            self.assertEqual(n, selected)
+            loader.close()
+        with self.assertRaisesRegex(ValueError, "RASampler keeps"):
+            fusednorm.Loader(dataset="synthetic", images=100,
+                             repeated_augmentations=2)
+
+    def test_print_pickle_and_attributes(self):
+        op = T.ColorJitter(brightness=0.2, hue=(-0.1, 0.2))
+        self.assertEqual(repr(op), "ColorJitter(brightness=(0.8, 1.2), contrast=None, "
+                                   "saturation=None, hue=(-0.1, 0.2))")
+        self.assertEqual(op.brightness, (0.8, 1.2))
+        back = pickle.loads(pickle.dumps(op))
+        self.assertEqual(repr(back), repr(op))
+        self.assertEqual(back.decide(9, 9, index=4), op.decide(9, 9, index=4))
+        mix = pickle.loads(pickle.dumps(T.RandomChoice([T.MixUp(0.2), T.CutMix()])))
+        self.assertEqual(mix.decide(8, 8, batch=3)["choice"],
+                         T.RandomChoice([T.MixUp(0.2), T.CutMix()]).decide(8, 8, batch=3)["choice"])
+        self.assertIn("RandomResizedCrop", T.op_names())
+        self.assertEqual(T.op_names("batch"), ["MixUp", "CutMix", "RandomChoice"])
+        self.assertIn("interpolation", T.RandomResizedCrop.__doc__)
+
+
+if __name__ == "__main__":
+    unittest.main()

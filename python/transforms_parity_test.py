@@ -1,0 +1,216 @@
+"""fusednorm.transforms against torchvision v1's functional calls on PIL
+images, given the same decisions: 0 differing bytes for every op, every
+decision tried and every image kind -- real photos (Pillow's test suite,
+testing/testdata/), odd sizes down to 1x1, gray (L) and RGBA.
+
+Decisions are fusednorm's own draws (op.decide) plus hand-picked edges
+(whole images, 1x1 boxes, corners; factors 0, 1, extrapolating, hue +-0.5
+and shifts that round to 0). The resize filter is the one that gives the
+installed Pillow's bits (pil up to 12.1, pil12.2, pil13), so the test runs
+against any Pillow; Pillow-SIMD has other weights and is skipped.
+"""
+
+import os
+import re
+import sys
+import unittest
+
+import numpy as np
+import PIL
+import torch
+import torchvision.transforms.functional as F
+from PIL import Image
+from torchvision.transforms import InterpolationMode
+
+import fusednorm.transforms as T
+
+sys.path.insert(0, os.path.dirname(__file__))
+import resize_test  # noqa: E402  (pillow_filter, pillow_simd)
+
+ROOT = os.path.join(os.environ.get("TEST_SRCDIR", "."),
+                    os.environ.get("TEST_WORKSPACE", "fusednorm"))
+DATA = os.environ.get("FUSEDNORM_TESTDATA",
+                      os.path.join(ROOT, "testing", "testdata"))
+FILTER = resize_test.FILTER
+MODES = {"nearest": InterpolationMode.NEAREST,
+         "bilinear": InterpolationMode.BILINEAR,
+         "bicubic": InterpolationMode.BICUBIC}
+
+
+def procedural(h, w, c, seed):
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w].astype(np.float64)
+    planes = [128 + 100 * np.sin(x / 7 + seed + k) * np.cos(y / 5 - k)
+              for k in range(c)]
+    a = np.stack(planes, -1) + rng.normal(0, 20, (h, w, c))
+    return np.clip(a, 0, 255).astype(np.uint8)
+
+
+def images():
+    """(name, PIL image) of every kind the ops meet."""
+    out = []
+    for name in ("flower.jpg", "flower2.jpg", "hopper.jpg", "hopper_gray.jpg",
+                 "transparent.png"):
+        im = Image.open(os.path.join(DATA, name))
+        im.load()
+        out.append((name, im))
+    for k, (h, w) in enumerate([(1, 1), (1, 7), (7, 1), (3, 5), (37, 61),
+                                (240, 17)]):
+        out.append((f"rgb{h}x{w}", Image.fromarray(procedural(h, w, 3, k))))
+    out.append(("gray33x20", Image.fromarray(procedural(33, 20, 1, 9)[:, :, 0], "L")))
+    rgba = procedural(29, 41, 4, 11)
+    rgba[::3, ::2, 3] = 0
+    rgba[1::4, :, 3] = 255
+    out.append(("rgba29x41", Image.fromarray(rgba, "RGBA")))
+    return out
+
+
+IMAGES = images()
+
+
+def array(pil):
+    return np.asarray(pil)
+
+
+class Parity(unittest.TestCase):
+    def check(self, ours, pil, what):
+        # An L image is (H, W) to NumPy; ours keep a channel axis where
+        # the input had one.
+        theirs = np.asarray(pil)
+        if ours.ndim == 3 and theirs.ndim == 2:
+            theirs = theirs[:, :, None]
+        self.assertEqual(ours.shape, theirs.shape, what)
+        differ = int(np.count_nonzero(ours != theirs))
+        self.assertEqual(differ, 0, f"{what}: {differ} bytes differ")
+
+    def crops(self, h, w, op, n):
+        """Boxes: the op's own draws and the edges."""
+        boxes = [op.decide(h, w, index=k, epoch=3, seed=7) for k in range(n)]
+        edges = [(0, 0, h, w), (0, 0, 1, 1), (h - 1, w - 1, 1, 1),
+                 (h // 3, w // 4, max(1, h // 2), max(1, w - w // 4))]
+        boxes += [dict(top=t, left=l, height=hh, width=ww)
+                  for t, l, hh, ww in edges]
+        return boxes
+
+    def test_random_resized_crop(self):
+        for interp, mode in MODES.items():
+            for size in (176, (7, 13), 1, (300, 37)):
+                op = T.RandomResizedCrop(size, interpolation=interp,
+                                         resize_filter=FILTER)
+                out = (size, size) if isinstance(size, int) else size
+                for name, pil in IMAGES:
+                    a = array(pil)
+                    for d in self.crops(pil.height, pil.width, op, 12):
+                        self.check(op.apply(a, d), F.resized_crop(
+                            pil, d["top"], d["left"], d["height"], d["width"],
+                            list(out), mode), f"{name} {interp} {size} {d}")
+
+    def test_resize(self):
+        cases = [(224, None), ((19, 300), None), (64, 90), (5, None),
+                 ((1, 1), None), (300, 301)]
+        for interp, mode in MODES.items():
+            for size, max_size in cases:
+                op = T.Resize(size, interpolation=interp, max_size=max_size,
+                              resize_filter=FILTER)
+                for name, pil in IMAGES:
+                    self.check(op.apply(array(pil)),
+                               F.resize(pil, list(size) if isinstance(size, tuple)
+                                        else size, mode, max_size),
+                               f"{name} {interp} {size} max {max_size}")
+
+    def test_center_crop(self):
+        for size in (1, 24, (3, 500), (500, 3), (400, 401), 1000):
+            op = T.CenterCrop(size)
+            for name, pil in IMAGES:
+                self.check(op.apply(array(pil)), F.center_crop(pil, size),
+                           f"{name} {size}")
+
+    def test_flips(self):
+        for name, pil in IMAGES:
+            a = array(pil)
+            for op, fn in ((T.RandomHorizontalFlip(), F.hflip),
+                           (T.RandomVerticalFlip(), F.vflip)):
+                self.check(op.apply(a, {"flip": True}), fn(pil), name)
+                self.check(op.apply(a, {"flip": False}), pil, name)
+
+    def jitter(self, pil, d):
+        for k in d["order"]:
+            name = ("brightness", "contrast", "saturation", "hue")[k]
+            f = d[name]
+            if f is None:
+                continue
+            pil = {"brightness": F.adjust_brightness,
+                   "contrast": F.adjust_contrast,
+                   "saturation": F.adjust_saturation,
+                   "hue": F.adjust_hue}[name](pil, f)
+        return pil
+
+    def test_color_jitter_drawn(self):
+        ops = [T.ColorJitter(0.4, 0.4, 0.4, 0.1), T.ColorJitter(hue=0.5),
+               T.ColorJitter(brightness=(0, 3), contrast=(0, 3),
+                             saturation=(0, 3)),
+               T.ColorJitter(contrast=0.9, hue=(-0.5, -0.4))]
+        for op in ops:
+            for name, pil in IMAGES:
+                a = array(pil)
+                for k in range(15):
+                    d = op.decide(pil.height, pil.width, index=k, seed=1)
+                    self.check(op.apply(a, d), self.jitter(pil, d),
+                               f"{name} {op} {d}")
+
+    def test_color_jitter_edges(self):
+        op = T.ColorJitter(1.0, 1.0, 1.0, 0.5)
+        factors = [0.0, 1.0, 1e-7, 0.5, 0.9999999, 1.0000001, 1.7, 2.0, 100.0]
+        hues = [-0.5, 0.5, 0.0, 0.003, -0.003, 0.25, -0.1, 1 / 255, -1 / 255]
+        orders = [(0, 1, 2, 3), (3, 2, 1, 0), (1, 3, 0, 2), (2, 0, 3, 1)]
+        for name, pil in IMAGES:
+            a = array(pil)
+            for i, order in enumerate(orders):
+                for j, f in enumerate(factors):
+                    d = {"order": order, "brightness": f,
+                         "contrast": factors[(j + 3) % len(factors)],
+                         "saturation": factors[(j + 5) % len(factors)],
+                         "hue": hues[(i + j) % len(hues)]}
+                    self.check(op.apply(a, d), self.jitter(pil, d),
+                               f"{name} {d}")
+            for k, which in enumerate(("brightness", "contrast",
+                                       "saturation", "hue")):
+                for f in (hues if which == "hue" else factors):
+                    d = {"order": (0, 1, 2, 3), "brightness": None,
+                         "contrast": None, "saturation": None, "hue": None}
+                    d[which] = f
+                    self.check(op.apply(a, d), self.jitter(pil, d),
+                               f"{name} {which} {f}")
+
+    def test_grayscale(self):
+        for name, pil in IMAGES:
+            a = array(pil)
+            for n in (1, 3):
+                self.check(T.Grayscale(n).apply(a),
+                           F.to_grayscale(pil, n), f"{name} {n}")
+            if pil.mode in ("L", "RGB"):
+                op = T.RandomGrayscale(0.5)
+                channels = 1 if pil.mode == "L" else 3
+                self.check(op.apply(a, {"grayscale": True}),
+                           F.rgb_to_grayscale(pil, channels), name)
+                self.check(op.apply(a, {"grayscale": False}), pil, name)
+
+    def test_random_erasing_on_the_tensor(self):
+        rng = np.random.default_rng(2)
+        t = torch.from_numpy(rng.normal(size=(3, 40, 50)).astype(np.float32))
+        for value in (0, 1.5, (0.25, -1.0, 7.0)):
+            op = T.RandomErasing(p=1.0, value=value)
+            for k in range(20):
+                d = op.decide(40, 50, index=k)
+                v = torch.tensor(value if isinstance(value, tuple)
+                                 else [value], dtype=torch.float32)[:, None, None]
+                want = F.erase(t, d["i"], d["j"], d["h"], d["w"], v)
+                got = op.apply(t.numpy(), d)
+                self.assertTrue(np.array_equal(got, want.numpy()), (value, d))
+
+
+if __name__ == "__main__":
+    if resize_test.pillow_simd():
+        print("Pillow-SIMD: its weights differ; skipped")
+        sys.exit(0)
+    unittest.main()
