@@ -92,7 +92,7 @@ absl::Status AddRealOp(const PreprocessOp& op, size_t i,
 
 // The size every sample has after the real ops: the fixed size, or
 // `sample_size`; they must agree when both are given.
-absl::StatusOr<Size2> SampleSize(const char* list_name,
+absl::StatusOr<Size2> SampleSize(const std::string& list_name,
                                  const std::optional<Size2>& fixed,
                                  const std::optional<Size2>& sample_size) {
   if (fixed && sample_size &&
@@ -111,7 +111,7 @@ absl::StatusOr<Size2> SampleSize(const char* list_name,
 }
 
 // The fused op for `options`, checked against the chain's channels.
-absl::Status AddFused(const char* list_name,
+absl::Status AddFused(const std::string& list_name,
                       const FusedNormalizationOptions& options, Chain* chain) {
   absl::StatusOr<FusedNormalization> fused =
       FusedNormalization::Create(options);

@@ -53,7 +53,7 @@ struct Chain {
 
 // What a chain is built from besides its list.
 struct ChainOptions {
-  const char* list_name = "train_transforms";  // in errors
+  std::string list_name = "train_transforms";  // in errors
   bool allow_erase = true;                     // false for val
   FusedNormalizationOptions base;  // normalization, dtype, layout, kernel
   std::optional<Size2> sample_size;

@@ -174,6 +174,13 @@ PreprocessorBuilder& PreprocessorBuilder::val_transforms(
   return *this;
 }
 
+PreprocessorBuilder& PreprocessorBuilder::list_names(std::string train,
+                                                     std::string val) {
+  train_name_ = std::move(train);
+  val_name_ = std::move(val);
+  return *this;
+}
+
 PreprocessorBuilder& PreprocessorBuilder::batch_transform(const BatchOp& op) {
   batch_op_ = op.Clone();
   return *this;
@@ -263,8 +270,9 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   options.base = fused_;
   options.sample_size = sample_size_;
   options.channels = st->dataset->channels();
+  options.list_name = train_name_;
   FUSEDNORM_ASSIGN_OR_RETURN(st->train, BuildChain(train_, options));
-  options.list_name = "val_transforms";
+  options.list_name = val_name_;
   options.allow_erase = false;
   FUSEDNORM_ASSIGN_OR_RETURN(st->val, BuildChain(val_, options));
   FUSEDNORM_RETURN_IF_ERROR(AddTargets(&st->train));

@@ -185,6 +185,10 @@ class PreprocessorBuilder {
   // many times the output size: faster, but other pixels (off by default).
   PreprocessorBuilder& decode_scale(bool on);
 
+  // How errors name the two lists (default train_transforms and
+  // val_transforms; the command line names them by its flags).
+  PreprocessorBuilder& list_names(std::string train, std::string val);
+
   // Validates everything and builds the chains; a second call is
   // FailedPrecondition.
   absl::StatusOr<Preprocessor> Commit();
@@ -201,6 +205,7 @@ class PreprocessorBuilder {
   // and erase.
   FusedNormalizationOptions fused_;
   std::vector<std::unique_ptr<PreprocessOp>> train_, val_;
+  std::string train_name_ = "train_transforms", val_name_ = "val_transforms";
   std::unique_ptr<BatchOp> batch_op_;
   int64_t num_classes_ = 0;
   double label_smoothing_ = 0.0;

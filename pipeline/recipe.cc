@@ -43,7 +43,7 @@ void StandardLists(const RecipeOptions& o, RecipeLists* lists) {
 
 // Takes the Normalize ops out of `list`: their mean and std go to `norm`,
 // which must agree with any taken before (or given as settings).
-absl::Status TakeNormalize(const char* list_name, bool given,
+absl::Status TakeNormalize(const std::string& list_name, bool given,
                            std::vector<std::unique_ptr<PreprocessOp>>* list,
                            FusedNormalizationOptions* norm, bool* taken) {
   for (size_t i = 0; i < list->size();) {
@@ -73,7 +73,7 @@ absl::Status TakeNormalize(const char* list_name, bool given,
 }
 
 // Checks a list's sample size against the recipe's limit.
-absl::Status CheckSize(const char* list_name,
+absl::Status CheckSize(const std::string& list_name,
                        const std::vector<std::unique_ptr<PreprocessOp>>& list) {
   for (size_t i = list.size(); i-- > 0;) {
     const std::optional<Size2> f = list[i]->FixedOutputSize();
@@ -99,9 +99,9 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
   }
   if (o.size_given && !o.train_transforms.empty() &&
       !o.val_transforms.empty()) {
-    return absl::InvalidArgumentError(
-        "size sets the standard lists' size; train_transforms and "
-        "val_transforms fix their own: give one or the other");
+    return InvalidArgumentCat("size sets the standard lists' size; ",
+                              o.train_name, " and ", o.val_name,
+                              " fix their own: give one or the other");
   }
   RecipeLists lists;
   lists.normalization = o.normalization;
@@ -109,29 +109,29 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
   if (!o.train_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
         lists.train,
-        MakeTransforms(o.train_transforms, "train_transforms", context));
+        MakeTransforms(o.train_transforms, o.train_name, context));
   }
   if (!o.val_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
-        lists.val, MakeTransforms(o.val_transforms, "val_transforms", context));
+        lists.val, MakeTransforms(o.val_transforms, o.val_name, context));
   }
   StandardLists(o, &lists);
   bool taken = false;
-  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize("train_transforms",
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.train_name,
                                           o.normalization_given, &lists.train,
                                           &lists.normalization, &taken));
-  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize("val_transforms",
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.val_name,
                                           o.normalization_given, &lists.val,
                                           &lists.normalization, &taken));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize("train_transforms", lists.train));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize("val_transforms", lists.val));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.train_name, lists.train));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.val_name, lists.val));
   if (!o.batch_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
         std::vector<std::unique_ptr<BatchOp>> batch,
-        MakeBatchTransforms(o.batch_transforms, "batch_transforms", context));
+        MakeBatchTransforms(o.batch_transforms, o.batch_name, context));
     if (batch.size() > 1) {
       return InvalidArgumentCat(
-          "batch_transforms has ", batch.size(),
+          o.batch_name, " has ", batch.size(),
           " transforms: give one (RandomChoice([...]) picks among several)");
     }
     if (!batch.empty()) lists.batch = std::move(batch[0]);
@@ -170,7 +170,8 @@ absl::StatusOr<Preprocessor> BuildRecipe(
   }
   b.train_transforms(std::move(lists.train))
       .val_transforms(std::move(lists.val))
-      .targets(o.num_classes, o.label_smoothing);
+      .targets(o.num_classes, o.label_smoothing)
+      .list_names(o.train_name, o.val_name);
   if (lists.batch != nullptr) b.batch_transform(std::move(lists.batch));
   return b.Commit();
 }

@@ -198,6 +198,9 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   o.normalization_given = v.Given(kPresetSetting) || v.Given(kMeanSetting) ||
                           v.Given(kStdSetting);
   o.train_transforms = v.Text(kTrainTransformsSetting);
+  o.train_name = SettingName(kTrainTransformsSetting, v.style());
+  o.val_name = SettingName(kValTransformsSetting, v.style());
+  o.batch_name = SettingName(kBatchTransformsSetting, v.style());
   o.val_transforms = v.Text(kValTransformsSetting);
   o.batch_transforms = v.Text(kBatchTransformsSetting);
   FUSEDNORM_ASSIGN_OR_RETURN(o.num_classes, v.Int(kNumClassesSetting));

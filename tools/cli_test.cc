@@ -83,6 +83,9 @@ TEST(Cli, KernelsAndHelp) {
   EXPECT_NE(k.out.find("scalar_eigen"), std::string::npos);
   EXPECT_NE(k.out.find("default kernel: highway ("), std::string::npos)
       << k.out;
+  EXPECT_NE(k.out.find("colour kernels (forced with FUSEDNORM_COLOR_KERNEL)"),
+            std::string::npos)
+      << k.out;
   for (const char* cmd : {"run", "normalize", "kernels"}) {
     const Result h = Cli({cmd, "--help"});
     EXPECT_EQ(h.code, 0) << cmd;
@@ -339,6 +342,57 @@ TEST(Cli, RunErrors) {
   const Result m = Cli({"run", "--dataset=mnist", "--path=/nonexistent"});
   EXPECT_EQ(m.code, 1);
   EXPECT_NE(m.err.find("train-images-idx3-ubyte"), std::string::npos);
+}
+
+// The transform lists: run --help lists every op with its defaults; a
+// list runs; its errors are usage errors naming the flag, the position and
+// the op.
+TEST(Cli, TransformLists) {
+  const Result h = Cli({"run", "--help"});
+  EXPECT_NE(h.out.find("--train-transforms"), std::string::npos);
+  for (const char* shown :
+       {"RandomResizedCrop(size, scale=(0.08, 1.0), ratio=(0.75, "
+        "1.3333333333333333), interpolation=bilinear, antialias=True)",
+        "ColorJitter(brightness=0, contrast=0, saturation=0, hue=0)",
+        "MixUp(alpha=1.0, num_classes=None, labels_getter='default')",
+        "RandomChoice(transforms, p=None)"}) {
+    EXPECT_NE(h.out.find(shown), std::string::npos) << shown;
+  }
+  const Result ok = Cli(
+      {"run", "--images=16", "--batch-size=8",
+       "--train-transforms=RandomResizedCrop(40), RandomHorizontalFlip(), "
+       "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomErasing(0.1)",
+       "--batch-transforms=RandomChoice([MixUp(0.2), CutMix(1.0)])",
+       "--num-classes=10", "--label-smoothing=0.1"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("ColorJitter(brightness=(0.6, 1.4)"), std::string::npos)
+      << ok.out;
+  EXPECT_NE(ok.out.find("=> RandomChoice("), std::string::npos) << ok.out;
+  const struct {
+    std::vector<std::string> args;
+    const char* message;
+  } bad[] = {
+      {{"--train-transforms=RandomResizedCrop(40), ColorJitter(hue=2)"},
+       "--train-transforms position 1 (ColorJitter): ColorJitter hue = 2"},
+      {{"--train-transforms=RandomResizedCrop(40"},
+       "--train-transforms: character 21 (in RandomResizedCrop, position 0)"},
+      {{"--val-transforms=CenterCrop(8), Frobnicate()"},
+       "--val-transforms position 1 (Frobnicate): Frobnicate is not a "
+       "per-sample transform"},
+      {{"--train-transforms=RandomErasing(), CenterCrop(8)"},
+       "--train-transforms position 1 (CenterCrop(size=(8, 8))): after "
+       "RandomErasing"},
+      {{"--batch-transforms=MixUp(0.2)"}, "set num_classes"},
+      {{"--num-classes=-1"}, "--num-classes=-1: must be in 0..16777216"},
+      {{"--repeated-augmentations=2", "--images=100"}, "RASampler keeps"},
+  };
+  for (const auto& b : bad) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), b.args.begin(), b.args.end());
+    const Result r = Cli(args);
+    EXPECT_EQ(r.code, 2) << b.message << ": " << r.err;
+    EXPECT_NE(r.err.find(b.message), std::string::npos) << r.err;
+  }
 }
 
 // --pinned was a bool and is a choice: the bool spellings still work.
