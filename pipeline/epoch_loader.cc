@@ -31,11 +31,11 @@ absl::Status CheckLabel(int64_t label, int64_t classes) {
   if (label >= 0 && label < classes) return absl::OkStatus();
   if (label < 0) {
     return InvalidArgumentCat("it has no label (label ", label,
-                              "), which soft targets (num_classes = ",
-                              classes, ") need");
+                              "), which soft targets (num_classes = ", classes,
+                              ") need");
   }
-  return InvalidArgumentCat("label ", label, " is not below num_classes = ",
-                            classes);
+  return InvalidArgumentCat("label ", label,
+                            " is not below num_classes = ", classes);
 }
 
 }  // namespace
@@ -228,7 +228,6 @@ struct EpochLoader::Impl {
   // all in (outside mu: no other thread touches the batch until it is
   // marked complete).
   void FinishBatch(Batch* b, Workspace* ws) {
-    if (chain->batch_op == nullptr && chain->num_classes == 0) return;
     BatchDecision d;
     if (chain->batch_op != nullptr) {
       SampleStream stream(s.seed, epoch, kBatchStreams + b->global_index);
@@ -281,9 +280,13 @@ struct EpochLoader::Impl {
       lock.lock();
       if (!Record(r, pos, sample.index, label)) continue;
       Batch* batch = filling[r].get();
-      lock.unlock();
-      FinishBatch(batch, &ws);
-      lock.lock();
+      if (chain->batch_op != nullptr || chain->num_classes > 0) {
+        lock.unlock();
+        StageClock clock;
+        FinishBatch(batch, &ws);
+        clock.Add(&counters.batch);
+        lock.lock();
+      }
       complete[r] = true;
       done_cv.notify_all();
     }
@@ -321,6 +324,7 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   m->chain = &chain;
   m->s = settings;
   m->epoch = epoch;
+  m->counters.ops = std::vector<std::atomic<int64_t>>(chain.ops.size());
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
   m->Plan();
   const size_t batch_bytes = settings.batch_size * chain.sample_bytes;
@@ -369,8 +373,16 @@ size_t EpochLoader::max_in_flight() const {
 
 EpochLoader::StageSeconds EpochLoader::stage_seconds() const {
   const StageCounters& c = impl_->counters;
-  return {c.load.load() * 1e-9, c.transforms.load() * 1e-9,
-          c.fused.load() * 1e-9};
+  StageSeconds s;
+  s.load = c.load.load() * 1e-9;
+  s.fused = c.fused.load() * 1e-9;
+  s.batch = c.batch.load() * 1e-9;
+  s.transforms = c.transforms.load() * 1e-9;
+  for (const std::atomic<int64_t>& op : c.ops) {
+    s.ops.push_back(op.load() * 1e-9);
+    s.transforms += s.ops.back();
+  }
+  return s;
 }
 
 EpochLoader::DecodedPixels EpochLoader::decoded_pixels() const {

@@ -153,9 +153,11 @@ class EpochLoader {
 
   // Worker time spent per stage so far, summed over threads, in seconds.
   struct StageSeconds {
-    double load = 0;        // reading and decoding
-    double transforms = 0;  // the real ops (crops, resizes)
-    double fused = 0;       // FusedNormalization
+    double load = 0;          // reading and decoding
+    double transforms = 0;    // the real ops (crops, resizes, colour ops)
+    double fused = 0;         // FusedNormalization
+    double batch = 0;         // batch transforms and soft targets
+    std::vector<double> ops;  // each real op's part of `transforms`
   };
   StageSeconds stage_seconds() const;
 

@@ -276,9 +276,9 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   options.allow_erase = false;
   FUSEDNORM_ASSIGN_OR_RETURN(st->val, BuildChain(val_, options));
   FUSEDNORM_RETURN_IF_ERROR(AddTargets(&st->train));
-  FUSEDNORM_RETURN_IF_ERROR(CheckRepeats(
-      loader_.repeats, loader_.epoch_samples(st->dataset->size()),
-      loader_.world));
+  FUSEDNORM_RETURN_IF_ERROR(
+      CheckRepeats(loader_.repeats, loader_.epoch_samples(st->dataset->size()),
+                   loader_.world));
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->train.sample_bytes));
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(st->val.sample_bytes));
   st->loader = loader_;
@@ -300,10 +300,13 @@ Preprocessor& Preprocessor::operator=(Preprocessor&&) = default;
 const FusedNormalization& Preprocessor::fused(Split s) const {
   return *state_->chain(s).fused;
 }
-Size2 Preprocessor::sample_size(Split s) const {
-  return state_->chain(s).size;
-}
+Size2 Preprocessor::sample_size(Split s) const { return state_->chain(s).size; }
 int Preprocessor::channels(Split s) const { return state_->chain(s).channels; }
+std::vector<std::string> Preprocessor::op_names(Split s) const {
+  std::vector<std::string> names;
+  for (const auto& op : state_->chain(s).ops) names.push_back(op->op_name());
+  return names;
+}
 size_t Preprocessor::sample_bytes(Split s) const {
   return state_->chain(s).sample_bytes;
 }
@@ -315,8 +318,7 @@ size_t Preprocessor::samples_per_epoch() const {
   return state_->loader.epoch_samples(state_->dataset->size());
 }
 size_t Preprocessor::local_samples_per_epoch(Split split) const {
-  return EpochOrder::LocalSamples(state_->Settings(split),
-                                  samples_per_epoch());
+  return EpochOrder::LocalSamples(state_->Settings(split), samples_per_epoch());
 }
 int Preprocessor::threads() const { return state_->loader.threads; }
 const Dataset& Preprocessor::dataset() const { return *state_->dataset; }

@@ -80,6 +80,9 @@ class Preprocessor {
   // and its batch transform after " => " where it has one.
   std::string Describe(Split split) const;
   const FusedNormalization& fused(Split split) const;
+  // The class names of a split's real ops, in chain order (what the
+  // epoch loader's per-op stage times are for).
+  std::vector<std::string> op_names(Split split) const;
   // A split's samples: size, channels and bytes (the splits' may differ).
   Size2 sample_size(Split split) const;
   int channels(Split split) const;

@@ -81,6 +81,7 @@ OpDecision InDecoded(const OpDecision& d, const DecodedImage& image) {
 // decoded pixels when there are no ops). An op whose decision leaves its
 // input as it is (a flip not taken) passes it on without a copy.
 absl::StatusOr<ImageView> Transform(const Chain& chain, const RawSample& raw,
+                                    StageCounters* counters, StageClock* clock,
                                     Workspace* ws) {
   ImageView current = ws->decoded.view;
   for (size_t i = 0; i < chain.ops.size(); ++i) {
@@ -95,6 +96,7 @@ absl::StatusOr<ImageView> Transform(const Chain& chain, const RawSample& raw,
       return PrefixStatus(s, absl::StrCat(raw.what, ": ", op.name(), ": "));
     }
     current = out->view();
+    if (i < counters->ops.size()) clock->Add(&counters->ops[i]);
   }
   return current;
 }
@@ -108,13 +110,14 @@ absl::Status RunRead(const Chain& chain, const Dataset& dataset,
   FUSEDNORM_RETURN_IF_ERROR(PlanAndDecode(chain, raw, stream, decode, ws));
   if (raw.is_encoded()) CountDecoded(raw, ws->decoded, counters);
   clock->Add(&counters->load);
-  FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out, Transform(chain, raw, ws));
+  FUSEDNORM_ASSIGN_OR_RETURN(const ImageView out,
+                             Transform(chain, raw, counters, clock, ws));
   if (out.channels != chain.channels) {
     return InvalidArgumentCat(raw.what, ": after the transforms it has ",
                               out.channels, " channels but the batch holds ",
                               chain.channels);
   }
-  clock->Add(&counters->transforms);
+  clock->Add(&counters->transforms);  // what the ops' clocks left
   // The batch is the op's output buffer: its store policy sees the whole.
   const absl::Status fused = chain.fused->ApplyBatch(
       {out}, {ws->plan.fused}, OutputView{place.batch}, place.position);

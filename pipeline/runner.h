@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "codecs/codec.h"
@@ -53,6 +54,10 @@ struct StageCounters {
   std::atomic<int64_t> load{0};        // reading and decoding
   std::atomic<int64_t> transforms{0};  // the real ops
   std::atomic<int64_t> fused{0};       // FusedNormalization
+  std::atomic<int64_t> batch{0};       // batch transforms and targets
+  // Each real op's share of `transforms`, in chain order (empty: not
+  // counted per op).
+  std::vector<std::atomic<int64_t>> ops;
   std::atomic<int64_t> decoded_pixels{0};
   std::atomic<int64_t> whole_pixels{0};
 };

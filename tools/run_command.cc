@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/status.h"
 #include "kernels/dispatch.h"
 #include "pipeline/device_copier.h"
@@ -92,6 +93,9 @@ class EpochBatches {
     r->stages.load += s.load;
     r->stages.transforms += s.transforms;
     r->stages.fused += s.fused;
+    r->stages.batch += s.batch;
+    r->stages.ops.resize(s.ops.size());
+    for (size_t i = 0; i < s.ops.size(); ++i) r->stages.ops[i] += s.ops[i];
     const EpochLoader::DecodedPixels d = loader_->decoded_pixels();
     r->decoded.decoded += d.decoded;
     r->decoded.whole += d.whole;
@@ -137,10 +141,12 @@ absl::StatusOr<std::optional<NpyWriter>> OutputFile(const Preprocessor& p,
                                                     const RunOptions& o) {
   if (o.output.empty()) return std::nullopt;
   const int64_t count =
-      static_cast<int64_t>(p.local_samples_per_epoch(o.recipe.split)) * o.epochs;
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      NpyWriter w, OutputNpy(o.output, p.fused(o.recipe.split), p.sample_size(o.recipe.split),
-                             p.channels(o.recipe.split), count));
+      static_cast<int64_t>(p.local_samples_per_epoch(o.recipe.split)) *
+      o.epochs;
+  FUSEDNORM_ASSIGN_OR_RETURN(NpyWriter w,
+                             OutputNpy(o.output, p.fused(o.recipe.split),
+                                       p.sample_size(o.recipe.split),
+                                       p.channels(o.recipe.split), count));
   return std::optional<NpyWriter>(std::move(w));
 }
 
@@ -162,18 +168,29 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
   const absl::StatusOr<const KernelInfo*> kernel =
       FindKernel(fused.kernel_id(p.channels(o.recipe.split)));
   const EpochLoader::StageSeconds& s = r.stages;
-  const double work = s.load + s.transforms + s.fused;
+  const double work = s.load + s.transforms + s.fused + s.batch;
   const size_t images = progress.images();
   const double secs = progress.seconds();
+  // The real ops' parts of the transforms' time, where there are several.
+  std::string ops;
+  const std::vector<std::string> names = p.op_names(o.recipe.split);
+  for (size_t i = 0; i < s.ops.size() && s.ops.size() > 1; ++i) {
+    absl::StrAppend(&ops, i ? ", " : " (", names[i], " ",
+                    absl::StrFormat("%.0f%%", 100 * s.ops[i] / work),
+                    i + 1 == s.ops.size() ? ")" : "");
+  }
+  const std::string batch =
+      s.batch > 0 ? absl::StrFormat(", batch %.0f%%", 100 * s.batch / work)
+                  : "";
   std::fprintf(out,
                "%zu images in %.2f s: %.0f images/s with %d threads; %zu "
                "skipped\n"
-               "kernel %s; worker time: load %.0f%%, transforms %.0f%%, "
-               "fused %.0f%% (the fused op %.1f us/image)\n",
+               "kernel %s; worker time: load %.0f%%, transforms %.0f%%%s, "
+               "fused %.0f%%%s (the fused op %.1f us/image)\n",
                images, secs, images / secs, p.threads(), r.skipped,
                kernel.ok() ? DescribeKernel(**kernel).c_str() : "?",
-               100 * s.load / work, 100 * s.transforms / work,
-               100 * s.fused / work,
+               100 * s.load / work, 100 * s.transforms / work, ops.c_str(),
+               100 * s.fused / work, batch.c_str(),
                1e6 * s.fused / std::max<size_t>(1, images));
   if (r.decoded.whole > 0) {
     std::fprintf(out, "decoded %.0f%% of the encoded images' pixels\n",
