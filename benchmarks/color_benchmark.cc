@@ -28,8 +28,7 @@ std::vector<uint8_t> Image3() {
   return v;
 }
 
-using Kernel = void (*)(const ColorKernelInfo&, uint8_t* image,
-                        uint8_t* gray);
+using Kernel = void (*)(const ColorKernelInfo&, uint8_t* image, uint8_t* gray);
 
 ColorStep Step(ColorStep::Kind kind, float alpha, uint8_t degenerate = 0,
                uint8_t shift = 0) {
@@ -43,43 +42,47 @@ ColorStep Step(ColorStep::Kind kind, float alpha, uint8_t degenerate = 0,
 
 void Run(const ColorKernelInfo& k, uint8_t* p, std::vector<ColorStep> steps,
          uint64_t* sum = nullptr) {
-  k.adjust(p, p, kPixels, 3, steps.data(), static_cast<int>(steps.size()),
-           sum);
+  k.adjust(p, p, kPixels, 3, steps.data(), static_cast<int>(steps.size()), sum);
 }
 
 using K = ColorStep::Kind;
 
-// The steps alone, and ColorJitter(0.4, 0.4, 0.4, 0.1)'s two passes (the
-// adjustments before Contrast, summing; Contrast and those after it).
+// The steps alone (Color both above 1, where blends clamp, and below), and
+// ColorJitter(0.4, 0.4, 0.4, 0.1)'s two passes (the adjustments before
+// Contrast, summing; Contrast and those after it).
 const std::pair<const char*, Kernel> kKernels[] = {
-    {"copy", [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
-       Run(k, p, {});
-     }},
-    {"brightness", [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
+    {"copy",
+     [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) { Run(k, p, {}); }},
+    {"brightness",
+     [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
        Run(k, p, {Step(K::kBlendConstant, 1.0001f)});
      }},
-    {"contrast", [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
+    {"contrast",
+     [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
        uint64_t sum = 0;
        Run(k, p, {}, &sum);
-       Run(k, p, {Step(K::kBlendConstant, 0.9999f,
-                       static_cast<uint8_t>(sum / kPixels))});
+       Run(k, p,
+           {Step(K::kBlendConstant, 0.9999f,
+                 static_cast<uint8_t>(sum / kPixels))});
      }},
-    {"saturation", [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
-       Run(k, p, {Step(K::kBlendGray, 1.0001f)});
+    {"saturation", [](const ColorKernelInfo& k, uint8_t* p,
+                      uint8_t*) { Run(k, p, {Step(K::kBlendGray, 1.0001f)}); }},
+    {"desaturation",
+     [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
+       Run(k, p, {Step(K::kBlendGray, 0.9999f)});
      }},
-    {"hue", [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
-       Run(k, p, {Step(K::kHue, 1, 0, 1)});
-     }},
-    {"jitter4", [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
+    {"hue", [](const ColorKernelInfo& k, uint8_t* p,
+               uint8_t*) { Run(k, p, {Step(K::kHue, 1, 0, 1)}); }},
+    {"jitter4",
+     [](const ColorKernelInfo& k, uint8_t* p, uint8_t*) {
        uint64_t sum = 0;
        Run(k, p, {Step(K::kBlendConstant, 1.1f), Step(K::kHue, 1, 0, 5)}, &sum);
-       Run(k, p, {Step(K::kBlendConstant, 0.9f,
-                       static_cast<uint8_t>(sum / kPixels)),
-                  Step(K::kBlendGray, 1.2f)});
+       Run(k, p,
+           {Step(K::kBlendConstant, 0.9f, static_cast<uint8_t>(sum / kPixels)),
+            Step(K::kBlendGray, 1.2f)});
      }},
-    {"grayscale", [](const ColorKernelInfo& k, uint8_t* p, uint8_t* g) {
-       k.to_gray(p, g, kPixels, 3, 3);
-     }},
+    {"grayscale", [](const ColorKernelInfo& k, uint8_t* p,
+                     uint8_t* g) { k.to_gray(p, g, kPixels, 3, 3); }},
 };
 
 void BM_Color(benchmark::State& state, const ColorKernelInfo* row,

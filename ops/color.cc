@@ -2,6 +2,7 @@
 // decisions, and each adjustment as the PIL route computes it.
 #include "ops/color.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -13,12 +14,33 @@
 namespace fusednorm {
 namespace {
 
-constexpr const char* kJitterNames[4] = {"brightness", "contrast",
-                                         "saturation", "hue"};
+constexpr const char* kJitterNames[4] = {"brightness", "contrast", "saturation",
+                                         "hue"};
 
 ArgValue RangeArg(const std::optional<FactorRange>& r) {
   if (!r) return ArgValue::None();
-  return ArgValue::Tuple({ArgValue::Float(r->first), ArgValue::Float(r->second)});
+  return ArgValue::Tuple(
+      {ArgValue::Float(r->first), ArgValue::Float(r->second)});
+}
+
+// fn(pixels of the block, its first pixel's index, its pixels) for blocks
+// of `image` a colour kernel takes as one row: all its rows at once where
+// they are contiguous, in calls of at most kMaxColorPixels pixels, else
+// rows or parts of rows.
+template <typename Fn>
+void ForEachBlock(const ImageView& image, Fn fn) {
+  const int64_t w = image.width;
+  const bool contiguous = image.row_stride == w * image.channels;
+  const int64_t rows = contiguous ? image.height : 1;
+  const int64_t blocks = contiguous ? 1 : image.height;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t total = rows * w;
+    for (int64_t done = 0; done < total; done += kMaxColorPixels) {
+      const uint8_t* row = image.pixels.data() + b * image.row_stride;
+      fn(row + done * image.channels, b * w + done,
+         std::min(kMaxColorPixels, total - done));
+    }
+  }
 }
 
 // `input` copied into `output` (compact).
@@ -84,7 +106,8 @@ absl::StatusOr<std::optional<FactorRange>> ColorJitter::FactorFromNumber(
                               ": a single number must be finite and >= 0");
   }
   if (v == 0) return std::optional<FactorRange>();
-  return std::optional<FactorRange>(FactorRange{std::max(1.0 - v, 0.0), 1.0 + v});
+  return std::optional<FactorRange>(
+      FactorRange{std::max(1.0 - v, 0.0), 1.0 + v});
 }
 
 absl::StatusOr<std::optional<FactorRange>> ColorJitter::HueFromNumber(
@@ -99,7 +122,8 @@ absl::StatusOr<std::optional<FactorRange>> ColorJitter::HueFromNumber(
 
 std::vector<NamedArg> ColorJitter::args() const {
   std::vector<NamedArg> a;
-  for (int k = 0; k < 4; ++k) a.push_back({kJitterNames[k], RangeArg(ranges_[k])});
+  for (int k = 0; k < 4; ++k)
+    a.push_back({kJitterNames[k], RangeArg(ranges_[k])});
   return a;
 }
 
@@ -118,8 +142,8 @@ absl::Status ColorJitter::Validate() const {
         !std::isfinite(hi)) {
       return InvalidArgumentCat(
           "ColorJitter ", kJitterNames[k], " = (", lo, ", ", hi,
-          "): must satisfy ", hue ? "-0.5 <= min <= max <= 0.5"
-                                  : "0 <= min <= max, finite");
+          "): must satisfy ",
+          hue ? "-0.5 <= min <= max <= 0.5" : "0 <= min <= max, finite");
     }
   }
   return ColorOp::Validate();
@@ -187,26 +211,26 @@ absl::Status ColorJitter::Apply(const ImageView& input,
     if (k == static_cast<int>(Jitter::kContrast)) contrast = count;
     steps[count++] = JitterStep(static_cast<Jitter>(k), f);
   }
-  // One pass over the rows with the steps before Contrast (summing the
-  // luma it needs), one in place with it and the rest.
+  // One pass with the steps before Contrast (summing the luma it needs),
+  // one in place with it and the rest.
   const ColorKernelInfo& kernel = **kernel_;
   const int first = contrast < 0 ? count : contrast;
   uint64_t luma = 0;
-  for (int64_t y = 0; y < input.height; ++y) {
-    kernel.adjust(input.pixels.data() + y * input.row_stride,
-                  output->pixels.data() + y * input.width * C, input.width, C,
-                  steps, first, contrast < 0 ? nullptr : &luma);
-  }
+  ForEachBlock(input, [&](const uint8_t* in, int64_t offset, int64_t pixels) {
+    kernel.adjust(in, output->pixels.data() + offset * C, pixels, C, steps,
+                  first, contrast < 0 ? nullptr : &luma);
+  });
   if (contrast < 0) return absl::OkStatus();
   // ImageEnhance.Contrast: int(mean + 0.5) of the image's L.
-  const double mean =
-      static_cast<double>(luma) / static_cast<double>(input.height * input.width);
-  steps[contrast].degenerate = static_cast<uint8_t>(static_cast<int>(mean + 0.5));
-  uint8_t* p = output->pixels.data();
-  for (int64_t y = 0; y < input.height; ++y, p += input.width * C) {
-    kernel.adjust(p, p, input.width, C, steps + contrast, count - contrast,
-                  nullptr);
-  }
+  const double mean = static_cast<double>(luma) /
+                      static_cast<double>(input.height * input.width);
+  steps[contrast].degenerate =
+      static_cast<uint8_t>(static_cast<int>(mean + 0.5));
+  ForEachBlock(output->view(), [&](const uint8_t*, int64_t offset,
+                                   int64_t pixels) {
+    uint8_t* p = output->pixels.data() + offset * C;
+    kernel.adjust(p, p, pixels, C, steps + contrast, count - contrast, nullptr);
+  });
   return absl::OkStatus();
 }
 

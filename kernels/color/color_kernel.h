@@ -45,6 +45,10 @@ struct ColorStep {
 
 // Most steps one call applies.
 inline constexpr int kMaxColorSteps = 4;
+// Most pixels one call takes (each SIMD lane's luma sum stays below 2^31).
+// A call has fixed costs (a row's tables), so callers pass whole images
+// where their rows are contiguous, in calls of up to this many pixels.
+inline constexpr int64_t kMaxColorPixels = int64_t{1} << 20;
 
 struct ColorKernelInfo {
   const char* id;     // "scalar", "highway", "highway_avx2", ...
@@ -55,15 +59,14 @@ struct ColorKernelInfo {
   const char* (*target)();
 
   // Applies steps[0 .. count - 1] (count <= kMaxColorSteps) in order to
-  // each pixel; adds the result's luma sum to *luma_sum when it is not
+  // each of `pixels` (<= kMaxColorPixels) pixels; adds the result's luma sum to *luma_sum when it is not
   // null (count 0: a copy that sums).
-  void (*adjust)(const uint8_t* in, uint8_t* out, int64_t pixels,
-                 int channels, const ColorStep* steps, int count,
-                 uint64_t* luma_sum);
+  void (*adjust)(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+                 const ColorStep* steps, int count, uint64_t* luma_sum);
   // Writes each pixel's luma (channels 3 or 4) into `out_channels` (1 or
   // 3) values: Pillow's convert("L"), and the L replicated to RGB.
-  void (*to_gray)(const uint8_t* in, uint8_t* out, int64_t pixels,
-                  int channels, int out_channels);
+  void (*to_gray)(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+                  int out_channels);
 };
 
 }  // namespace fusednorm

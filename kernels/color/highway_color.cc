@@ -4,19 +4,23 @@
 // A vector holds one pixel per int32 lane; each channel is an int32 lane
 // vector that every step of a call updates in registers, rounded to uint8
 // after each step as Pillow's intermediate images are, so the image is read
-// and written once per call.
+// and written once per call. Two vectors go through the steps side by
+// side. On AVX3_DL, constant blends in a row are one byte table instead
+// (VBMI permutes look up 64 bytes at once), and a call with one goes over
+// the row in chunks that stay in L1 between its runs of steps.
 //
 // Blends: d + alpha * (x - d) in two float operations, as Blend.c rounds
 // them (the difference x - d is exact as a float), clamped to 0..255 in
 // float (the extrapolating branch's clamp; inside [0, 1] the value never
-// leaves 0..255, so it changes nothing there) and truncated toward zero.
+// leaves 0..255, so it is left out there) and truncated toward zero.
 //
 // Hue: rgb2hsv_row's hue byte is looked up (hue_tables.h) by the case, the
 // range and the mid distance; its saturation byte is computed. hsv2rgb's
 // per-byte parts are computed exactly in float and int32 (HsvToRgb says
 // why each is exact). Of q and t, the one the sector uses is computed in
-// the double lanes of each half of the vector as its C does: q = round(v * (1.0 - (float)(fs
-// * f))) in odd sectors, t = round(v * (1.0 - fs * (1.0 - f))) in even
+// float, and again in the double lanes of each half of the vector as its
+// C does where a lane is near a tie: q = round(v * (1.0 - (float)(fs *
+// f))) in odd sectors, t = round(v * (1.0 - fs * (1.0 - f))) in even
 // ones. C's round() of these non-negative products is floor(x) + (x -
 // floor(x) >= 0.5), exact.
 //
@@ -24,6 +28,7 @@
 // scalar row's code, which computes the same values. The SCALAR target
 // runs the scalar row.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -106,21 +111,33 @@ HWY_INLINE VI Luma(const Pixels& x) {
   return hn::ShiftRight<16>(hn::Add(sum, hn::Set(di, 0x8000)));
 }
 
+// The luma of a vector of kC-channel pixels (L: the value).
+template <int kC>
+HWY_INLINE VI LumaOf(const Pixels& x) {
+  if constexpr (kC == 1) {
+    return x.r;
+  } else {
+    return Luma(x);
+  }
+}
+
 // Blend.c's value: d + alpha * (x - d), clamped, truncated.
+// kClamp false: alpha in [0, 1], where the clamp changes nothing.
+template <bool kClamp = true>
 HWY_INLINE VI Blend(VI x, VI d, VF alpha) {
   const DF df;
   const VF diff = hn::ConvertTo(df, hn::Sub(x, d));
   VF v = hn::Add(hn::ConvertTo(df, d), hn::Mul(alpha, diff));
-  v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
+  if (kClamp) v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
   return hn::ConvertTo(DI(), v);
 }
 
 // Bytes of a table at int32 byte offsets (it has four bytes of padding).
 HWY_INLINE VI TableBytes(const uint8_t* table, VI offsets) {
   const DI di;
-  return hn::And(hn::GatherOffset(di, reinterpret_cast<const int32_t*>(table),
-                                  offsets),
-                 hn::Set(di, 0xFF));
+  return hn::And(
+      hn::GatherOffset(di, reinterpret_cast<const int32_t*>(table), offsets),
+      hn::Set(di, 0xFF));
 }
 
 // a * (a + 1) / 2: a triangle table's row start.
@@ -129,8 +146,8 @@ HWY_INLINE VI TriangleRow(VI a) {
 }
 
 // rgb2hsv_row's hue and saturation bytes, looked up.
-HWY_INLINE void HueSaturation(const Pixels& x, const HueTables& t, VI& h,
-                              VI& s, VI& v) {
+HWY_INLINE void HueSaturation(const Pixels& x, const HueTables& t, VI& h, VI& s,
+                              VI& v) {
   const DI di;
   const VI maxc = hn::Max(x.r, hn::Max(x.g, x.b));
   const VI minc = hn::Min(x.r, hn::Min(x.g, x.b));
@@ -163,8 +180,10 @@ HWY_INLINE void HueSaturation(const Pixels& x, const HueTables& t, VI& h,
   const VD k255 = hn::Set(dd, 255.0);
   s = hn::Combine(
       di,
-      hn::DemoteTo(dh, hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dhf, sf)), k255)),
-      hn::DemoteTo(dh, hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dhf, sf)), k255)));
+      hn::DemoteTo(dh,
+                   hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dhf, sf)), k255)),
+      hn::DemoteTo(dh,
+                   hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dhf, sf)), k255)));
   v = maxc;
 }
 
@@ -181,8 +200,7 @@ HWY_INLINE hn::Vec<DH> RoundHalfAway(VD v) {
 // and fs * f (a float product) as int32 and float halves.
 HWY_INLINE hn::Vec<DH> MidValue(hn::Vec<DH> v, hn::Vec<hn::Half<DF>> f,
                                 hn::Vec<hn::Half<DF>> fs,
-                                hn::Vec<hn::Half<DF>> fs_f,
-                                hn::Vec<DH> odd) {
+                                hn::Vec<hn::Half<DF>> fs_f, hn::Vec<DH> odd) {
   const DD dd;
   const VD one = hn::Set(dd, 1.0);
   const VD fsd = hn::PromoteTo(dd, fs);
@@ -231,18 +249,17 @@ HWY_INLINE void HsvToRgb(VI h, VI s, VI v, Pixels* x) {
       hn::Sub(one, hn::Mul(fs, hn::Sub(one, f))));
   const VF y = hn::Mul(hn::ConvertTo(df, v), factor);
   const VF frac = hn::Sub(y, hn::Floor(y));
-  const auto near_tie = hn::Lt(hn::Abs(hn::Sub(frac, hn::Set(df, 0.5f))),
-                               hn::Set(df, 1e-4f));
+  const auto near_tie =
+      hn::Lt(hn::Abs(hn::Sub(frac, hn::Set(df, 0.5f))), hn::Set(df, 1e-4f));
   VI z = hn::NearestInt(y);
   if (!hn::AllFalse(df, near_tie)) {
-    z = hn::Combine(
-        di,
-        MidValue(hn::UpperHalf(dh, v), hn::UpperHalf(dhf, f),
-                 hn::UpperHalf(dhf, fs), hn::UpperHalf(dhf, fs_f),
-                 hn::UpperHalf(dh, odd)),
-        MidValue(hn::LowerHalf(dh, v), hn::LowerHalf(dhf, f),
-                 hn::LowerHalf(dhf, fs), hn::LowerHalf(dhf, fs_f),
-                 hn::LowerHalf(dh, odd)));
+    z = hn::Combine(di,
+                    MidValue(hn::UpperHalf(dh, v), hn::UpperHalf(dhf, f),
+                             hn::UpperHalf(dhf, fs), hn::UpperHalf(dhf, fs_f),
+                             hn::UpperHalf(dh, odd)),
+                    MidValue(hn::LowerHalf(dh, v), hn::LowerHalf(dhf, f),
+                             hn::LowerHalf(dhf, fs), hn::LowerHalf(dhf, fs_f),
+                             hn::LowerHalf(dh, odd)));
   }
   // Sector i % 6 (6 only for h = 255, where it means 0): r is v, z, p in
   // sectors {0, 5, 6}, {1, 4}, {2, 3}; g is z, v, p in {0, 3, 6}, {1, 2},
@@ -274,9 +291,15 @@ HWY_INLINE void ApplyStep(const ColorStep& step, const HueTables& tables,
     case ColorStep::Kind::kBlendGray:
       if constexpr (kC > 1) {
         const VI l = Luma(*x);
-        x->r = Blend(x->r, l, alpha);
-        x->g = Blend(x->g, l, alpha);
-        x->b = Blend(x->b, l, alpha);
+        if (step.alpha >= 0.0f && step.alpha <= 1.0f) {
+          x->r = Blend<false>(x->r, l, alpha);
+          x->g = Blend<false>(x->g, l, alpha);
+          x->b = Blend<false>(x->b, l, alpha);
+        } else {
+          x->r = Blend(x->r, l, alpha);
+          x->g = Blend(x->g, l, alpha);
+          x->b = Blend(x->b, l, alpha);
+        }
       }
       return;
     case ColorStep::Kind::kHue:
@@ -299,21 +322,39 @@ int64_t AdjustVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
   const int64_t N = static_cast<int64_t>(hn::Lanes(di));
   VI sum = hn::Zero(di);
   int64_t i = 0;
+  // Two vectors at a time: their steps are independent, so the CPU can run
+  // one's long chains (divisions, the gather) beside the other's.
+  for (; i + 2 * N <= pixels; i += 2 * N) {
+    Pixels x = LoadPixels<kC>(in + i * kC);
+    Pixels y = LoadPixels<kC>(in + (i + N) * kC);
+    for (int k = 0; k < count; ++k) {
+      ApplyStep<kC>(steps[k], tables, &x);
+      ApplyStep<kC>(steps[k], tables, &y);
+    }
+    StorePixels<kC>(x, out + i * kC);
+    StorePixels<kC>(y, out + (i + N) * kC);
+    if (luma_sum != nullptr) {
+      sum = hn::Add(sum, hn::Add(LumaOf<kC>(x), LumaOf<kC>(y)));
+    }
+  }
   for (; i + N <= pixels; i += N) {
     Pixels x = LoadPixels<kC>(in + i * kC);
     for (int k = 0; k < count; ++k) ApplyStep<kC>(steps[k], tables, &x);
     StorePixels<kC>(x, out + i * kC);
-    if (luma_sum != nullptr) sum = hn::Add(sum, kC == 1 ? x.r : Luma(x));
+    if (luma_sum != nullptr) sum = hn::Add(sum, LumaOf<kC>(x));
   }
-  // A row has at most 2^20 pixels: each lane's sum stays below 2^31.
+  // A call has at most kMaxColorPixels: each lane's sum stays below 2^31.
   if (luma_sum != nullptr) {
     *luma_sum += static_cast<uint64_t>(hn::GetLane(hn::SumOfLanes(di, sum)));
   }
   return i;
 }
 
-void Adjust(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
-            const ColorStep* steps, int count, uint64_t* luma_sum) {
+// The steps in registers: whole vectors here, the rest of the row by the
+// scalar row.
+void AdjustInRegisters(const uint8_t* in, uint8_t* out, int64_t pixels,
+                       int channels, const ColorStep* steps, int count,
+                       uint64_t* luma_sum) {
   int64_t done = 0;
   if (channels == 1) {
     done = AdjustVectors<1>(in, out, pixels, steps, count, luma_sum);
@@ -324,6 +365,113 @@ void Adjust(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
   }
   ScalarColorInfo().adjust(in + done * channels, out + done * channels,
                            pixels - done, channels, steps, count, luma_sum);
+}
+
+#if HWY_TARGET == HWY_AVX3_DL
+
+// A function of a byte as a table, in four vectors of 64 entries.
+struct ByteTable {
+  __m512i part[4];
+};
+
+// The constant blends steps[0 .. count - 1] of a byte, tabulated by the
+// scalar row on the 256 values as a row of L pixels.
+ByteTable TabulateBlends(const ColorStep* steps, int count) {
+  alignas(64) uint8_t values[256];
+  alignas(64) uint8_t table[256];
+  for (int v = 0; v < 256; ++v) values[v] = static_cast<uint8_t>(v);
+  ScalarColorInfo().adjust(values, table, 256, 1, steps, count, nullptr);
+  ByteTable t;
+  for (int k = 0; k < 4; ++k) t.part[k] = _mm512_load_si512(table + 64 * k);
+  return t;
+}
+
+// out[i] = t[in[i]] for `bytes` bytes, 64 at a time (the last vector
+// masked), keeping every 4th byte (alpha) of 4-channel pixels.
+void LookUp(const ByteTable& t, const uint8_t* in, uint8_t* out, int64_t bytes,
+            int channels) {
+  const __mmask64 alpha = channels == 4 ? 0x8888888888888888ull : 0;
+  for (int64_t i = 0; i < bytes; i += 64) {
+    const int64_t n = bytes - i;
+    const __mmask64 m = n >= 64 ? ~0ull : (1ull << n) - 1;
+    const __m512i x = _mm512_maskz_loadu_epi8(m, in + i);
+    const __m512i low = _mm512_permutex2var_epi8(t.part[0], x, t.part[1]);
+    const __m512i high = _mm512_permutex2var_epi8(t.part[2], x, t.part[3]);
+    __m512i y = _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high);
+    y = _mm512_mask_blend_epi8(alpha, y, x);
+    _mm512_mask_storeu_epi8(out + i, m, y);
+  }
+}
+
+// A call's steps as runs: constant blends in a row (one table) and the
+// other steps between them.
+struct StepRun {
+  const ColorStep* steps;
+  int count;
+  bool table;
+  ByteTable t;
+};
+
+int SplitRuns(const ColorStep* steps, int count, StepRun* runs) {
+  int n = 0;
+  for (int k = 0; k < count;) {
+    const bool table = steps[k].kind == ColorStep::Kind::kBlendConstant;
+    int end = k + 1;
+    while (end < count &&
+           (steps[end].kind == ColorStep::Kind::kBlendConstant) == table) {
+      ++end;
+    }
+    runs[n].steps = steps + k;
+    runs[n].count = end - k;
+    runs[n].table = table;
+    if (table) runs[n].t = TabulateBlends(steps + k, end - k);
+    ++n;
+    k = end;
+  }
+  return n;
+}
+
+// Pixels per chunk: each run goes over a chunk (in L1) before the next.
+constexpr int64_t kChunk = 128;
+
+// The runs over each chunk in turn: the first reads `in`, the others the
+// chunk of `out` the one before wrote; the last one sums.
+void AdjustInChunks(const uint8_t* in, uint8_t* out, int64_t pixels,
+                    int channels, const StepRun* runs, int n,
+                    uint64_t* luma_sum) {
+  for (int64_t start = 0; start < pixels; start += kChunk) {
+    const int64_t m = std::min(kChunk, pixels - start);
+    const uint8_t* src = in + start * channels;
+    uint8_t* dst = out + start * channels;
+    for (int r = 0; r < n; ++r, src = dst) {
+      uint64_t* sum = r + 1 == n ? luma_sum : nullptr;
+      if (!runs[r].table) {
+        AdjustInRegisters(src, dst, m, channels, runs[r].steps, runs[r].count,
+                          sum);
+        continue;
+      }
+      LookUp(runs[r].t, src, dst, m * channels, channels);
+      if (sum != nullptr) {
+        AdjustInRegisters(dst, dst, m, channels, nullptr, 0, sum);
+      }
+    }
+  }
+}
+
+#endif  // HWY_TARGET == HWY_AVX3_DL
+
+void Adjust(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+            const ColorStep* steps, int count, uint64_t* luma_sum) {
+#if HWY_TARGET == HWY_AVX3_DL
+  for (int k = 0; k < count; ++k) {
+    if (steps[k].kind != ColorStep::Kind::kBlendConstant) continue;
+    StepRun runs[kMaxColorSteps];
+    const int n = SplitRuns(steps, count, runs);
+    AdjustInChunks(in, out, pixels, channels, runs, n, luma_sum);
+    return;
+  }
+#endif
+  AdjustInRegisters(in, out, pixels, channels, steps, count, luma_sum);
 }
 
 template <int kC>
@@ -345,9 +493,9 @@ int64_t ToGrayVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
 
 void ToGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
             int out_channels) {
-  const int64_t done =
-      channels == 4 ? ToGrayVectors<4>(in, out, pixels, out_channels)
-                    : ToGrayVectors<3>(in, out, pixels, out_channels);
+  const int64_t done = channels == 4
+                           ? ToGrayVectors<4>(in, out, pixels, out_channels)
+                           : ToGrayVectors<3>(in, out, pixels, out_channels);
   ScalarColorInfo().to_gray(in + done * channels, out + done * out_channels,
                             pixels - done, channels, out_channels);
 }
@@ -382,8 +530,8 @@ namespace {
 void AdjustDynamic(const uint8_t* in, uint8_t* out, int64_t pixels,
                    int channels, const ColorStep* steps, int count,
                    uint64_t* luma_sum) {
-  HWY_DYNAMIC_DISPATCH(Adjust)(in, out, pixels, channels, steps, count,
-                               luma_sum);
+  HWY_DYNAMIC_DISPATCH(Adjust)
+  (in, out, pixels, channels, steps, count, luma_sum);
 }
 
 void ToGrayDynamic(const uint8_t* in, uint8_t* out, int64_t pixels,
@@ -403,12 +551,10 @@ std::vector<ColorKernelInfo> HighwayColorInfos() {
   hwy_rows::ForEachCompiledTarget([&rows](auto bit) {
     constexpr int kBit = decltype(bit)::value;
     const size_t index = hwy_rows::TableIndex(int64_t{1} << kBit);
-    rows.push_back({hwy_rows::TargetText<kBit>(true),
-                    hwy_rows::TargetText<kBit>(false), 10,
-                    &hwy_rows::TargetSupported<kBit>,
-                    &hwy_rows::TargetName<kBit>,
-                    HWY_DISPATCH_TABLE(Adjust)[index],
-                    HWY_DISPATCH_TABLE(ToGray)[index]});
+    rows.push_back(
+        {hwy_rows::TargetText<kBit>(true), hwy_rows::TargetText<kBit>(false),
+         10, &hwy_rows::TargetSupported<kBit>, &hwy_rows::TargetName<kBit>,
+         HWY_DISPATCH_TABLE(Adjust)[index], HWY_DISPATCH_TABLE(ToGray)[index]});
   });
   return rows;
 }
