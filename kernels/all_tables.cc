@@ -3,6 +3,7 @@
 
 #include "kernels/color/color_dispatch.h"
 #include "kernels/dispatch.h"
+#include "kernels/mix/mix_dispatch.h"
 #include "kernels/pack_pixels.h"
 #include "kernels/resize/resize_dispatch.h"
 
@@ -21,8 +22,8 @@ KernelTableView View(const KernelRegistry<Row>& registry) {
 }  // namespace
 
 std::vector<KernelTableView> AllKernelTables() {
-  return {View(NormalizeKernels()), View(ResizeKernels()),
-          View(ColorKernels()), View(PackPixelsKernels())};
+  return {View(NormalizeKernels()), View(ResizeKernels()), View(ColorKernels()),
+          View(MixKernels()), View(PackPixelsKernels())};
 }
 
 }  // namespace fusednorm

@@ -1,11 +1,13 @@
 // One registry for the variants of every SIMD op: the fused normalization
-// (kernels/dispatch.h), the Pillow resize (kernels/resize/resize_dispatch.h)
-// and the pixel packing (kernels/highway/pack_pixels.h) each list their
-// variants as rows of one table, and this registry serves them all the same
-// way: lookup by id, the environment variable that forces a row, the choice
-// of the best supported row (covering a configuration where the op has
-// several), the description a row prints, and the listing `fusednorm
-// kernels` shows (kernels/all_tables.h).
+// (kernels/dispatch.h), the Pillow resize (kernels/resize/resize_dispatch.h),
+// the colour ops (kernels/color/color_dispatch.h), the batch mixing
+// (kernels/mix/mix_dispatch.h) and the pixel packing
+// (kernels/highway/pack_pixels.h) each list their variants as rows of one
+// table, and this registry serves them all the same way: lookup by id, the
+// environment variable that forces a row, the choice of the best supported
+// row (covering a configuration where the op has several), the description
+// a row prints, and the listing `fusednorm kernels` shows
+// (kernels/all_tables.h).
 //
 // A row is any struct with the fields
 //

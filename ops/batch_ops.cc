@@ -18,7 +18,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "kernels/formats.h"
 #include "ops/transform_list.h"
 
 namespace fusednorm {
@@ -56,7 +55,8 @@ double LogGamma(double a, SampleStream& s) {
 
 absl::Status CheckAlpha(const char* op, double alpha) {
   if (!(alpha > 0) || !std::isfinite(alpha))
-    return InvalidArgumentCat(op, " alpha = ", alpha, ": must be finite and > 0");
+    return InvalidArgumentCat(op, " alpha = ", alpha,
+                              ": must be finite and > 0");
   return absl::OkStatus();
 }
 
@@ -77,61 +77,6 @@ size_t ElementBytes(DType dtype) { return dtype == DType::kFloat32 ? 4 : 2; }
 // Stored values per pixel.
 int Stored(const BatchShape& s) {
   return s.layout == Layout::kHWC4 ? 4 : s.channels;
-}
-
-template <DType kType>
-float Load(const uint8_t* p, size_t i) {
-  if constexpr (kType == DType::kFloat32) {
-    float v;
-    std::memcpy(&v, p + 4 * i, 4);
-    return v;
-  } else {
-    uint16_t h;
-    std::memcpy(&h, p + 2 * i, 2);
-    return kType == DType::kFloat16 ? HalfBitsToFloat(h) : BFloat16BitsToFloat(h);
-  }
-}
-
-// `v` rounded to the dtype, as a float.
-template <DType kType>
-float Round(float v) {
-  if constexpr (kType == DType::kFloat32) return v;
-  if constexpr (kType == DType::kFloat16) return HalfBitsToFloat(FloatToHalfBits(v));
-  return BFloat16BitsToFloat(FloatToBFloat16Bits(v));
-}
-
-template <DType kType>
-void Store(float v, uint8_t* p, size_t i) {
-  if constexpr (kType == DType::kFloat32) {
-    std::memcpy(p + 4 * i, &v, 4);
-  } else {
-    const uint16_t h =
-        kType == DType::kFloat16 ? FloatToHalfBits(v) : FloatToBFloat16Bits(v);
-    std::memcpy(p + 2 * i, &h, 2);
-  }
-}
-
-// cur = partner * a + cur * b, rounded as the overview says.
-template <DType kType>
-void MixInto(const uint8_t* partner, uint8_t* cur, size_t values, float a,
-             float b) {
-  for (size_t i = 0; i < values; ++i) {
-    const float x = Round<kType>(Load<kType>(partner, i) * a);
-    const float y = Round<kType>(Load<kType>(cur, i) * b);
-    Store<kType>(x + y, cur, i);
-  }
-}
-
-void MixInto(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
-             float a, float b) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return MixInto<DType::kFloat32>(partner, cur, values, a, b);
-    case DType::kFloat16:
-      return MixInto<DType::kFloat16>(partner, cur, values, a, b);
-    case DType::kBFloat16:
-      return MixInto<DType::kBFloat16>(partner, cur, values, a, b);
-  }
 }
 
 // Copies the box of `from` over the same box of `to` (one sample each).
@@ -170,10 +115,9 @@ std::vector<NamedArg> BatchOp::DecisionFields(const BatchDecision& d) const {
   if (d.kind == BatchDecision::Kind::kMixUp) {
     fields.push_back({"lam", ArgValue::Float(d.lam)});
   } else if (d.kind == BatchDecision::Kind::kCutMix) {
-    fields.push_back({"box", ArgValue::Tuple({ArgValue::Int(d.x1),
-                                              ArgValue::Int(d.y1),
-                                              ArgValue::Int(d.x2),
-                                              ArgValue::Int(d.y2)})});
+    fields.push_back(
+        {"box", ArgValue::Tuple({ArgValue::Int(d.x1), ArgValue::Int(d.y1),
+                                 ArgValue::Int(d.x2), ArgValue::Int(d.y2)})});
     fields.push_back({"lam", ArgValue::Float(d.drawn)});
     fields.push_back({"lam_adjusted", ArgValue::Float(d.lam)});
   }
@@ -203,7 +147,8 @@ absl::StatusOr<double> LamField(const char* op,
                                 const std::vector<NamedArg>& fields,
                                 const char* name) {
   const ArgValue* v = Field(fields, name);
-  if (v == nullptr) return InvalidArgumentCat(op, " decision ", name, ": missing");
+  if (v == nullptr)
+    return InvalidArgumentCat(op, " decision ", name, ": missing");
   if (!v->is_number() || !(v->number >= 0 && v->number <= 1)) {
     return InvalidArgumentCat(op, " decision ", name, " = ", FormatArg(*v),
                               ": must be a number in [0, 1]");
@@ -213,7 +158,9 @@ absl::StatusOr<double> LamField(const char* op,
 
 // ---- MixUp ----
 
-std::vector<NamedArg> MixUp::args() const { return MixArgs(alpha_, num_classes_); }
+std::vector<NamedArg> MixUp::args() const {
+  return MixArgs(alpha_, num_classes_);
+}
 std::unique_ptr<BatchOp> MixUp::Clone() const {
   return std::make_unique<MixUp>(*this);
 }
@@ -273,8 +220,8 @@ BatchDecision CutMix::Decide(Size2 size, SampleStream& stream) const {
 
 absl::StatusOr<BatchDecision> CutMix::DecisionFromFields(
     const std::vector<NamedArg>& fields, Size2 size) const {
-  FUSEDNORM_RETURN_IF_ERROR(OnlyFields(
-      "CutMix", fields, {"box", "lam", "lam_adjusted", "choice"}));
+  FUSEDNORM_RETURN_IF_ERROR(
+      OnlyFields("CutMix", fields, {"box", "lam", "lam_adjusted", "choice"}));
   BatchDecision d;
   d.kind = BatchDecision::Kind::kCutMix;
   const ArgValue* box = Field(fields, "box");
@@ -298,8 +245,7 @@ absl::StatusOr<BatchDecision> CutMix::DecisionFromFields(
         d.y1 <= d.y2 && d.y2 <= size.height)) {
     return bad_box();
   }
-  FUSEDNORM_ASSIGN_OR_RETURN(d.lam,
-                             LamField("CutMix", fields, "lam_adjusted"));
+  FUSEDNORM_ASSIGN_OR_RETURN(d.lam, LamField("CutMix", fields, "lam_adjusted"));
   d.drawn = d.lam;
   if (Field(fields, "lam") != nullptr) {
     FUSEDNORM_ASSIGN_OR_RETURN(d.drawn, LamField("CutMix", fields, "lam"));
@@ -339,7 +285,8 @@ std::unique_ptr<BatchOp> RandomChoice::Clone() const {
 
 absl::Status RandomChoice::Validate() const {
   if (transforms_.empty())
-    return absl::InvalidArgumentError("RandomChoice transforms: the list is empty");
+    return absl::InvalidArgumentError(
+        "RandomChoice transforms: the list is empty");
   if (!p_.empty() && p_.size() != transforms_.size()) {
     return InvalidArgumentCat("RandomChoice p has ", p_.size(),
                               " probabilities for ", transforms_.size(),
@@ -348,19 +295,22 @@ absl::Status RandomChoice::Validate() const {
   double total = 0;
   for (const double x : p_) {
     if (!(x >= 0) || !std::isfinite(x))
-      return InvalidArgumentCat("RandomChoice p: ", x, " must be finite and >= 0");
+      return InvalidArgumentCat("RandomChoice p: ", x,
+                                " must be finite and >= 0");
     total += x;
   }
   if (!p_.empty() && !(total > 0))
-    return absl::InvalidArgumentError("RandomChoice p: the probabilities sum to 0");
+    return absl::InvalidArgumentError(
+        "RandomChoice p: the probabilities sum to 0");
   for (const auto& t : transforms_) {
     FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(t->Validate(), "RandomChoice: "));
   }
   const std::optional<int64_t> n = num_classes();
   for (const auto& t : transforms_) {
     if (t->num_classes() && n && *t->num_classes() != *n) {
-      return InvalidArgumentCat("RandomChoice: its transforms give num_classes ",
-                                *n, " and ", *t->num_classes());
+      return InvalidArgumentCat(
+          "RandomChoice: its transforms give num_classes ", *n, " and ",
+          *t->num_classes());
     }
   }
   return absl::OkStatus();
@@ -402,10 +352,10 @@ absl::StatusOr<BatchDecision> RandomChoice::DecisionFromFields(
   if (choice == nullptr || choice->kind != ArgValue::Kind::kInt ||
       choice->integer < 0 ||
       choice->integer >= static_cast<int64_t>(transforms_.size())) {
-    return InvalidArgumentCat(
-        "RandomChoice decision choice = ",
-        choice ? FormatArg(*choice) : "missing", ": must be an index in 0..",
-        transforms_.size() - 1);
+    return InvalidArgumentCat("RandomChoice decision choice = ",
+                              choice ? FormatArg(*choice) : "missing",
+                              ": must be an index in 0..",
+                              transforms_.size() - 1);
   }
   FUSEDNORM_ASSIGN_OR_RETURN(
       BatchDecision d,
@@ -416,8 +366,9 @@ absl::StatusOr<BatchDecision> RandomChoice::DecisionFromFields(
 
 // ---- applying ----
 
-void MixBatch(const BatchDecision& d, const BatchShape& s, uint8_t* data,
-              size_t count, std::vector<uint8_t>* scratch) {
+void MixBatch(const BatchDecision& d, const BatchShape& s,
+              const MixKernelInfo& kernel, uint8_t* data, size_t count,
+              std::vector<uint8_t>* scratch) {
   if (d.kind == BatchDecision::Kind::kNone || count == 0) return;
   const size_t bytes = s.sample_bytes;
   // Sample i mixes with the original of sample i - 1: from the last down
@@ -432,7 +383,7 @@ void MixBatch(const BatchDecision& d, const BatchShape& s, uint8_t* data,
     const uint8_t* partner = i == 0 ? last : data + (i - 1) * bytes;
     uint8_t* cur = data + i * bytes;
     if (d.kind == BatchDecision::Kind::kMixUp) {
-      MixInto(s.dtype, partner, cur, values, a, b);
+      kernel.mix(s.dtype, partner, cur, values, a, b);
     } else {
       PasteBox(d, s, partner, cur);
     }

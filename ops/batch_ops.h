@@ -34,6 +34,7 @@
 #include "absl/types/span.h"
 #include "core/formats.h"
 #include "core/geometry.h"
+#include "kernels/mix/mix_kernel.h"
 #include "ops/arg_value.h"
 #include "rng/philox.h"
 
@@ -43,10 +44,10 @@ namespace fusednorm {
 struct BatchDecision {
   enum class Kind { kNone, kMixUp, kCutMix };
   Kind kind = Kind::kNone;
-  double lam = 1.0;  // λ (MixUp), or CutMix's adjusted λ
+  double lam = 1.0;    // λ (MixUp), or CutMix's adjusted λ
   double drawn = 1.0;  // the λ drawn (CutMix: before the adjustment)
   int64_t x1 = 0, y1 = 0, x2 = 0, y2 = 0;  // CutMix's box
-  int64_t choice = -1;  // RandomChoice: the transform chosen
+  int64_t choice = -1;                     // RandomChoice: the transform chosen
 };
 
 // How a batch is laid out in its slot: `count` samples of sample_bytes,
@@ -145,11 +146,12 @@ class RandomChoice : public BatchOp {
 // A draw from Beta(alpha, alpha) (alpha > 0) from `stream`.
 double DrawBeta(double alpha, SampleStream& stream);
 
-// Applies `d` to the `count` samples at `data` (in place); `scratch` holds
-// the last sample's original while the others are mixed (grown as
-// needed).
-void MixBatch(const BatchDecision& d, const BatchShape& shape, uint8_t* data,
-              size_t count, std::vector<uint8_t>* scratch);
+// Applies `d` to the `count` samples at `data` (in place), MixUp's values
+// with `kernel` (kernels/mix/mix_dispatch.h); `scratch` holds the last
+// sample's original while the others are mixed (grown as needed).
+void MixBatch(const BatchDecision& d, const BatchShape& shape,
+              const MixKernelInfo& kernel, uint8_t* data, size_t count,
+              std::vector<uint8_t>* scratch);
 
 // Writes the soft targets of `labels` (count x num_classes float32, row i
 // for sample i) mixed as `d` mixes the images, smoothed by

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/formats.h"
+#include "kernels/mix/mix_dispatch.h"
 
 namespace fusednorm {
 namespace {
@@ -25,8 +26,8 @@ BatchShape Shape(DType dtype, Layout layout, int64_t h, int64_t w, int c) {
   s.width = w;
   s.channels = c;
   const int stored = layout == Layout::kHWC4 ? 4 : c;
-  s.sample_bytes = static_cast<size_t>(h * w * stored) *
-                   (dtype == DType::kFloat32 ? 4 : 2);
+  s.sample_bytes =
+      static_cast<size_t>(h * w * stored) * (dtype == DType::kFloat32 ? 4 : 2);
   return s;
 }
 
@@ -38,7 +39,8 @@ std::vector<uint8_t> Batch(const BatchShape& s, size_t n, uint32_t seed) {
   const size_t e = s.dtype == DType::kFloat32 ? 4 : 2;
   const int stored = s.layout == Layout::kHWC4 ? 4 : s.channels;
   for (size_t i = 0; i < data.size() / e; ++i) {
-    const bool pad = s.layout == Layout::kHWC4 && i % 4 >= static_cast<size_t>(s.channels);
+    const bool pad =
+        s.layout == Layout::kHWC4 && i % 4 >= static_cast<size_t>(s.channels);
     const float v = pad ? 0.0f : normal(rng);
     if (s.dtype == DType::kFloat32) {
       std::memcpy(&data[i * 4], &v, 4);
@@ -70,36 +72,50 @@ float In(DType t, float v) {
                               : BFloat16BitsToFloat(FloatToBFloat16Bits(v));
 }
 
+// Every mix kernel row this CPU runs.
+std::vector<const MixKernelInfo*> MixRows() {
+  std::vector<const MixKernelInfo*> rows;
+  for (const MixKernelInfo& row : MixKernels().rows()) {
+    if (MixKernels().supported(row)) rows.push_back(&row);
+  }
+  return rows;
+}
+
+const MixKernelInfo& DefaultMix() { return **SelectMixKernel(""); }
+
 TEST(MixBatch, MixUpIsTheRolledBatchTimesOneMinusLamPlusTheBatchTimesLam) {
-  for (const DType dtype :
-       {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
-    for (const Layout layout : {Layout::kHWC, Layout::kHWC4, Layout::kCHW}) {
-      for (const size_t n : {1u, 2u, 5u}) {
-        SCOPED_TRACE(absl::StrCat(static_cast<int>(dtype), " ",
-                                  static_cast<int>(layout), " n ", n));
-        const BatchShape s = Shape(dtype, layout, 3, 5, 3);
-        std::vector<uint8_t> data = Batch(s, n, 7 + static_cast<uint32_t>(n));
-        const std::vector<uint8_t> original = data;
-        // The partner batch: original rolled by one, as a separate copy.
-        std::vector<uint8_t> rolled(data.size());
-        for (size_t i = 0; i < n; ++i) {
-          std::memcpy(&rolled[i * s.sample_bytes],
-                      &original[((i + n - 1) % n) * s.sample_bytes],
-                      s.sample_bytes);
-        }
-        BatchDecision d;
-        d.kind = BatchDecision::Kind::kMixUp;
-        d.lam = 0.3141592653589793;
-        std::vector<uint8_t> scratch;
-        MixBatch(d, s, data.data(), n, &scratch);
-        const float a = static_cast<float>(1.0 - d.lam);
-        const float b = static_cast<float>(d.lam);
-        const size_t values = data.size() / (dtype == DType::kFloat32 ? 4 : 2);
-        for (size_t i = 0; i < values; ++i) {
-          const float want =
-              In(dtype, In(dtype, Get(dtype, rolled.data(), i) * a) +
-                            In(dtype, Get(dtype, original.data(), i) * b));
-          ASSERT_EQ(Get(dtype, data.data(), i), want) << i;
+  for (const MixKernelInfo* kernel : MixRows()) {
+    for (const DType dtype :
+         {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+      for (const Layout layout : {Layout::kHWC, Layout::kHWC4, Layout::kCHW}) {
+        for (const size_t n : {1u, 2u, 5u}) {
+          SCOPED_TRACE(absl::StrCat(kernel->id, " ", static_cast<int>(dtype),
+                                    " ", static_cast<int>(layout), " n ", n));
+          const BatchShape s = Shape(dtype, layout, 3, 5, 3);
+          std::vector<uint8_t> data = Batch(s, n, 7 + static_cast<uint32_t>(n));
+          const std::vector<uint8_t> original = data;
+          // The partner batch: original rolled by one, as a separate copy.
+          std::vector<uint8_t> rolled(data.size());
+          for (size_t i = 0; i < n; ++i) {
+            std::memcpy(&rolled[i * s.sample_bytes],
+                        &original[((i + n - 1) % n) * s.sample_bytes],
+                        s.sample_bytes);
+          }
+          BatchDecision d;
+          d.kind = BatchDecision::Kind::kMixUp;
+          d.lam = 0.3141592653589793;
+          std::vector<uint8_t> scratch;
+          MixBatch(d, s, *kernel, data.data(), n, &scratch);
+          const float a = static_cast<float>(1.0 - d.lam);
+          const float b = static_cast<float>(d.lam);
+          const size_t values =
+              data.size() / (dtype == DType::kFloat32 ? 4 : 2);
+          for (size_t i = 0; i < values; ++i) {
+            const float want =
+                In(dtype, In(dtype, Get(dtype, rolled.data(), i) * a) +
+                              In(dtype, Get(dtype, original.data(), i) * b));
+            ASSERT_EQ(Get(dtype, data.data(), i), want) << i;
+          }
         }
       }
     }
@@ -116,7 +132,7 @@ TEST(MixBatch, CutMixPastesThePartnersBox) {
     d.kind = BatchDecision::Kind::kCutMix;
     d.x1 = 2, d.y1 = 1, d.x2 = 8, d.y2 = 4;
     std::vector<uint8_t> scratch;
-    MixBatch(d, s, data.data(), n, &scratch);
+    MixBatch(d, s, DefaultMix(), data.data(), n, &scratch);
     const int stored = layout == Layout::kHWC4 ? 4 : 3;
     for (size_t i = 0; i < n; ++i) {
       const uint8_t* got = &data[i * s.sample_bytes];
@@ -175,8 +191,10 @@ TEST(Decide, CutMixBoxAndAdjustedLam) {
                                (24.0 * 32.0));
     // The half sides are int(0.5 sqrt(1 - lam) * side): a box not clamped
     // by an edge has sides of twice them.
-    const int64_t hw = static_cast<int64_t>(0.5 * std::sqrt(1.0 - d.drawn) * 32);
-    const int64_t hh = static_cast<int64_t>(0.5 * std::sqrt(1.0 - d.drawn) * 24);
+    const int64_t hw =
+        static_cast<int64_t>(0.5 * std::sqrt(1.0 - d.drawn) * 32);
+    const int64_t hh =
+        static_cast<int64_t>(0.5 * std::sqrt(1.0 - d.drawn) * 24);
     ASSERT_LE(d.x2 - d.x1, 2 * hw);
     ASSERT_LE(d.y2 - d.y1, 2 * hh);
   }

@@ -44,6 +44,7 @@ struct Chain {
   // The batch transform (training only) and the soft targets' classes
   // (0: the labels are handed out as they are) and label smoothing.
   std::unique_ptr<BatchOp> batch_op;
+  const MixKernelInfo* mix_kernel = nullptr;  // the batch op's, with it
   int64_t num_classes = 0;
   double label_smoothing = 0;
 

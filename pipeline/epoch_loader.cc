@@ -232,8 +232,8 @@ struct EpochLoader::Impl {
     if (chain->batch_op != nullptr) {
       SampleStream stream(s.seed, epoch, kBatchStreams + b->global_index);
       d = chain->batch_op->Decide(chain->size, stream);
-      MixBatch(d, chain->batch_shape(), b->slot.data(), b->count,
-               &ws->batch_scratch);
+      MixBatch(d, chain->batch_shape(), *chain->mix_kernel, b->slot.data(),
+               b->count, &ws->batch_scratch);
     }
     if (chain->num_classes > 0) {
       b->targets.resize(b->count * static_cast<size_t>(chain->num_classes));

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "core/format_names.h"
 #include "core/status.h"
+#include "kernels/mix/mix_dispatch.h"
 #include "pipeline/chain.h"
 #include "pipeline/epoch_order.h"
 #include "pipeline/transfer_station.h"
@@ -245,6 +246,7 @@ absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
                                 "num_classes");
     }
     train->batch_op = batch_op_->Clone();
+    FUSEDNORM_ASSIGN_OR_RETURN(train->mix_kernel, SelectMixKernel(""));
   }
   if (label_smoothing_ > 0 && classes == 0) {
     return InvalidArgumentCat("label_smoothing = ", label_smoothing_,

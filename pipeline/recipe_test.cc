@@ -4,6 +4,8 @@
 // transforms and soft targets equal MixBatch and MakeTargets applied to the
 // same epoch without them; repeated augmentations deal torchvision's
 // RASampler lists to the ranks; and the recipe's own rules and errors.
+#include "pipeline/recipe.h"
+
 #include <cstring>
 #include <map>
 #include <set>
@@ -11,10 +13,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/mix/mix_dispatch.h"
 #include "ops/op_table.h"
 #include "pipeline/epoch_order.h"
 #include "pipeline/preprocessor.h"
-#include "pipeline/recipe.h"
 #include "testing/expect_error.h"
 
 namespace fusednorm {
@@ -119,9 +121,8 @@ void ExpectSamplesByHand(const std::string& list) {
   ASSERT_EQ(b.samples.size(), 12u);
   for (size_t i = 0; i < a.samples.size(); ++i) {
     EXPECT_EQ(a.samples[i].bytes, b.samples[i].bytes) << i;
-    EXPECT_EQ(a.samples[i].bytes,
-              ByHand(*data, list, one->fused(Split::kTrain), 5, 2,
-                     a.samples[i].index))
+    EXPECT_EQ(a.samples[i].bytes, ByHand(*data, list, one->fused(Split::kTrain),
+                                         5, 2, a.samples[i].index))
         << "sample " << a.samples[i].index;
   }
 }
@@ -171,8 +172,8 @@ TEST(Lists, ChannelsFollowTheOps) {
 TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
   std::shared_ptr<const Dataset> data(MakeSyntheticDataset(22));
   const std::string list = "RandomResizedCrop(16), RandomHorizontalFlip()";
-  auto batch_op = MakeBatchTransforms(
-      "RandomChoice([MixUp(0.2), CutMix(1.0)])", "batch", OpContext());
+  auto batch_op = MakeBatchTransforms("RandomChoice([MixUp(0.2), CutMix(1.0)])",
+                                      "batch", OpContext());
   ASSERT_TRUE(batch_op.ok());
   for (const int threads : {1, 3}) {
     PreprocessorBuilder b;
@@ -221,14 +222,14 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
       const BatchDecision d = (*batch_op)[0]->Decide({16, 16}, stream);
       kinds.insert(static_cast<int>(d.kind));
       std::vector<uint8_t> scratch;
-      MixBatch(d, shape, bytes.data(), n, &scratch);
+      MixBatch(d, shape, **SelectMixKernel(""), bytes.data(), n, &scratch);
       std::vector<float> targets(n * 10);
       MakeTargets(d, labels, 10, 0.1, targets.data());
       for (size_t k = 0; k < n; ++k) {
-        EXPECT_EQ(std::vector<uint8_t>(
-                      bytes.begin() + k * shape.sample_bytes,
-                      bytes.begin() + (k + 1) * shape.sample_bytes),
-                  m.samples[first + k].bytes)
+        EXPECT_EQ(
+            std::vector<uint8_t>(bytes.begin() + k * shape.sample_bytes,
+                                 bytes.begin() + (k + 1) * shape.sample_bytes),
+            m.samples[first + k].bytes)
             << "batch " << batch << " sample " << k;
       }
       EXPECT_EQ(m.targets.at(batch), targets) << "batch " << batch;
@@ -241,7 +242,9 @@ TEST(BatchTransforms, Errors) {
   std::shared_ptr<const Dataset> data(MakeSyntheticDataset(8));
   {
     PreprocessorBuilder b;
-    b.dataset(data).train_transforms(CenterCrop(8)).val_transforms(CenterCrop(8));
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8));
     b.batch_transform(MixUp(0.2));
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
                 "MixUp(alpha=0.2, num_classes=None) mixes labels into soft "
@@ -249,14 +252,18 @@ TEST(BatchTransforms, Errors) {
   }
   {
     PreprocessorBuilder b;
-    b.dataset(data).train_transforms(CenterCrop(8)).val_transforms(CenterCrop(8));
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8));
     b.batch_transform(MixUp(0.2, 10)).targets(5);
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
                 "has num_classes = 10 but num_classes = 5");
   }
   {
     PreprocessorBuilder b;
-    b.dataset(data).train_transforms(CenterCrop(8)).val_transforms(CenterCrop(8));
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8));
     b.targets(10, 1.5);
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
                 "label_smoothing = 1.5");
@@ -295,8 +302,9 @@ TEST(RepeatedAugmentations, RanksGetRaSamplersLists) {
   plain.threads = 2;
   plain.seed = 4;
   PreprocessorBuilder o;
-  o.dataset(data).train_transforms(RandomResizedCrop(8)).val_transforms(
-      CenterCrop(8));
+  o.dataset(data)
+      .train_transforms(RandomResizedCrop(8))
+      .val_transforms(CenterCrop(8));
   o.loader(plain);
   absl::StatusOr<Preprocessor> order_p = o.Commit();
   ASSERT_TRUE(order_p.ok());
@@ -314,8 +322,9 @@ TEST(RepeatedAugmentations, RanksGetRaSamplersLists) {
     l.rank = rank;
     l.world = world;
     PreprocessorBuilder b;
-    b.dataset(data).train_transforms(RandomResizedCrop(8)).val_transforms(
-        CenterCrop(8));
+    b.dataset(data)
+        .train_transforms(RandomResizedCrop(8))
+        .val_transforms(CenterCrop(8));
     b.loader(l);
     absl::StatusOr<Preprocessor> p = b.Commit();
     ASSERT_TRUE(p.ok()) << p.status();
@@ -387,8 +396,8 @@ TEST(Recipe, StandardListsByDefault) {
   o.size = {32, 48};
   absl::StatusOr<Preprocessor> p = BuildRecipe(o, data);
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(p->Describe(Split::kTrain).find(
-                "RandomResizedCrop(size=(32, 48), scale=(0.08, 1.0)"),
+  EXPECT_EQ(p->Describe(Split::kTrain)
+                .find("RandomResizedCrop(size=(32, 48), scale=(0.08, 1.0)"),
             0u);
   EXPECT_EQ(p->fused(Split::kTrain).flip_p(), 0.5);
   EXPECT_EQ(p->fused(Split::kTrain).erase().p, 0.5);

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/formats.h"
+#include "kernels/mix/mix_dispatch.h"
 #include "ops/batch_ops.h"
 #include "ops/fused_ops.h"
 #include "ops/op_args.h"
@@ -46,13 +47,15 @@ OpCall ParseSpec(const std::string& spec) {
 }
 
 ArgValue ToArgValue(py::handle v, int depth) {
-  if (depth > kMaxDepth) throw py::value_error("arguments are nested too deeply");
+  if (depth > kMaxDepth)
+    throw py::value_error("arguments are nested too deeply");
   if (v.is_none()) return ArgValue::None();
   if (PyBool_Check(v.ptr())) return ArgValue::Bool(v.ptr() == Py_True);
   if (PyLong_Check(v.ptr()) ||
       (PyIndex_Check(v.ptr()) && !PyFloat_Check(v.ptr()))) {
     int overflow = 0;
-    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+    py::object index =
+        py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
     if (!index) throw py::error_already_set();
     const long long x = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     if (overflow != 0) {
@@ -109,7 +112,8 @@ py::object FromArgValue(const ArgValue& v) {
       return py::str(v.text);
     case ArgValue::Kind::kTuple: {
       py::tuple t(v.items.size());
-      for (size_t i = 0; i < v.items.size(); ++i) t[i] = FromArgValue(v.items[i]);
+      for (size_t i = 0; i < v.items.size(); ++i)
+        t[i] = FromArgValue(v.items[i]);
       return std::move(t);
     }
     case ArgValue::Kind::kCall:
@@ -158,17 +162,17 @@ ImageView ReadImage(const py::buffer& image, bool* gray) {
       throw py::type_error("image must hold uint8 values");
     if (b.shape[1] > 1 && b.strides[1] != 1)
       throw py::value_error("image rows must be contiguous");
-    return ImageView{absl::MakeConstSpan(static_cast<const uint8_t*>(b.ptr),
-                                         b.shape[0] == 0
-                                             ? 0
-                                             : static_cast<size_t>(
-                                                   (b.shape[0] - 1) *
-                                                       b.strides[0] +
-                                                   b.shape[1])),
+    return ImageView{absl::MakeConstSpan(
+                         static_cast<const uint8_t*>(b.ptr),
+                         b.shape[0] == 0 ? 0
+                                         : static_cast<size_t>(
+                                               (b.shape[0] - 1) * b.strides[0] +
+                                               b.shape[1])),
                      b.shape[0], b.shape[1], 1, b.strides[0]};
   }
   const Images im = ReadImages(image);
-  if (im.batched) throw py::value_error("image must have shape (H, W, C) or (H, W)");
+  if (im.batched)
+    throw py::value_error("image must have shape (H, W, C) or (H, W)");
   return ImageView{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w, im.c,
                    im.row_stride};
 }
@@ -219,9 +223,10 @@ class PyTransform {
       d = Value(op_->DecisionFromFields(FromDict(*decisions),
                                         {view.height, view.width}));
     } else {
-      const py::dict drawn = Decide(view.height, view.width, seed, epoch, index);
-      d = Value(op_->DecisionFromFields(FromDict(drawn),
-                                        {view.height, view.width}));
+      const py::dict drawn =
+          Decide(view.height, view.width, seed, epoch, index);
+      d = Value(
+          op_->DecisionFromFields(FromDict(drawn), {view.height, view.width}));
     }
     Image out;
     Raise(WithoutGil([&] {
@@ -251,22 +256,25 @@ class PyTransform {
           "array");
     }
     const int64_t C = in.shape(0), H = in.shape(1), W = in.shape(2);
-    const py::dict fields = decisions ? *decisions : Decide(H, W, seed, epoch, index);
-    const OpDecision d = Value(op_->DecisionFromFields(FromDict(fields), {H, W}));
+    const py::dict fields =
+        decisions ? *decisions : Decide(H, W, seed, epoch, index);
+    const OpDecision d =
+        Value(op_->DecisionFromFields(FromDict(fields), {H, W}));
     const auto& erase = static_cast<const RandomErasing&>(*op_).options();
-    if (erase.value.size() > 1 && erase.value.size() != static_cast<size_t>(C)) {
-      throw py::value_error(absl::StrCat("RandomErasing value has ",
-                                         erase.value.size(),
-                                         " values for a tensor of ", C,
-                                         " channels"));
+    if (erase.value.size() > 1 &&
+        erase.value.size() != static_cast<size_t>(C)) {
+      throw py::value_error(
+          absl::StrCat("RandomErasing value has ", erase.value.size(),
+                       " values for a tensor of ", C, " channels"));
     }
     py::array_t<float> out({C, H, W});
     std::memcpy(out.mutable_data(), in.data(), sizeof(float) * C * H * W);
     float* o = out.mutable_data();
     for (int64_t c = 0; c < C && d.apply; ++c) {
-      const float v = erase.value.empty()
-                          ? 0.0f
-                          : erase.value[std::min<size_t>(c, erase.value.size() - 1)];
+      const float v =
+          erase.value.empty()
+              ? 0.0f
+              : erase.value[std::min<size_t>(c, erase.value.size() - 1)];
       for (int64_t y = d.erase.top; y < d.erase.top + d.erase.height; ++y) {
         for (int64_t x = d.erase.left; x < d.erase.left + d.erase.width; ++x)
           o[(c * H + y) * W + x] = v;
@@ -290,7 +298,8 @@ BatchShape ShapeOf(const py::array& images, const std::string& layout) {
   } else {
     throw py::type_error("images must be float32 or float16");
   }
-  if (images.ndim() != 4) throw py::value_error("images must have 4 dimensions");
+  if (images.ndim() != 4)
+    throw py::value_error("images must have 4 dimensions");
   if (layout == "chw") {
     s.layout = Layout::kCHW;
     s.channels = static_cast<int>(images.shape(1));
@@ -302,11 +311,11 @@ BatchShape ShapeOf(const py::array& images, const std::string& layout) {
     s.width = images.shape(2);
     s.channels = static_cast<int>(images.shape(3));
   } else {
-    throw py::value_error(absl::StrCat("layout \"", layout,
-                                       "\" is not one of chw, hwc"));
+    throw py::value_error(
+        absl::StrCat("layout \"", layout, "\" is not one of chw, hwc"));
   }
-  s.sample_bytes = static_cast<size_t>(images.nbytes() /
-                                       std::max<py::ssize_t>(1, images.shape(0)));
+  s.sample_bytes = static_cast<size_t>(
+      images.nbytes() / std::max<py::ssize_t>(1, images.shape(0)));
   return s;
 }
 
@@ -358,15 +367,16 @@ class PyBatchTransform {
                                            num_classes - 1, " (or -1)"));
       }
     }
-    py::array out = py::array(images.dtype(), std::vector<py::ssize_t>(
-                                                  images.shape(),
-                                                  images.shape() + 4));
+    py::array out =
+        py::array(images.dtype(),
+                  std::vector<py::ssize_t>(images.shape(), images.shape() + 4));
     py::array contiguous = py::array::ensure(images, py::array::c_style);
     std::memcpy(out.mutable_data(), contiguous.data(), images.nbytes());
     py::array_t<float> targets({n, num_classes});
+    const MixKernelInfo& kernel = *Value(SelectMixKernel(""));
     WithoutGil([&] {
       std::vector<uint8_t> scratch;
-      MixBatch(d, s, static_cast<uint8_t*>(out.mutable_data()),
+      MixBatch(d, s, kernel, static_cast<uint8_t*>(out.mutable_data()),
                static_cast<size_t>(n), &scratch);
       MakeTargets(d, l, num_classes, label_smoothing, targets.mutable_data());
     });
@@ -384,7 +394,8 @@ py::list OpRowsList() {
     py::list params;
     for (const OpParam& p : r.params) {
       params.append(py::make_tuple(
-          p.name, p.default_text ? py::object(py::str(p.default_text)) : py::none(),
+          p.name,
+          p.default_text ? py::object(py::str(p.default_text)) : py::none(),
           p.help));
     }
     py::dict row;

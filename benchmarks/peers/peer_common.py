@@ -15,15 +15,21 @@ MEAN = np.array([0.485, 0.456, 0.406])
 STD = np.array([0.229, 0.224, 0.225])
 SIZE = 224
 BATCH = 64
+# The recipes the benchmark runs: the default one, and with torchvision's
+# ColorJitter(0.4, 0.4, 0.4, 0.1) after the flip (torchvision's peers only).
+RECIPES = ("default", "colorjitter")
+JITTER = (0.4, 0.4, 0.4, 0.1)
 
 
-def arguments():
+def arguments(recipes=("default",)):
+    """The worker's flags; `recipes` are the recipes it can run."""
     p = argparse.ArgumentParser()
     p.add_argument("--peer", required=True)
     p.add_argument("--data", required=True, help="the JPEG class folder")
     p.add_argument("--work", required=True, help="a folder for peer files")
     p.add_argument("--threads", type=int, required=True)
     p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--recipe", choices=recipes, default="default")
     return p.parse_args()
 
 

@@ -3,10 +3,14 @@ folder and on shards of it, and torchvision v2 (decode_jpeg, uint8 tensors),
 torchvision v1 on PIL (Pillow and Pillow-SIMD), NVIDIA DALI's CPU pipeline,
 FFCV and tf.data on the same images, all with the recipe decode ->
 RandomResizedCrop(224) -> flip -> normalize (ImageNet) -> RandomErasing,
-float32, batches of 64, at 1 thread and at all cores.
+float32, batches of 64, at 1 thread and at all cores. `--recipe
+colorjitter` adds ColorJitter(0.4, 0.4, 0.4, 0.1) after the flip, for
+fusednorm on the folder (as --train-transforms) and torchvision's loaders,
+which have that op.
 
     benchmarks/peers/setup.sh [ENVS]           # once: the peers, from PyPI
     benchmarks/peers/run.sh [--envs ENVS] [--images 1000] [--markdown FILE]
+                            [--recipe colorjitter]
 
 Rounds are interleaved: each round runs every peer at every thread count
 (in a rotated order), so a change of the machine's load spreads over all.
@@ -28,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import photo_folder  # noqa: E402  benchmarks/photo_folder.py
+import peer_common as pc  # noqa: E402  beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = "/tmp/fusednorm_peers_bench"
@@ -61,15 +66,30 @@ def make_folder(images):
     return photo_folder.make_folder(os.path.join(ROOT, f"jpeg{images}"), images)
 
 
-def fusednorm_rate(binary, data, threads, epochs):
+def train_transforms(recipe):
+    """The recipe as `fusednorm run`'s --train-transforms (none: its default,
+    the same recipe)."""
+    if recipe == "default":
+        return []
+    mean = ", ".join(str(m) for m in pc.MEAN)
+    std = ", ".join(str(s) for s in pc.STD)
+    jitter = ", ".join(str(j) for j in pc.JITTER)
+    return ["--train-transforms",
+            f"RandomResizedCrop({pc.SIZE}), RandomHorizontalFlip(), "
+            f"ColorJitter({jitter}), ToTensor(), "
+            f"Normalize(mean=[{mean}], std=[{std}]), RandomErasing()"]
+
+
+def fusednorm_rate(binary, data, threads, epochs, recipe):
     out = subprocess.run(
         [binary, "run", "--data", data, "--images", "0", "--batch-size", "64",
-         "--threads", str(threads), "--epochs", str(epochs), "--layout", "chw"],
+         "--threads", str(threads), "--epochs", str(epochs), "--layout", "chw"]
+        + train_transforms(recipe),
         check=True, capture_output=True, text=True).stdout
     return float(re.search(r"([0-9.]+) images/s", out).group(1)), out
 
 
-def peer_rate(envs, peer, folder, threads, epochs):
+def peer_rate(envs, peer, folder, threads, epochs, recipe):
     """(images/s, the worker's JSON) or (None, the error's last lines)."""
     _, env, script, pid, _, _ = peer
     python = os.path.join(envs, env, "bin", "python")
@@ -81,7 +101,8 @@ def peer_rate(envs, peer, folder, threads, epochs):
     proc = subprocess.run(
         [python, os.path.join(HERE, script), "--peer", pid, "--data", folder,
          "--work", os.path.join(ROOT, "work"), "--threads", str(threads),
-         "--epochs", str(epochs)], capture_output=True, text=True)
+         "--epochs", str(epochs), "--recipe", recipe],
+        capture_output=True, text=True)
     if proc.returncode != 0:
         lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
         return None, "\n".join(lines[-6:])
@@ -99,35 +120,43 @@ def main():
     p.add_argument("--markdown", help="also write the tables to this file")
     p.add_argument("--threads", type=int, action="append",
                    help="a thread count (repeatable; default 1 and all cores)")
+    p.add_argument("--recipe", choices=pc.RECIPES, default="default")
     args = p.parse_args()
     load_at_start = os.getloadavg()[0]
     folder = make_folder(args.images)
     data = {"folder": folder}
-    for kind, encoding in (("jpeg shards", "jpeg"), ("raw shards", "raw")):
+    shards = (("jpeg shards", "jpeg"), ("raw shards", "raw"))
+    for kind, encoding in shards if args.recipe == "default" else ():
         data[kind] = photo_folder.packed(args.fusednorm, folder,
                                          f"{folder}-{encoding}", "--encoding",
                                          encoding)
     cores = os.cpu_count()
     counts = sorted(set(args.threads or [1, cores]))
-    rows = [(name, ("ours", form)) for form, name in OURS.items()] + \
-           [(peer[0], ("peer", peer)) for peer in PEERS]
+    peers = PEERS if args.recipe == "default" else \
+        [peer for peer in PEERS if peer[2] == "torchvision_peer.py"]
+    forms = OURS if args.recipe == "default" else {"folder": OURS["folder"]}
+    rows = [(name, ("ours", form)) for form, name in forms.items()] + \
+           [(peer[0], ("peer", peer)) for peer in peers]
     rates = {(name, t): [] for name, _ in rows for t in counts}
     notes, errors, checks, reports = {}, {}, {}, {}
     # A first pass writes FFCV's .beton files and shows each peer's check
     # before any round is timed.
     for name, (kind, what) in rows:
         if kind == "peer":
-            rate, out = peer_rate(args.envs, what, folder, counts[-1], 0)
+            rate, out = peer_rate(args.envs, what, folder, counts[-1], 0,
+                                  args.recipe)
             print(f"check: {name}: {out['check'] if rate is not None else 'ERROR'}",
                   flush=True)
     for r in range(args.rounds):
         for t in counts:
             for name, (kind, what) in rows[r % len(rows):] + rows[:r % len(rows)]:
                 if kind == "ours":
-                    rate, out = fusednorm_rate(args.fusednorm, data[what], t, args.epochs)
+                    rate, out = fusednorm_rate(args.fusednorm, data[what], t,
+                                               args.epochs, args.recipe)
                     reports[(name, t)] = out.strip().splitlines()
                 else:
-                    rate, out = peer_rate(args.envs, what, folder, t, args.epochs)
+                    rate, out = peer_rate(args.envs, what, folder, t,
+                                          args.epochs, args.recipe)
                     if rate is None:
                         errors[name] = out
                         continue
@@ -145,7 +174,9 @@ def main():
 
 def tables(args, rows, rates, counts, errors, checks, notes, reports):
     med = {k: statistics.median(v) for k, v in rates.items() if v}
-    out = [f"{args.images} JPEGs, {args.rounds} interleaved rounds, "
+    recipe = "" if args.recipe == "default" else \
+        f"recipe with ColorJitter{pc.JITTER}, "
+    out = [f"{args.images} JPEGs, {recipe}{args.rounds} interleaved rounds, "
            f"{os.cpu_count()} cores, load average {args.load[0]:.2f} at the start and "
            f"{args.load[1]:.2f} at the end; " + time.strftime("%Y-%m-%d %H:%M"), ""]
     head = "| | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}: images/s per core "

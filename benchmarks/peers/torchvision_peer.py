@@ -7,6 +7,9 @@
       v2.RandomResizedCrop(224, antialias=True) -> v2.RandomHorizontalFlip
       -> v2.ToDtype(float32, scale=True) -> v2.Normalize -> v2.RandomErasing
 
+With `--recipe colorjitter`, ColorJitter(0.4, 0.4, 0.4, 0.1) after the flip
+(v1: on the PIL image; v2: on the uint8 tensor).
+
 DataLoader with `--threads` worker processes (one torch thread each),
 batches of 64, float32 CHW. Run by peers_benchmark.py."""
 
@@ -29,15 +32,18 @@ def decode_file(path):
     return decode_jpeg(read_file(path), mode=ImageReadMode.RGB)
 
 
-def dataset(peer, folder):
+def dataset(peer, folder, recipe):
     mean, std = pc.MEAN.tolist(), pc.STD.tolist()
+    jitter = recipe == "colorjitter"
     if peer == "v1":
-        tf = T.Compose([T.RandomResizedCrop(pc.SIZE), T.RandomHorizontalFlip(),
-                        T.ToTensor(), T.Normalize(mean, std), T.RandomErasing()])
+        tf = T.Compose([T.RandomResizedCrop(pc.SIZE), T.RandomHorizontalFlip()] +
+                       ([T.ColorJitter(*pc.JITTER)] if jitter else []) +
+                       [T.ToTensor(), T.Normalize(mean, std), T.RandomErasing()])
         return D.ImageFolder(folder, tf)
     tf = v2.Compose([v2.RandomResizedCrop(pc.SIZE, antialias=True),
-                     v2.RandomHorizontalFlip(),
-                     v2.ToDtype(torch.float32, scale=True),
+                     v2.RandomHorizontalFlip()] +
+                    ([v2.ColorJitter(*pc.JITTER)] if jitter else []) +
+                    [v2.ToDtype(torch.float32, scale=True),
                      v2.Normalize(mean, std), v2.RandomErasing()])
     return D.ImageFolder(folder, tf, loader=decode_file)
 
@@ -47,10 +53,10 @@ def one_thread(_):
 
 
 def main():
-    args = pc.arguments()
+    args = pc.arguments(pc.RECIPES)
     torch.set_num_threads(1)
     loader = torch.utils.data.DataLoader(
-        dataset(args.peer, args.data), batch_size=pc.BATCH, shuffle=True,
+        dataset(args.peer, args.data, args.recipe), batch_size=pc.BATCH, shuffle=True,
         num_workers=args.threads, persistent_workers=True,
         worker_init_fn=one_thread)
     images, _ = next(iter(loader))

@@ -1,6 +1,7 @@
 // Conversion of uint8 values to normalized output values, a vector at a time:
-// the per-lane constant patterns, the fast and exact formulas, the float16 and
-// bfloat16 narrowing, and Converter, which runs them over a span of elements.
+// the per-lane constant patterns, the fast and exact formulas, the stores
+// (float16 and bfloat16 narrowing: narrow-inl.h), and Converter, which runs
+// them over a span of elements.
 //
 // A per-target part of the Highway kernel: kernels/highway/highway.cc
 // includes it once per target (Highway's -inl.h convention), inside no
@@ -22,6 +23,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/highway/narrow-inl.h"
 #include "kernels/kernel.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -100,74 +102,6 @@ HWY_INLINE VF Normalize(DF df, VF x, VF a, VF b, VF r) {
   // torchvision: x / 255.f, then (t - mean) / std; IEEE division is correctly
   // rounded.
   return hn::Div(hn::Sub(hn::Div(x, k255), a), b);
-}
-
-// float -> float16 bits, round to nearest even, for finite inputs (overflow ->
-// infinity): FloatToHalfBits of kernels/formats.h, a vector at a time.
-// Targets with F16C, and Arm's NEON and SVE targets, convert in hardware with
-// the same rounding; Highway 1.0.3's emulation (EMU128, SCALAR, SSSE3, SSE4)
-// truncates, so those targets use this integer version of formats.h's steps.
-template <class DU16>
-HWY_INLINE hn::Vec<DU16> HalfBitsOf(DF df, VF v) {
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 ||    \
-    HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_NEON || \
-    HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 ||     \
-    HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
-  const hn::Rebind<hwy::float16_t, DF> dh;
-  return hn::BitCast(DU16(), hn::DemoteTo(dh, v));
-#else
-  const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
-  using VU = hn::Vec<decltype(du)>;
-  const VU bits = hn::BitCast(du, v);
-  const VU sign = hn::And(bits, hn::Set(du, 0x80000000u));
-  const VU abs = hn::Xor(bits, sign);
-  // Subnormal (or zero) results: adding 0.5f aligns the half's last bit with
-  // the float's last bit, and the float addition rounds to nearest even.
-  const VF magic = hn::BitCast(df, hn::Set(du, 0x3F000000u));
-  const VU sub = hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(df, abs), magic)),
-                         hn::Set(du, 0x3F000000u));
-  // Normal results: rebias the exponent, add 0xfff plus the lowest kept bit,
-  // shift.
-  const VU odd = hn::And(hn::ShiftRight<13>(abs), hn::Set(du, 1u));
-  const VU normal =
-      hn::ShiftRight<13>(hn::Add(hn::Add(abs, hn::Set(du, 0xC8000FFFu)),
-                                 odd));  // (15 - 127) << 23 + 0xfff
-  const auto is_sub =
-      hn::Lt(hn::BitCast(di, abs), hn::Set(di, 0x38800000));  // < 2^-14
-  const auto is_inf =
-      hn::Lt(hn::Set(di, 0x477FFFFF), hn::BitCast(di, abs));  // >= 2^16
-  VU h = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
-  h = hn::IfThenElse(hn::RebindMask(du, is_inf), hn::Set(du, 0x7C00u), h);
-  h = hn::Or(h, hn::ShiftRight<16>(sign));
-  return hn::DemoteTo(DU16(), hn::BitCast(di, h));  // values fit in 16 bits
-#endif
-}
-
-// float -> bfloat16 bits, round to nearest even: FloatToBFloat16Bits of
-// kernels/formats.h, a vector at a time (Highway 1.0.3's DemoteTo truncates).
-template <class DU16>
-HWY_INLINE hn::Vec<DU16> BFloat16BitsOf(DF df, VF v) {
-  const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
-  const auto bits = hn::BitCast(du, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(du, 0x7FFFu)));
-  return hn::DemoteTo(DU16(), hn::BitCast(di, hn::ShiftRight<16>(rounded)));
-}
-
-// Returns v, kept in a register. AMD Zen 4 runs VCVTPS2PH and VPMOVDW with a
-// memory destination several times slower than into a register followed by a
-// store, and GCC folds the store into them unless the value must first exist
-// in a register (measured on Zen 4, float16 HWC4 hot: 37.5 -> 25.4 us). Costs
-// nothing elsewhere: the two forms are the same work.
-template <class V>
-HWY_INLINE V InRegister(V v) {
-#if defined(__GNUC__) && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
-                          HWY_TARGET == HWY_AVX3_DL)
-  asm("" : "+v"(v.raw));
-#endif
-  return v;
 }
 
 // Output element types: float, or 16-bit patterns for float16/bfloat16.

@@ -1,0 +1,35 @@
+// The mix-kernel contract: MixUp's arithmetic on two samples of a batch,
+// as torch does it on a tensor of the output's dtype:
+//
+//   cur[i] = round(round(partner[i] * a) + round(cur[i] * b))
+//
+// in float32 operations, round() to the dtype (float32: none; float16 and
+// bfloat16: to nearest even, kernels/formats.h). `partner` and `cur` hold
+// `values` elements of the dtype each and do not overlap. Kernels never
+// validate or fail: the batch ops (ops/batch_ops.h) check first. Every row
+// agrees with the scalar row bit for bit. No SIMD types here.
+#ifndef FUSEDNORM_KERNELS_MIX_MIX_KERNEL_H_
+#define FUSEDNORM_KERNELS_MIX_MIX_KERNEL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/formats.h"
+
+namespace fusednorm {
+
+struct MixKernelInfo {
+  const char* id;     // "scalar", "highway", "highway_avx2", ...
+  const char* needs;  // human-readable CPU features
+  int priority;       // higher wins among the supported rows
+  bool (*supported)();
+  // The SIMD target the row dispatches to on this CPU, or nullptr.
+  const char* (*target)();
+
+  void (*mix)(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
+              float a, float b);
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_KERNELS_MIX_MIX_KERNEL_H_
