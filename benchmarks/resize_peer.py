@@ -8,8 +8,7 @@ Both sides are called from Python on the same uint8 array. Pillow's time
 includes crop() (a lazy view) and resize(); ours (resized_crop, or
 fusednorm.transforms.RandomResizedCrop's apply for bicubic) includes
 building the weights, both passes and copying the result into a new NumPy
-array. The
-outputs are compared before timing. Reports the median of 7 rounds of
+array. The outputs are compared before timing. Reports the median of 7 rounds of
 200 calls, microseconds per image, and the ratio."""
 
 import statistics

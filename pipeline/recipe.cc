@@ -2,10 +2,13 @@
 #include "pipeline/recipe.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "data/dataset.h"
 #include "data/shards.h"
 #include "ops/op_table.h"
 
@@ -16,7 +19,19 @@ namespace {
 absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
   if (o.data.empty())
     return OpenDataset(o.dataset, o.path, o.split == Split::kVal);
-  if (!IsShardSpec(o.data)) return OpenImageFolder(o.data);
+  if (!IsShardSpec(o.data)) {
+    absl::StatusOr<std::unique_ptr<Dataset>> folder = OpenImageFolder(o.data);
+    const std::vector<std::string>& kinds = DatasetKinds();
+    if (!folder.ok() && absl::IsNotFound(folder.status()) &&
+        std::find(kinds.begin(), kinds.end(), o.data) != kinds.end()) {
+      // data = "synthetic": the built-in datasets are `dataset`'s.
+      return absl::NotFoundError(absl::StrCat(
+          "data = \"", o.data, "\": no such folder or shards (",
+          folder.status().message(), "); the built-in datasets are set with "
+          "dataset (--dataset): dataset = \"", o.data, "\""));
+    }
+    return folder;
+  }
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> paths,
                              ExpandShardSpec(o.data));
   return OpenShards(paths);

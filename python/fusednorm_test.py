@@ -184,6 +184,23 @@ class LoaderBehaviour(unittest.TestCase):
             self.assertEqual(whole, 40 * 256 * 320)
 
 
+class ReadmePromises(unittest.TestCase):
+    def test_settings_list_the_keywords(self):
+        for cls, names in ((fusednorm.FusedNormalization,
+                            {"preset", "dtype", "layout", "mode", "erase_p", "seed"}),
+                           (fusednorm.Loader,
+                            {"data", "dataset", "batch_size", "train_transforms",
+                             "num_classes", "repeated_augmentations"})):
+            listed = {row[0] for row in cls.settings}  # (name, default, help)
+            self.assertLessEqual(names, listed, cls.__name__)
+
+    def test_the_loader_example_runs(self):
+        with fusednorm.Loader(dataset="synthetic", batch_size=64, threads=8) as loader:
+            images, labels = next(iter(loader))
+        self.assertEqual(images.shape, (64, 224, 224, 3))
+        self.assertEqual(labels.shape, (64,))
+
+
 class Errors(unittest.TestCase):
     def test_bad_inputs_raise_the_stated_exceptions(self):
         op = fusednorm.FusedNormalization()
@@ -217,6 +234,11 @@ class Errors(unittest.TestCase):
             fusednorm.Loader(resize_filter="cubic")
         with self.assertRaises(ValueError):
             fusednorm.Loader(on_error="ignore")
+
+    def test_data_naming_a_built_in_dataset_points_to_dataset(self):
+        with self.assertRaisesRegex(FileNotFoundError,
+                                    'data = "synthetic".*dataset = "synthetic"'):
+            fusednorm.Loader(data="synthetic")
 
     def test_shards_with_a_broken_sample_skip_or_fail(self):
         with tempfile.TemporaryDirectory() as d:

@@ -71,6 +71,8 @@ class FusedNormalization:
     bits), flip_p, erase_p (0: no erasing), erase_scale, erase_ratio, seed,
     kernel (a variant id; default the best for this CPU)."""
 
+    settings = _fusednorm.FusedNormalization.settings
+
     def __init__(self, **kwargs):
         self._op = _fusednorm.FusedNormalization(**kwargs)
 
