@@ -60,64 +60,60 @@ using VI = hn::Vec<DI>;
 using VF = hn::Vec<DF>;
 using VD = hn::Vec<DD>;
 
-// A vector of pixels: one int32 lane vector per channel.
-struct Pixels {
-  VI r, g, b, a;
-};
-
+// A vector of pixels is one int32 lane vector per channel, r, g, b and a,
+// passed one by one (SVE's sizeless vectors cannot be members of a
+// struct); channels past kC are zero.
 template <int kC>
-HWY_INLINE Pixels LoadPixels(const uint8_t* p) {
+HWY_INLINE void LoadPixels(const uint8_t* p, VI& r, VI& g, VI& b, VI& a) {
   const DB db;
   const DI di;
-  Pixels x;
+  g = b = a = hn::Zero(di);
   if constexpr (kC == 1) {
-    x.r = hn::PromoteTo(di, hn::LoadU(db, p));
+    r = hn::PromoteTo(di, hn::LoadU(db, p));
   } else {
-    hn::Vec<DB> r, g, b, a;
+    hn::Vec<DB> rb, gb, bb, ab;
     if constexpr (kC == 4) {
-      hn::LoadInterleaved4(db, p, r, g, b, a);
-      x.a = hn::PromoteTo(di, a);
+      hn::LoadInterleaved4(db, p, rb, gb, bb, ab);
+      a = hn::PromoteTo(di, ab);
     } else {
-      hn::LoadInterleaved3(db, p, r, g, b);
+      hn::LoadInterleaved3(db, p, rb, gb, bb);
     }
-    x.r = hn::PromoteTo(di, r);
-    x.g = hn::PromoteTo(di, g);
-    x.b = hn::PromoteTo(di, b);
+    r = hn::PromoteTo(di, rb);
+    g = hn::PromoteTo(di, gb);
+    b = hn::PromoteTo(di, bb);
   }
-  return x;
 }
 
 HWY_INLINE hn::Vec<DB> Bytes(VI v) { return hn::DemoteTo(DB(), v); }
 
 template <int kC>
-HWY_INLINE void StorePixels(const Pixels& x, uint8_t* p) {
+HWY_INLINE void StorePixels(VI r, VI g, VI b, VI a, uint8_t* p) {
   const DB db;
   if constexpr (kC == 1) {
-    hn::StoreU(Bytes(x.r), db, p);
+    hn::StoreU(Bytes(r), db, p);
   } else if constexpr (kC == 3) {
-    hn::StoreInterleaved3(Bytes(x.r), Bytes(x.g), Bytes(x.b), db, p);
+    hn::StoreInterleaved3(Bytes(r), Bytes(g), Bytes(b), db, p);
   } else {
-    hn::StoreInterleaved4(Bytes(x.r), Bytes(x.g), Bytes(x.b), Bytes(x.a), db,
-                          p);
+    hn::StoreInterleaved4(Bytes(r), Bytes(g), Bytes(b), Bytes(a), db, p);
   }
 }
 
 // Pillow's L24 luma.
-HWY_INLINE VI Luma(const Pixels& x) {
+HWY_INLINE VI Luma(VI r, VI g, VI b) {
   const DI di;
-  VI sum = hn::Mul(x.r, hn::Set(di, 19595));
-  sum = hn::Add(sum, hn::Mul(x.g, hn::Set(di, 38470)));
-  sum = hn::Add(sum, hn::Mul(x.b, hn::Set(di, 7471)));
+  VI sum = hn::Mul(r, hn::Set(di, 19595));
+  sum = hn::Add(sum, hn::Mul(g, hn::Set(di, 38470)));
+  sum = hn::Add(sum, hn::Mul(b, hn::Set(di, 7471)));
   return hn::ShiftRight<16>(hn::Add(sum, hn::Set(di, 0x8000)));
 }
 
 // The luma of a vector of kC-channel pixels (L: the value).
 template <int kC>
-HWY_INLINE VI LumaOf(const Pixels& x) {
+HWY_INLINE VI LumaOf(VI r, VI g, VI b) {
   if constexpr (kC == 1) {
-    return x.r;
+    return r;
   } else {
-    return Luma(x);
+    return Luma(r, g, b);
   }
 }
 
@@ -146,23 +142,23 @@ HWY_INLINE VI TriangleRow(VI a) {
 }
 
 // rgb2hsv_row's hue and saturation bytes, looked up.
-HWY_INLINE void HueSaturation(const Pixels& x, const HueTables& t, VI& h, VI& s,
-                              VI& v) {
+HWY_INLINE void HueSaturation(VI r, VI g, VI b, const HueTables& t, VI& h,
+                              VI& s, VI& v) {
   const DI di;
-  const VI maxc = hn::Max(x.r, hn::Max(x.g, x.b));
-  const VI minc = hn::Min(x.r, hn::Min(x.g, x.b));
+  const VI maxc = hn::Max(r, hn::Max(g, b));
+  const VI minc = hn::Min(r, hn::Min(g, b));
   const VI cr = hn::Sub(maxc, minc);
-  const auto r_max = hn::Eq(x.r, maxc);
-  const auto g_max = hn::Eq(x.g, maxc);
-  const auto b_min = hn::Eq(x.b, minc);
-  const auto r_min = hn::Eq(x.r, minc);
+  const auto r_max = hn::Eq(r, maxc);
+  const auto g_max = hn::Eq(g, maxc);
+  const auto b_min = hn::Eq(b, minc);
+  const auto r_min = hn::Eq(r, minc);
   // Case and mid channel (hue_tables.h's numbering).
   const VI k_r = hn::IfThenElseZero(hn::Not(b_min), hn::Set(di, 1));
-  const VI mid_r = hn::IfThenElse(b_min, x.g, x.b);
+  const VI mid_r = hn::IfThenElse(b_min, g, b);
   const VI k_g = hn::IfThenElse(b_min, hn::Set(di, 2), hn::Set(di, 3));
-  const VI mid_g = hn::IfThenElse(b_min, x.r, x.b);
+  const VI mid_g = hn::IfThenElse(b_min, r, b);
   const VI k_b = hn::IfThenElse(r_min, hn::Set(di, 4), hn::Set(di, 5));
-  const VI mid_b = hn::IfThenElse(r_min, x.g, x.r);
+  const VI mid_b = hn::IfThenElse(r_min, g, r);
   const VI k = hn::IfThenElse(r_max, k_r, hn::IfThenElse(g_max, k_g, k_b));
   const VI mid =
       hn::IfThenElse(r_max, mid_r, hn::IfThenElse(g_max, mid_g, mid_b));
@@ -218,14 +214,14 @@ HWY_INLINE hn::Mask<DI> InSectors(VI i, int a, int b) {
   return hn::Or(hn::Eq(i, hn::Set(di, a)), hn::Eq(i, hn::Set(di, b)));
 }
 
-// hsv2rgb of bytes h, s, v into x's colour channels. Its per-byte values
+// hsv2rgb of bytes h, s, v into colour channels r, g, b. Its per-byte values
 // are exact in float: i = floor(6h / 255) is an integer division; f =
 // (float)(h * 6.0 / 255.0 - i) and fs = (float)(s / 255.0) are the floats
 // nearest m / 255 (m = 6h - 255i) and s / 255, which float divisions give
 // (such a quotient is never within double's error of a point where float
 // rounding turns); p = round(v * (1.0 - fs)) is v - nearest(v * fs) (v * fs
 // lies at least 1/510 from any half-integer, far more than float's error).
-HWY_INLINE void HsvToRgb(VI h, VI s, VI v, Pixels* x) {
+HWY_INLINE void HsvToRgb(VI h, VI s, VI v, VI& r, VI& g, VI& b) {
   const DI di;
   const DF df;
   const DH dh;
@@ -265,50 +261,50 @@ HWY_INLINE void HsvToRgb(VI h, VI s, VI v, Pixels* x) {
   // sectors {0, 5, 6}, {1, 4}, {2, 3}; g is z, v, p in {0, 3, 6}, {1, 2},
   // {4, 5}; b is p, z, v in {0, 1, 6}, {2, 5}, {3, 4}. Grey pixels (s = 0)
   // have p = z = v, as hsv2rgb's special case gives them.
-  x->r = hn::IfThenElse(InSectors(i, 2, 3), p,
-                        hn::IfThenElse(InSectors(i, 1, 4), z, v));
-  x->g = hn::IfThenElse(InSectors(i, 1, 2), v,
-                        hn::IfThenElse(InSectors(i, 4, 5), p, z));
-  x->b = hn::IfThenElse(InSectors(i, 3, 4), v,
-                        hn::IfThenElse(InSectors(i, 2, 5), z, p));
+  r = hn::IfThenElse(InSectors(i, 2, 3), p,
+                     hn::IfThenElse(InSectors(i, 1, 4), z, v));
+  g = hn::IfThenElse(InSectors(i, 1, 2), v,
+                     hn::IfThenElse(InSectors(i, 4, 5), p, z));
+  b = hn::IfThenElse(InSectors(i, 3, 4), v,
+                     hn::IfThenElse(InSectors(i, 2, 5), z, p));
 }
 
 template <int kC>
 HWY_INLINE void ApplyStep(const ColorStep& step, const HueTables& tables,
-                          Pixels* x) {
+                          VI& r, VI& g, VI& b, VI& a) {
   const DI di;
   const VF alpha = hn::Set(DF(), step.alpha);
   switch (step.kind) {
     case ColorStep::Kind::kBlendConstant: {
       const VI d = hn::Set(di, step.degenerate);
-      x->r = Blend(x->r, d, alpha);
+      r = Blend(r, d, alpha);
       if constexpr (kC > 1) {
-        x->g = Blend(x->g, d, alpha);
-        x->b = Blend(x->b, d, alpha);
+        g = Blend(g, d, alpha);
+        b = Blend(b, d, alpha);
       }
       return;
     }
     case ColorStep::Kind::kBlendGray:
       if constexpr (kC > 1) {
-        const VI l = Luma(*x);
+        const VI l = Luma(r, g, b);
         if (step.alpha >= 0.0f && step.alpha <= 1.0f) {
-          x->r = Blend<false>(x->r, l, alpha);
-          x->g = Blend<false>(x->g, l, alpha);
-          x->b = Blend<false>(x->b, l, alpha);
+          r = Blend<false>(r, l, alpha);
+          g = Blend<false>(g, l, alpha);
+          b = Blend<false>(b, l, alpha);
         } else {
-          x->r = Blend(x->r, l, alpha);
-          x->g = Blend(x->g, l, alpha);
-          x->b = Blend(x->b, l, alpha);
+          r = Blend(r, l, alpha);
+          g = Blend(g, l, alpha);
+          b = Blend(b, l, alpha);
         }
       }
       return;
     case ColorStep::Kind::kHue:
       if constexpr (kC > 1) {
         VI h, s, v;
-        HueSaturation(*x, tables, h, s, v);
+        HueSaturation(r, g, b, tables, h, s, v);
         h = hn::And(hn::Add(h, hn::Set(di, step.shift)), hn::Set(di, 255));
-        HsvToRgb(h, s, v, x);
-        if constexpr (kC == 4) x->a = hn::Set(di, 255);
+        HsvToRgb(h, s, v, r, g, b);
+        if constexpr (kC == 4) a = hn::Set(di, 255);
       }
       return;
   }
@@ -324,24 +320,28 @@ int64_t AdjustVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
   int64_t i = 0;
   // Two vectors at a time: their steps are independent, so the CPU can run
   // one's long chains (divisions, the gather) beside the other's.
+  VI xr, xg, xb, xa, yr, yg, yb, ya;
   for (; i + 2 * N <= pixels; i += 2 * N) {
-    Pixels x = LoadPixels<kC>(in + i * kC);
-    Pixels y = LoadPixels<kC>(in + (i + N) * kC);
+    LoadPixels<kC>(in + i * kC, xr, xg, xb, xa);
+    LoadPixels<kC>(in + (i + N) * kC, yr, yg, yb, ya);
     for (int k = 0; k < count; ++k) {
-      ApplyStep<kC>(steps[k], tables, &x);
-      ApplyStep<kC>(steps[k], tables, &y);
+      ApplyStep<kC>(steps[k], tables, xr, xg, xb, xa);
+      ApplyStep<kC>(steps[k], tables, yr, yg, yb, ya);
     }
-    StorePixels<kC>(x, out + i * kC);
-    StorePixels<kC>(y, out + (i + N) * kC);
+    StorePixels<kC>(xr, xg, xb, xa, out + i * kC);
+    StorePixels<kC>(yr, yg, yb, ya, out + (i + N) * kC);
     if (luma_sum != nullptr) {
-      sum = hn::Add(sum, hn::Add(LumaOf<kC>(x), LumaOf<kC>(y)));
+      sum = hn::Add(sum, hn::Add(LumaOf<kC>(xr, xg, xb),
+                                 LumaOf<kC>(yr, yg, yb)));
     }
   }
   for (; i + N <= pixels; i += N) {
-    Pixels x = LoadPixels<kC>(in + i * kC);
-    for (int k = 0; k < count; ++k) ApplyStep<kC>(steps[k], tables, &x);
-    StorePixels<kC>(x, out + i * kC);
-    if (luma_sum != nullptr) sum = hn::Add(sum, LumaOf<kC>(x));
+    LoadPixels<kC>(in + i * kC, xr, xg, xb, xa);
+    for (int k = 0; k < count; ++k) {
+      ApplyStep<kC>(steps[k], tables, xr, xg, xb, xa);
+    }
+    StorePixels<kC>(xr, xg, xb, xa, out + i * kC);
+    if (luma_sum != nullptr) sum = hn::Add(sum, LumaOf<kC>(xr, xg, xb));
   }
   // A call has at most kMaxColorPixels: each lane's sum stays below 2^31.
   if (luma_sum != nullptr) {
@@ -480,8 +480,10 @@ int64_t ToGrayVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
   const DB db;
   const int64_t N = static_cast<int64_t>(hn::Lanes(db));
   int64_t i = 0;
+  VI r, g, b, a;
   for (; i + N <= pixels; i += N) {
-    const auto l = Bytes(Luma(LoadPixels<kC>(in + i * kC)));
+    LoadPixels<kC>(in + i * kC, r, g, b, a);
+    const auto l = Bytes(Luma(r, g, b));
     if (out_channels == 1) {
       hn::StoreU(l, db, out + i);
     } else {
