@@ -24,13 +24,16 @@
 namespace fusednorm {
 
 // Returns the float16 bits of `f`, rounded to nearest even (what torch's
-// .half() and F16C's vcvtps2ph give). Finite inputs; overflow gives infinity.
+// .half() and F16C's vcvtps2ph give); overflow gives infinity, any NaN
+// the quiet NaN 0x7E00 (whose sign and payload no rule fixes: a sum of
+// two NaNs keeps whichever the compiler put first).
 static inline uint16_t FloatToHalfBits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   const uint32_t sign = u & 0x80000000u;
   u ^= sign;
   uint32_t h;
+  if (u > 0x7F800000u) return 0x7E00u;
   if (u >= 0x47800000u) {  // >= 2^16: infinity (65520 up reach it below)
     h = 0x7C00u;
   } else if (u < 0x38800000u) {
@@ -50,10 +53,11 @@ static inline uint16_t FloatToHalfBits(float f) {
 }
 
 // Returns the bfloat16 bits of `f`, rounded to nearest even (torch's
-// .bfloat16()). Finite inputs.
+// .bfloat16()); a NaN gives torch's 0x7FC0.
 static inline uint16_t FloatToBFloat16Bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0u;
   return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 

@@ -84,13 +84,15 @@ void ExpectMatches(const MixKernelInfo& row, DType t, size_t n, float a,
   std::vector<uint8_t> want = cur;
   ScalarMixInfo().mix(t, partner.data(), want.data(), n, a, b);
   GuardedBuffer in(partner.size());
-  std::memcpy(in.data(), partner.data(), partner.size());
+  if (n > 0) std::memcpy(in.data(), partner.data(), partner.size());
   in.MakeReadOnly();
   GuardedBuffer out(cur.size());
-  std::memcpy(out.data(), cur.data(), cur.size());
+  if (n > 0) std::memcpy(out.data(), cur.data(), cur.size());
   row.mix(t, in.data(), out.data(), n, a, b);
   EXPECT_TRUE(out.CanaryIntact());
-  ASSERT_EQ(0, std::memcmp(out.data(), want.data(), want.size()));
+  if (n > 0) {
+    ASSERT_EQ(0, std::memcmp(out.data(), want.data(), want.size()));
+  }
 }
 
 constexpr size_t kLengths[] = {0,   1,   2,   3,   4,   5,   7,   8,    9,
@@ -113,16 +115,15 @@ TEST(MixMatrix, EveryRowMatchesTheScalarRow) {
   }
 }
 
-// Every float16 and bfloat16 value as both partner and sample, with
-// factors that round many products to ties and overflow some.
+// Every float16 and bfloat16 bit pattern (infinities and NaNs included:
+// the rows agree on them too, NaNs coming out as torch's quiet NaN) as
+// both partner and sample, with factors that round many products to ties
+// and overflow some, and 0, which turns infinities into NaNs.
 TEST(MixMatrix, EverySixteenBitValue) {
   for (const MixKernelInfo* row : Rows()) {
     for (const DType t : {DType::kFloat16, DType::kBFloat16}) {
       std::vector<uint8_t> all;
       for (uint32_t h = 0; h < 65536; ++h) {
-        const float v =
-            t == DType::kFloat16 ? HalfBitsToFloat(h) : BFloat16BitsToFloat(h);
-        if (!std::isfinite(v)) continue;
         const uint16_t bits = static_cast<uint16_t>(h);
         all.insert(all.end(), {static_cast<uint8_t>(bits),
                                static_cast<uint8_t>(bits >> 8)});
@@ -132,7 +133,7 @@ TEST(MixMatrix, EverySixteenBitValue) {
       for (size_t i = 0; i < n; ++i) {
         std::memcpy(&reversed[2 * i], &all[2 * (n - 1 - i)], 2);
       }
-      for (const float a : {0.5f, 0.75f, 1.0f, 1.5f, 0.3f}) {
+      for (const float a : {0.5f, 0.75f, 1.0f, 1.5f, 0.3f, 0.0f}) {
         SCOPED_TRACE(
             absl::StrCat(row->id, " dtype ", static_cast<int>(t), " a ", a));
         std::vector<uint8_t> want = all, got = all;

@@ -33,9 +33,12 @@ constexpr bool kHardwareHalf =
     HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 ||
     HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128;
 
-// float -> float16 bits, round to nearest even, for finite inputs (overflow ->
-// infinity): FloatToHalfBits of kernels/formats.h, a vector at a time. In
-// hardware where the target has it, else in integer steps.
+// float -> float16 bits, round to nearest even (overflow -> infinity):
+// FloatToHalfBits of kernels/formats.h, a vector at a time. In hardware
+// where the target has it, else in integer steps. A NaN gives 0x7E00 in
+// the integer steps; the hardware keeps its sign and more of its payload,
+// so a caller that may see NaNs makes them the quiet NaN 0x7FC00000
+// first, which both turn into 0x7E00 (the mix kernel does).
 template <class DU16, class DF>
 HWY_INLINE hn::Vec<DU16> HalfBitsOf(DF df, hn::Vec<DF> v) {
   if constexpr (kHardwareHalf) {
@@ -63,15 +66,19 @@ HWY_INLINE hn::Vec<DU16> HalfBitsOf(DF df, hn::Vec<DF> v) {
       hn::Lt(hn::BitCast(di, abs), hn::Set(di, 0x38800000));  // < 2^-14
   const auto is_inf =
       hn::Lt(hn::Set(di, 0x477FFFFF), hn::BitCast(di, abs));  // >= 2^16
+  const auto is_nan = hn::Lt(hn::Set(di, 0x7F800000), hn::BitCast(di, abs));
   VU h = hn::IfThenElse(hn::RebindMask(du, is_sub), sub, normal);
   h = hn::IfThenElse(hn::RebindMask(du, is_inf), hn::Set(du, 0x7C00u), h);
   h = hn::Or(h, hn::ShiftRight<16>(sign));
+  h = hn::IfThenElse(hn::RebindMask(du, is_nan), hn::Set(du, 0x7E00u), h);
   return hn::DemoteTo(DU16(), hn::BitCast(di, h));  // values fit in 16 bits
 }
 
 // The float bits of v rounded to bfloat16, to nearest even, in the top
 // half (FloatToBFloat16Bits of kernels/formats.h before its shift; the low
-// half is not cleared).
+// half is not cleared). Not for NaNs: FloatToBFloat16Bits gives 0x7FC0 for
+// them, which a caller that may see them substitutes first (the mix
+// kernel does).
 template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BFloat16RoundedBits(
     DF df, hn::Vec<DF> v) {

@@ -71,12 +71,22 @@ HWY_INLINE VF Widen(hn::Vec<DU16> bits) {
   }
 }
 
+// NaN lanes as the quiet NaN 0x7FC00000, whose narrowing every row and
+// kernels/formats.h agree on (bfloat16 0x7FC0, float16 0x7E00): a NaN's
+// sign and payload are the compiler's choice of operand order, not a
+// rule.
+HWY_INLINE VF CanonicalNaN(VF v) {
+  const DF df;
+  return hn::IfThenElse(hn::IsNaN(v),
+                        hn::BitCast(df, hn::Set(DU32(), 0x7FC00000u)), v);
+}
+
 template <DType kType>
 HWY_INLINE hn::Vec<DU16> Narrow(VF v) {
   if constexpr (kType == DType::kBFloat16) {
-    return BFloat16BitsOf<DU16>(DF(), v);
+    return BFloat16BitsOf<DU16>(DF(), CanonicalNaN(v));
   } else {
-    return HalfBitsOf<DU16>(DF(), v);
+    return HalfBitsOf<DU16>(DF(), CanonicalNaN(v));
   }
 }
 
@@ -98,8 +108,8 @@ HWY_INLINE VF Round(VF v) {
     return v;
   } else if constexpr (kType == DType::kBFloat16) {
     const DF df;
-    return hn::BitCast(
-        df, hn::And(BFloat16RoundedBits(df, v), hn::Set(DU32(), 0xFFFF0000u)));
+    return hn::BitCast(df, hn::And(BFloat16RoundedBits(df, CanonicalNaN(v)),
+                                   hn::Set(DU32(), 0xFFFF0000u)));
   } else {
     return Widen<kType>(Narrow<kType>(v));
   }
