@@ -42,7 +42,8 @@ def blocks(text, lang):
 
 def recipes():
     """(preamble Python, [(title, python block, [command lines])])."""
-    text = open(DOC).read()
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
     head, *parts = text.split("\n## ")
     out = []
     for part in parts:
@@ -103,8 +104,11 @@ class Recipes(unittest.TestCase):
     def run_line(self, line):
         args = [os.path.expandvars(a) for a in shlex.split(line)]
         self.assertEqual(args[:2], ["fusednorm", "run"])
+        # The binary carries its own sanitizer runtime under --config=asan:
+        # not the one preloaded into this interpreter.
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
         proc = subprocess.run([BINARY] + args[1:], capture_output=True,
-                              text=True)
+                              text=True, env=env)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         return proc.stdout
 
