@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +18,8 @@ namespace {
 
 constexpr const char* kJitterNames[4] = {"brightness", "contrast", "saturation",
                                          "hue"};
+// The largest blend factor: Pillow passes it to C as a float.
+constexpr double kMaxJitterFactor = std::numeric_limits<float>::max();
 
 ArgValue RangeArg(const std::optional<FactorRange>& r) {
   if (!r) return ArgValue::None();
@@ -120,6 +124,13 @@ absl::StatusOr<std::optional<FactorRange>> ColorJitter::HueFromNumber(
   return std::optional<FactorRange>(FactorRange{-v, v});
 }
 
+std::optional<FactorRange> ColorJitter::FromRange(const char* name, double lo,
+                                                  double hi) {
+  const double centre = std::string(name) == "hue" ? 0.0 : 1.0;
+  if (lo == centre && hi == centre) return std::nullopt;
+  return FactorRange{lo, hi};
+}
+
 std::vector<NamedArg> ColorJitter::args() const {
   std::vector<NamedArg> a;
   for (int k = 0; k < 4; ++k)
@@ -137,13 +148,14 @@ absl::Status ColorJitter::Validate() const {
     const auto [lo, hi] = *ranges_[k];
     const bool hue = k == static_cast<int>(Jitter::kHue);
     const double low_bound = hue ? -0.5 : 0.0;
-    const double high_bound = hue ? 0.5 : HUGE_VAL;
-    if (!(low_bound <= lo && lo <= hi && hi <= high_bound) ||
-        !std::isfinite(hi)) {
+    const double high_bound = hue ? 0.5 : kMaxJitterFactor;
+    if (!(low_bound <= lo && lo <= hi && hi <= high_bound)) {
       return InvalidArgumentCat(
           "ColorJitter ", kJitterNames[k], " = (", lo, ", ", hi,
           "): must satisfy ",
-          hue ? "-0.5 <= min <= max <= 0.5" : "0 <= min <= max, finite");
+          hue ? "-0.5 <= min <= max <= 0.5"
+              : "0 <= min <= max <= 3.4028234663852886e+38 (Pillow's blend "
+                "factor is a float)");
     }
   }
   return ColorOp::Validate();
@@ -274,8 +286,13 @@ absl::StatusOr<OpDecision> ColorJitter::DecisionFromFields(
     return r.Error("hue", absl::StrCat(d.factors[3], " is not in [-0.5, 0.5]"));
   }
   for (int k = 0; k < 3; ++k) {
-    if (!std::isnan(d.factors[k]) && d.factors[k] < 0)
-      return r.Error(kJitterNames[k], "must be >= 0");
+    if (!std::isnan(d.factors[k]) &&
+        !(d.factors[k] >= 0 && d.factors[k] <= kMaxJitterFactor)) {
+      return r.Error(kJitterNames[k],
+                     absl::StrCat(d.factors[k],
+                                  " is not in [0, 3.4028234663852886e+38] "
+                                  "(Pillow's blend factor is a float)"));
+    }
   }
   return d;
 }

@@ -30,9 +30,7 @@ using FactorRange = std::pair<double, double>;
 // The base of the colour ops: the kernel row and the channel rule.
 class ColorOp : public PreprocessOp {
  public:
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override {
-    return input;
-  }
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override { return input; }
   absl::StatusOr<int> OutputChannels(int channels) const override;
   bool CommutesWithHorizontalFlip() const override { return true; }
   bool KeepsSize() const override { return true; }
@@ -59,6 +57,11 @@ class ColorJitter : public ColorOp {
   static absl::StatusOr<std::optional<FactorRange>> FactorFromNumber(
       const char* name, double v);
   static absl::StatusOr<std::optional<FactorRange>> HueFromNumber(double v);
+  // A (min, max) pair: None where both are the centre (1, or 0 for hue),
+  // as torchvision's _check_input makes it; ranges are checked by
+  // Validate.
+  static std::optional<FactorRange> FromRange(const char* name, double lo,
+                                              double hi);
 
   const char* op_name() const override { return "ColorJitter"; }
   std::vector<NamedArg> args() const override;

@@ -25,9 +25,9 @@ SampleOp MakeRandomResizedCrop(const BoundArgs& a, const OpContext& c) {
   FUSEDNORM_ASSIGN_OR_RETURN(const Interpolation i,
                              a.InterpolationMode("interpolation"));
   FUSEDNORM_RETURN_IF_ERROR(a.Antialias("antialias"));
-  return std::make_unique<RandomResizedCrop>(
-      size, scale.first, scale.second, ratio.first, ratio.second,
-      Resampling{i, c.resize_filter});
+  return std::make_unique<RandomResizedCrop>(size, scale.first, scale.second,
+                                             ratio.first, ratio.second,
+                                             Resampling{i, c.resize_filter});
 }
 
 SampleOp MakeResize(const BoundArgs& a, const OpContext& c) {
@@ -43,8 +43,8 @@ SampleOp MakeResize(const BoundArgs& a, const OpContext& c) {
   if (max_size) {
     return InvalidArgumentCat(
         "Resize max_size = ", *max_size,
-        ": only with a size for the shorter side (an int), not (",
-        size.height, ", ", size.width, ")");
+        ": only with a size for the shorter side (an int), not (", size.height,
+        ", ", size.width, ")");
   }
   return std::make_unique<Resize>(size, r);
 }
@@ -77,8 +77,7 @@ absl::StatusOr<std::optional<FactorRange>> JitterArg(const BoundArgs& a,
   }
   if (v.kind == ArgValue::Kind::kTuple && v.items.size() == 2 &&
       v.items[0].is_number() && v.items[1].is_number()) {
-    return std::optional<FactorRange>(
-        FactorRange{v.items[0].number, v.items[1].number});
+    return ColorJitter::FromRange(name, v.items[0].number, v.items[1].number);
   }
   return a.WrongType(name, "a number or a (min, max) pair of numbers");
 }
@@ -141,8 +140,8 @@ SampleOp MakeToTensor(const BoundArgs&, const OpContext&) {
 // values scaled to [0, 1] (which ConvertImageDtype always does).
 SampleOp MakeToDtype(const BoundArgs& a, const OpContext&) {
   const ArgValue& dtype = a.Get("dtype");
-  static const char* kFloats[] = {"torch.float32", "torch.float", "float32",
-                                  "torch.float16", "torch.half",  "float16",
+  static const char* kFloats[] = {"torch.float32",  "torch.float", "float32",
+                                  "torch.float16",  "torch.half",  "float16",
                                   "torch.bfloat16", "bfloat16"};
   bool is_float = false;
   for (const char* f : kFloats) {
@@ -235,7 +234,8 @@ const std::vector<OpRow>& Rows() {
        "resize: an int sets the shorter side (aspect kept), (h, w) the size",
        {{"size", nullptr, "an int (the shorter side) or (h, w)"},
         {"interpolation", "bilinear", kInterpolationHelp},
-        {"max_size", "None", "the longer side's largest size (with an int size)"},
+        {"max_size", "None",
+         "the longer side's largest size (with an int size)"},
         {"antialias", "True", kAntialiasHelp}},
        &MakeResize,
        nullptr},
@@ -262,9 +262,11 @@ const std::vector<OpRow>& Rows() {
        OpKind::kSample,
        "brightness, contrast, saturation, hue in a random order (Pillow's "
        "ImageEnhance and HSV)",
-       {{"brightness", "0", "v: factor in [max(0, 1 - v), 1 + v]; or (min, max)"},
+       {{"brightness", "0",
+         "v: factor in [max(0, 1 - v), 1 + v]; or (min, max)"},
         {"contrast", "0", "v: factor in [max(0, 1 - v), 1 + v]; or (min, max)"},
-        {"saturation", "0", "v: factor in [max(0, 1 - v), 1 + v]; or (min, max)"},
+        {"saturation", "0",
+         "v: factor in [max(0, 1 - v), 1 + v]; or (min, max)"},
         {"hue", "0", "v in [0, 0.5]: factor in [-v, v]; or (min, max)"}},
        &MakeColorJitter,
        nullptr},
@@ -298,15 +300,29 @@ const std::vector<OpRow>& Rows() {
         {"inplace", "False", "no effect"}},
        &MakeNormalize,
        nullptr},
-      {"ToTensor", OpKind::kSample, "pixels to a float tensor in [0, 1] (fused)",
-       {}, &MakeToTensor, nullptr},
-      {"PILToTensor", OpKind::kSample,
-       "with a float conversion after it, as ToTensor", {}, &MakeToTensor,
+      {"ToTensor",
+       OpKind::kSample,
+       "pixels to a float tensor in [0, 1] (fused)",
+       {},
+       &MakeToTensor,
        nullptr},
-      {"ToImage", OpKind::kSample,
-       "with ToDtype(torch.float32, scale=True) after it, as ToTensor", {},
-       &MakeToTensor, nullptr},
-      {"ToImageTensor", OpKind::kSample, "as ToImage", {}, &MakeToTensor,
+      {"PILToTensor",
+       OpKind::kSample,
+       "with a float conversion after it, as ToTensor",
+       {},
+       &MakeToTensor,
+       nullptr},
+      {"ToImage",
+       OpKind::kSample,
+       "with ToDtype(torch.float32, scale=True) after it, as ToTensor",
+       {},
+       &MakeToTensor,
+       nullptr},
+      {"ToImageTensor",
+       OpKind::kSample,
+       "as ToImage",
+       {},
+       &MakeToTensor,
        nullptr},
       {"ToDtype",
        OpKind::kSample,
@@ -325,8 +341,9 @@ const std::vector<OpRow>& Rows() {
        OpKind::kBatch,
        "each image mixed with the previous one, lam ~ Beta(alpha, alpha)",
        {{"alpha", "1.0", "Beta's parameter, > 0"},
-        {"num_classes", "None", "classes of the soft targets (or the "
-                                "num_classes setting)"},
+        {"num_classes", "None",
+         "classes of the soft targets (or the "
+         "num_classes setting)"},
         {"labels_getter", "'default'", "only 'default'"}},
        nullptr,
        &MakeMixUp},
@@ -335,8 +352,9 @@ const std::vector<OpRow>& Rows() {
        "a box of the previous image pasted into each, lam ~ Beta(alpha, "
        "alpha)",
        {{"alpha", "1.0", "Beta's parameter, > 0"},
-        {"num_classes", "None", "classes of the soft targets (or the "
-                                "num_classes setting)"},
+        {"num_classes", "None",
+         "classes of the soft targets (or the "
+         "num_classes setting)"},
         {"labels_getter", "'default'", "only 'default'"}},
        nullptr,
        &MakeCutMix},
@@ -363,8 +381,8 @@ std::string KnownNames(OpKind kind) {
 absl::StatusOr<const OpRow*> RowFor(const OpCall& call, OpKind kind) {
   const OpRow* row = FindOpRow(call.name);
   if (row != nullptr && row->kind == kind) return row;
-  const char* what = kind == OpKind::kSample ? "a per-sample transform"
-                                             : "a batch transform";
+  const char* what =
+      kind == OpKind::kSample ? "a per-sample transform" : "a batch transform";
   if (row != nullptr) {
     return TypeError(absl::StrCat(call.name, " is not ", what,
                                   kind == OpKind::kSample
@@ -373,14 +391,15 @@ absl::StatusOr<const OpRow*> RowFor(const OpCall& call, OpKind kind) {
                                       : "",
                                   "; those are: ", KnownNames(kind)));
   }
-  return TypeError(absl::StrCat(call.name, " is not ", what,
-                                " fusednorm has; those are: ",
-                                KnownNames(kind)));
+  return TypeError(
+      absl::StrCat(call.name, " is not ", what,
+                   " fusednorm has; those are: ", KnownNames(kind)));
 }
 
 template <typename Op, typename Make>
-absl::StatusOr<std::vector<std::unique_ptr<Op>>> MakeAll(
-    absl::string_view text, absl::string_view list, Make make) {
+absl::StatusOr<std::vector<std::unique_ptr<Op>>> MakeAll(absl::string_view text,
+                                                         absl::string_view list,
+                                                         Make make) {
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<OpCall> calls,
                              ParseTransformList(text, list));
   std::vector<std::unique_ptr<Op>> ops;

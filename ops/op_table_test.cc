@@ -48,8 +48,8 @@ TEST(OpTable, EveryRowMakesItsOpAndReadsItsPrintBack) {
       ASSERT_EQ(ops->size(), 1u);
       const std::string printed = (*ops)[0]->name();
       // The ToTensor look-alikes print as the one marker they are.
-      const bool tensor = (*ops)[0]->fused_part() ==
-                          PreprocessOp::FusedPart::kToTensor;
+      const bool tensor =
+          (*ops)[0]->fused_part() == PreprocessOp::FusedPart::kToTensor;
       EXPECT_EQ(printed.rfind(tensor ? "ToTensor(" : row.name, 0), 0u)
           << printed;
       // Every parameter of the row, in its order, is in the print.
@@ -122,8 +122,10 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"Crop(3)", "Crop is not a per-sample transform fusednorm has", true},
       {"MixUp()", "MixUp is not a per-sample transform", true},
       {"RandomResizedCrop()", "missing required argument 'size'", true},
-      {"RandomResizedCrop(1, 2, 3, 4, 5, 6)", "takes at most 5 arguments", true},
-      {"RandomResizedCrop(8, foo=1)", "unexpected keyword argument 'foo'", true},
+      {"RandomResizedCrop(1, 2, 3, 4, 5, 6)", "takes at most 5 arguments",
+       true},
+      {"RandomResizedCrop(8, foo=1)", "unexpected keyword argument 'foo'",
+       true},
       {"RandomResizedCrop(8, size=9)", "multiple values for argument 'size'",
        true},
       {"RandomResizedCrop('8')", "RandomResizedCrop size = '8': must be an int",
@@ -139,8 +141,8 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        "bicubic",
        false},
       {"RandomResizedCrop(8, antialias=False)", "antialias = False", false},
-      {"Resize(8, max_size=8)", "Resize max_size = 8: must be greater than size",
-       false},
+      {"Resize(8, max_size=8)",
+       "Resize max_size = 8: must be greater than size", false},
       {"Resize((8, 9), max_size=20)", "only with a size for the shorter side",
        false},
       {"Resize((8, 9, 10))", "must be an int or a (height, width)", true},
@@ -151,8 +153,16 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"ColorJitter(hue=-0.1)", "ColorJitter hue = -0.1", false},
       {"ColorJitter(contrast=(1.5, 0.5))", "ColorJitter contrast = (1.5, 0.5)",
        false},
-      {"ColorJitter(saturation=(-1, 2))", "ColorJitter saturation = (-1", false},
+      {"ColorJitter(saturation=(-1, 2))", "ColorJitter saturation = (-1",
+       false},
       {"ColorJitter(hue=(-0.6, 0.1))", "ColorJitter hue = (-0.6, 0.1)", false},
+      // Pillow's blend takes a float: factors past float's range are refused.
+      {"ColorJitter(1e39)",
+       "ColorJitter brightness = (0, 1e+39): must satisfy "
+       "0 <= min <= max <= 3.4028234663852886e+38",
+       false},
+      {"ColorJitter(saturation=(1, 1e39))",
+       "ColorJitter saturation = (1, 1e+39)", false},
       {"ColorJitter(brightness='x')", "must be a number or a (min, max)", true},
       {"Grayscale(2)", "Grayscale num_output_channels = 2", false},
       {"RandomGrayscale(2)", "RandomGrayscale p = 2", false},
@@ -188,6 +198,8 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"RandomChoice([MixUp(num_classes=3), CutMix(num_classes=4)])",
        "num_classes 3 and 4"},
       {"RandomChoice([RandomResizedCrop(8)])", "is not a batch transform"},
+      {"RandomChoice([MixUp(), RandomChoice([CutMix()])])",
+       "RandomChoice transforms: RandomChoice(transforms=(CutMix("},
       {"MixUp(labels_getter='x')", "labels_getter = 'x'"},
   };
   for (const auto& c : batch_cases) {
@@ -229,27 +241,46 @@ TEST(OpTable, DecisionsGoToFieldsAndBack) {
                                        {37, 51})
                   .status(),
               StatusCode::kInvalidArgument, "RandomResizedCrop: ");
-  ExpectError((*rrc)[0]->DecisionFromFields({{"top", ArgValue::Int(0)}}, {9, 9})
+  ExpectError((*rrc)[0]
+                  ->DecisionFromFields({{"top", ArgValue::Int(0)}}, {9, 9})
                   .status(),
               StatusCode::kInvalidArgument, "decision left: missing");
   auto cj = MakeTransforms("ColorJitter(0.4)", "list", context);
-  ExpectError((*cj)[0]
-                  ->DecisionFromFields(
-                      {{"order", ArgValue::Tuple({ArgValue::Int(0),
-                                                  ArgValue::Int(0),
-                                                  ArgValue::Int(1),
-                                                  ArgValue::Int(2)})},
-                       {"brightness", ArgValue::Float(1.0)},
-                       {"contrast", ArgValue::None()},
-                       {"saturation", ArgValue::None()},
-                       {"hue", ArgValue::None()}},
-                      {9, 9})
-                  .status(),
-              StatusCode::kInvalidArgument, "is not a permutation");
+  ExpectError(
+      (*cj)[0]
+          ->DecisionFromFields(
+              {{"order", ArgValue::Tuple({ArgValue::Int(0), ArgValue::Int(0),
+                                          ArgValue::Int(1), ArgValue::Int(2)})},
+               {"brightness", ArgValue::Float(1.0)},
+               {"contrast", ArgValue::None()},
+               {"saturation", ArgValue::None()},
+               {"hue", ArgValue::None()}},
+              {9, 9})
+          .status(),
+      StatusCode::kInvalidArgument, "is not a permutation");
   ExpectError((*cj)[0]
                   ->DecisionFromFields({{"extra", ArgValue::Int(1)}}, {9, 9})
                   .status(),
               StatusCode::kInvalidArgument, "order");
+}
+
+// torchvision's _check_input: a range that is only the centre (1, or 0 for
+// hue) is None, so the adjustment is neither drawn nor applied.
+TEST(OpTable, ColorJitterCentreRangesAreNone) {
+  absl::StatusOr<std::vector<std::unique_ptr<PreprocessOp>>> ops =
+      MakeTransforms(
+          "ColorJitter(brightness=(1, 1), contrast=(1.0, 1.0), saturation=(1, "
+          "1.5), hue=(0, 0))",
+          "list", OpContext());
+  ASSERT_TRUE(ops.ok()) << ops.status();
+  EXPECT_EQ((*ops)[0]->name(),
+            "ColorJitter(brightness=None, contrast=None, saturation=(1.0, "
+            "1.5), hue=None)");
+  SampleStream stream(1, 2, 3);
+  const OpDecision d = (*ops)[0]->Decide({8, 8}, stream);
+  EXPECT_TRUE(std::isnan(d.factors[0]) && std::isnan(d.factors[1]) &&
+              std::isnan(d.factors[3]));
+  EXPECT_FALSE(std::isnan(d.factors[2]));
 }
 
 }  // namespace
