@@ -303,6 +303,13 @@ absl::Status RandomChoice::Validate() const {
     return absl::InvalidArgumentError(
         "RandomChoice p: the probabilities sum to 0");
   for (const auto& t : transforms_) {
+    // One "choice" decision field: a RandomChoice in a RandomChoice would
+    // need two.
+    if (dynamic_cast<const RandomChoice*>(t.get()) != nullptr) {
+      return InvalidArgumentCat("RandomChoice transforms: ", t->name(),
+                                " is a RandomChoice; list its transforms in "
+                                "the outer one instead");
+    }
     FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(t->Validate(), "RandomChoice: "));
   }
   const std::optional<int64_t> n = num_classes();

@@ -143,6 +143,14 @@ class RandomChoice : public BatchOp {
   std::vector<double> p_;
 };
 
+// Batch `batch`'s stream under (seed, epoch): the stream 2^62 + batch,
+// above every stream the loader's samples draw from (pipeline/epoch_order.h
+// keeps them below 2^62).
+inline constexpr uint64_t kBatchStreams = uint64_t{1} << 62;
+inline SampleStream BatchStream(uint64_t seed, uint32_t epoch, uint64_t batch) {
+  return SampleStream(seed, epoch, kBatchStreams + batch);
+}
+
 // A draw from Beta(alpha, alpha) (alpha > 0) from `stream`.
 double DrawBeta(double alpha, SampleStream& stream);
 

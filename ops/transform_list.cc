@@ -14,9 +14,6 @@
 namespace fusednorm {
 namespace {
 
-// Nesting deeper than this is refused (tuples in tuples, ops in ops).
-constexpr int kMaxDepth = 32;
-
 bool IsNameStart(char c) {
   return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
 }
@@ -66,7 +63,8 @@ class Parser {
     const size_t start = at_;
     FUSEDNORM_ASSIGN_OR_RETURN(std::string name, Name());
     if (name == "Compose" && Eat('(')) {
-      if (!Eat('[') && !Eat('(')) return Error("Compose takes a list: Compose([...])");
+      if (!Eat('[') && !Eat('('))
+        return Error("Compose takes a list: Compose([...])");
       const char close = text_[at_ - 1] == '[' ? ']' : ')';
       FUSEDNORM_RETURN_IF_ERROR(Items(close, ops));
       if (!Eat(')')) return Error("expected ')' after Compose's list");
@@ -92,7 +90,8 @@ class Parser {
       if (close != '\0' && Eat(close)) return absl::OkStatus();
       if (close == '\0' && AtEnd()) return absl::OkStatus();
       return Error(close == '\0' ? "expected ',' between ops"
-                                 : absl::StrCat("expected ',' or '", std::string(1, close), "'"));
+                                 : absl::StrCat("expected ',' or '",
+                                                std::string(1, close), "'"));
     }
   }
 
@@ -136,7 +135,8 @@ class Parser {
         while (IsNameChar(Peek())) ++at_;
         const std::string word(text_.substr(start, at_ - start));
         SkipSpace();
-        if (Peek() == '=' && (at_ + 1 >= text_.size() || text_[at_ + 1] != '=')) {
+        if (Peek() == '=' &&
+            (at_ + 1 >= text_.size() || text_[at_ + 1] != '=')) {
           ++at_;
           arg.keyword = word;
         } else {
@@ -155,7 +155,7 @@ class Parser {
   }
 
   absl::StatusOr<ArgValue> Value(int depth) {
-    if (depth > kMaxDepth) return Error("values are nested too deeply");
+    if (depth > kMaxArgDepth) return Error("values are nested too deeply");
     SkipSpace();
     const char c = Peek();
     if (c == '(' || c == '[') return Tuple(depth);
@@ -164,8 +164,9 @@ class Parser {
         c == '.')
       return Number();
     if (IsNameStart(c)) return NameValue(depth);
-    return Error(AtEnd() ? "the text ends where a value should be"
-                         : absl::StrCat("unexpected '", std::string(1, c), "'"));
+    return Error(AtEnd()
+                     ? "the text ends where a value should be"
+                     : absl::StrCat("unexpected '", std::string(1, c), "'"));
   }
 
   absl::StatusOr<ArgValue> Tuple(int depth) {
@@ -178,7 +179,8 @@ class Parser {
       items.push_back(std::move(item));
       if (Eat(',')) continue;
       if (Eat(close)) return ArgValue::Tuple(std::move(items));
-      return Error(absl::StrCat("expected ',' or '", std::string(1, close), "'"));
+      return Error(
+          absl::StrCat("expected ',' or '", std::string(1, close), "'"));
     }
   }
 
@@ -201,7 +203,9 @@ class Parser {
       const size_t word = at_;
       while (IsNameChar(Peek())) ++at_;
       const std::string w(text_.substr(word, at_ - word));
-      if (w != "inf" && w != "nan") return Error(absl::StrCat("\"", text_.substr(start, at_ - start), "\" is not a number"));
+      if (w != "inf" && w != "nan")
+        return Error(absl::StrCat("\"", text_.substr(start, at_ - start),
+                                  "\" is not a number"));
       const double v = w == "inf" ? HUGE_VAL : NAN;
       return ArgValue::Float(text_[start] == '-' ? -v : v);
     }
@@ -258,7 +262,8 @@ class Parser {
       return v;
     }
     if (full == "None") return ArgValue::None();
-    if (full == "True" || full == "False") return ArgValue::Bool(full == "True");
+    if (full == "True" || full == "False")
+      return ArgValue::Bool(full == "True");
     if (full == "inf") return ArgValue::Float(HUGE_VAL);
     if (full == "nan") return ArgValue::Float(NAN);
     return ArgValue::Name(full);
@@ -267,8 +272,8 @@ class Parser {
   absl::string_view text_;
   absl::string_view list_;
   size_t at_ = 0;
-  std::string op_;        // the op being read, for errors
-  size_t position_ = 0;   // its position in the list
+  std::string op_;       // the op being read, for errors
+  size_t position_ = 0;  // its position in the list
 };
 
 }  // namespace

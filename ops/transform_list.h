@@ -29,6 +29,10 @@
 
 namespace fusednorm {
 
+// Values nested deeper than this are refused (tuples in tuples, ops in
+// ops), in the text and in Python's arguments alike.
+inline constexpr int kMaxArgDepth = 32;
+
 // One argument as written: `keyword` is empty for a positional one.
 struct OpArgument {
   std::string keyword;

@@ -124,6 +124,23 @@ class BatchOps(unittest.TestCase):
             T.MixUp(-1)
         with self.assertRaisesRegex(TypeError, "RandomResizedCrop is not a batch"):
             T.RandomChoice([T.RandomResizedCrop(8)])
+        with self.assertRaisesRegex(TypeError, "labels must be integers, not float64"):
+            T.MixUp().apply(images, [0.0, 1.7], {"lam": 0.5}, num_classes=2)
+        with self.assertRaisesRegex(ValueError, "image size 1x2097152: sides must be"):
+            T.CutMix().decide(1, 1 << 21)
+        with self.assertRaisesRegex(ValueError, "is a RandomChoice"):
+            T.RandomChoice([T.MixUp(), T.RandomChoice([T.CutMix()])])
+
+    def test_labels_of_any_layout_are_read_as_values(self):
+        images = np.random.default_rng(4).random((4, 3, 4, 4), np.float32)
+        labels = np.array([3, 9, 1, 9, 0, 9, 2, 9], np.int64)
+        d = {"lam": 0.25}
+        strided = T.MixUp().apply(images, labels[::2], d, num_classes=4)
+        plain = T.MixUp().apply(images, [3, 1, 0, 2], d, num_classes=4)
+        self.assertTrue(np.array_equal(strided[1], plain[1]))
+        reversed_ = T.MixUp().apply(images, labels[::2][::-1], d, num_classes=4)
+        backwards = T.MixUp().apply(images, [2, 0, 1, 3], d, num_classes=4)
+        self.assertTrue(np.array_equal(reversed_[1], backwards[1]))
 
 
 if __name__ == "__main__":

@@ -32,8 +32,6 @@
 namespace fusednorm {
 namespace {
 
-constexpr int kMaxDepth = 32;
-
 std::string TypeName(py::handle v) {
   return py::str(py::type::of(v).attr("__name__"));
 }
@@ -47,7 +45,7 @@ OpCall ParseSpec(const std::string& spec) {
 }
 
 ArgValue ToArgValue(py::handle v, int depth) {
-  if (depth > kMaxDepth)
+  if (depth > kMaxArgDepth)
     throw py::value_error("arguments are nested too deeply");
   if (v.is_none()) return ArgValue::None();
   if (PyBool_Check(v.ptr())) return ArgValue::Bool(v.ptr() == Py_True);
@@ -339,16 +337,20 @@ class PyBatchTransform {
   // epoch `epoch` under `seed`, as the loader draws them.
   py::dict Decide(int64_t height, int64_t width, uint64_t seed, uint32_t epoch,
                   uint64_t batch) const {
-    if (height < 1 || width < 1)
-      throw py::value_error("height and width must be >= 1");
-    if (batch >= (uint64_t{1} << 62))
+    if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide) {
+      throw py::value_error(absl::StrCat("image size ", height, "x", width,
+                                         ": sides must be in 1..", kMaxSide));
+    }
+    if (batch >= kBatchStreams)
       throw py::value_error(absl::StrCat("batch = ", batch, " is too large"));
-    SampleStream stream(seed, epoch, (uint64_t{1} << 62) + batch);
+    SampleStream stream = BatchStream(seed, epoch, batch);
     return ToDict(op_->DecisionFields(op_->Decide({height, width}, stream)));
   }
 
   // (mixed images, soft targets) of a float batch and its int labels.
-  py::tuple Apply(const py::array& images, const py::array_t<int64_t>& labels,
+  py::tuple Apply(const py::array& images,
+                  const py::array_t<int64_t, py::array::c_style |
+                                                 py::array::forcecast>& labels,
                   const py::dict& decisions, int64_t num_classes,
                   double label_smoothing, const std::string& layout) const {
     const BatchShape s = ShapeOf(images, layout);

@@ -7,10 +7,12 @@ the same decisions.
              T.ColorJitter(0.4, 0.4, 0.4), T.RandomErasing(0.1)]
     loader = fusednorm.Loader(data="/data/train", train_transforms=train)
 
-Every op can also be used on its own. decide() draws its decisions as a
-loader's worker draws them for sample `index` of `epoch` under `seed`, and
-returns them with torchvision's get_params names; apply() applies given
-decisions (or draws them) to a uint8 (H, W, C) or (H, W) array:
+Every op can also be used on its own. decide() draws its decisions from
+the stream of sample `index` of `epoch` under `seed` (the loader's for
+that sample, or with repeated augmentations for its first repeat: repeat
+j of sample i of n draws from index j * n + i), and returns them with
+torchvision's get_params names; apply() applies given decisions (or draws
+them) to a uint8 (H, W, C) or (H, W) array:
 
     op = T.ColorJitter(0.4, 0.4, 0.4, 0.1)
     d = op.decide(224, 224, seed=0, epoch=0, index=5)
@@ -101,7 +103,9 @@ class BatchTransform:
 
     def decide(self, height, width, *, seed=0, epoch=0, batch=0):
         """The decisions for batch `batch` of `epoch` under `seed` of images
-        of height x width (torchvision v2's _get_params names)."""
+        of height x width (torchvision v2's _get_params names). `batch` is
+        the loader's global batch number; with repeated augmentations a
+        rank's batch j is number j * world_size + rank."""
         return self._op.decide(height, width, seed=seed, epoch=epoch,
                                batch=batch)
 
@@ -111,8 +115,11 @@ class BatchTransform:
         (N, C, H, W) for layout "chw" or (N, H, W, C) for "hwc", and its
         int labels (-1: a skipped sample, an all-zero target row)."""
         import numpy as np
+        labels = np.asarray(labels)
+        if labels.dtype.kind not in "iu":
+            raise TypeError(f"labels must be integers, not {labels.dtype}")
         return self._op.apply(np.asarray(images),
-                              np.asarray(labels, dtype=np.int64), decisions,
+                              labels.astype(np.int64), decisions,
                               num_classes=num_classes,
                               label_smoothing=label_smoothing, layout=layout)
 
