@@ -200,6 +200,13 @@ void Normalize::FuseInto(FusedNormalizationOptions* options) const {
   options->std = std();
 }
 
+bool Normalize::AgreesWith(const FusedNormalizationOptions& options) const {
+  const Normalization now = options.mean.empty()
+                                ? PresetNormalization(options.preset)
+                                : Normalization{options.mean, options.std, 0};
+  return mean() == now.mean && std() == now.std;
+}
+
 // ---- ToTensor ----
 
 std::unique_ptr<PreprocessOp> ToTensor::Clone() const {

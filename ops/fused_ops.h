@@ -79,6 +79,9 @@ class Normalize : public FusedOp {
   absl::Status Validate() const override;
   FusedPart fused_part() const override { return FusedPart::kNormalize; }
   void FuseInto(FusedNormalizationOptions* options) const override;
+  // Whether `options` normalize with this op's float32 mean and std (their
+  // own, or their preset's).
+  bool AgreesWith(const FusedNormalizationOptions& options) const;
 
  private:
   std::vector<double> mean_, std_;

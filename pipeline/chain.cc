@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "ops/fused_ops.h"
 
 namespace fusednorm {
 namespace {
@@ -17,10 +18,11 @@ struct Walk {
   const ChainOptions* options;
   FusedNormalizationOptions fused;
   int channels = 0;
-  std::optional<Size2> fixed;      // the size the real ops so far fix
-  int64_t erase_at = -1;           // RandomErasing's position
-  int64_t tensor_at = -1;          // ToTensor's position
-  int64_t last_flip = -1;          // the last RandomHorizontalFlip's
+  std::optional<Size2> fixed;  // the size the real ops so far fix
+  int64_t erase_at = -1;       // RandomErasing's position
+  int64_t normalize_at = -1;   // the first Normalize's
+  int64_t tensor_at = -1;      // ToTensor's position
+  int64_t last_flip = -1;      // the last RandomHorizontalFlip's
   // Whether every real op after the last flip commutes with it.
   bool flip_commutes = true;
 };
@@ -34,13 +36,18 @@ absl::Status AddFusedOp(const PreprocessOp& op, size_t i,
                         const std::string& where, Walk* w) {
   switch (op.fused_part()) {
     case FusedPart::kNormalize:
-      return InvalidArgumentCat(
-          where,
-          ": Normalize does not belong in a transform list here; use the "
-          "normalization setting (mean, std or preset)");
+      if (!static_cast<const Normalize&>(op).AgreesWith(w->options->base)) {
+        return InvalidArgumentCat(
+            where,
+            ": the normalization (mean, std or preset) says otherwise; give "
+            "it once, or the same in both");
+      }
+      if (w->normalize_at < 0) w->normalize_at = static_cast<int64_t>(i);
+      return absl::OkStatus();
     case FusedPart::kErase:
       if (!w->options->allow_erase) {
-        return InvalidArgumentCat(where, ": RandomErasing is for training only, not ",
+        return InvalidArgumentCat(where,
+                                  ": RandomErasing is for training only, not ",
                                   w->options->list_name);
       }
       if (w->erase_at >= 0)
@@ -65,6 +72,11 @@ absl::Status AddRealOp(const PreprocessOp& op, size_t i,
         "), which works on the normalized tensor: put it after every op "
         "that changes pixels");
   }
+  if (w->normalize_at >= 0 && !op.SameOnTensors()) {
+    return InvalidArgumentCat(
+        where, ": after Normalize (position ", w->normalize_at,
+        "), which works on the tensor: put it before Normalize");
+  }
   const bool flip = op.fused_part() == FusedPart::kFlip;
   if (w->tensor_at >= 0 && !op.SameOnTensors()) {
     return InvalidArgumentCat(
@@ -77,8 +89,8 @@ absl::Status AddRealOp(const PreprocessOp& op, size_t i,
   if (!channels.ok()) return PrefixStatus(channels.status(), where + ": ");
   w->channels = *channels;
   if (const std::optional<Size2> f = op.FixedOutputSize()) {
-    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
-        ValidateOutputSize(f->height, f->width), where + ": "));
+    FUSEDNORM_RETURN_IF_ERROR(
+        PrefixStatus(ValidateOutputSize(f->height, f->width), where + ": "));
   }
   if (!op.KeepsSize()) w->fixed = op.FixedOutputSize();
   if (flip) {
@@ -119,8 +131,9 @@ absl::Status AddFused(const std::string& list_name,
     return PrefixStatus(fused.status(), absl::StrCat(list_name, ": "));
   if (fused->channels() != 0 && fused->channels() != chain->channels) {
     return InvalidArgumentCat(list_name, ": the normalization is for ",
-                              fused->channels(), " channels but the images have ",
-                              chain->channels, " after the transforms");
+                              fused->channels(),
+                              " channels but the images have ", chain->channels,
+                              " after the transforms");
   }
   const size_t values = options.erase.value.size();
   if (values > 1 && values != static_cast<size_t>(chain->channels)) {
@@ -148,9 +161,9 @@ void AddSteps(const std::vector<std::unique_ptr<PreprocessOp>>& list,
                             w.flip_commutes;
     if (part == FusedPart::kErase || fused_flip) {
       chain->fused_ops.push_back(op.Clone());
-      chain->steps.push_back({fused_flip ? Chain::Step::Kind::kFlip
-                                         : Chain::Step::Kind::kErase,
-                              chain->fused_ops.back().get()});
+      chain->steps.push_back(
+          {fused_flip ? Chain::Step::Kind::kFlip : Chain::Step::Kind::kErase,
+           chain->fused_ops.back().get()});
     } else if (part == FusedPart::kNone || part == FusedPart::kFlip) {
       chain->ops.push_back(op.Clone());
       chain->steps.push_back({Chain::Step::Kind::kReal, chain->ops.back().get(),

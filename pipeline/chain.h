@@ -63,12 +63,14 @@ struct ChainOptions {
 
 // Builds the chain of transform list `list`: copies of its real ops, the
 // fused op made from `options.base` plus the list's fused ops. Refused,
-// naming the list, the position and the op: Normalize (a setting of its
-// own), RandomErasing twice, where erasing is not allowed, or before a
-// real op (it works on the normalized tensor), an op after ToTensor that
-// torchvision would run on tensors (only flips may follow it), a channel
-// count an op does not take, and an output size that neither the list nor
-// `sample_size` fixes.
+// naming the list, the position and the op: a Normalize that disagrees
+// with `options.base` (the normalization is a setting; a list's Normalize
+// must say the same, as pipeline/recipe.h makes it) or that a real op
+// other than a flip follows, RandomErasing twice, where erasing is not
+// allowed, or before a real op (it works on the normalized tensor), an op
+// after ToTensor that torchvision would run on tensors (only flips may
+// follow it), a channel count an op does not take, and an output size
+// that neither the list nor `sample_size` fixes.
 absl::StatusOr<Chain> BuildChain(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,
     const ChainOptions& options);

@@ -70,9 +70,29 @@ TEST(PreprocessorCommit, Rules) {
   auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(20));
   {
     PreprocessorBuilder b;
-    b.dataset(data).train_transforms(RandomResizedCrop(32), Normalize());
+    // A list's Normalize must say what the normalization says.
+    b.dataset(data).train_transforms(
+        RandomResizedCrop(32), Normalize({0.5, 0.5, 0.5}, {0.25, 0.25, 0.25}));
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
-                "train_transforms position 1 (Normalize(mean=(0.485");
+                "train_transforms position 1 (Normalize(mean=(0.5");
+  }
+  {
+    // ... and no op but a flip may follow it (it works on the tensor).
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(Normalize(), RandomResizedCrop(32));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms position 1 (RandomResizedCrop(size=(32, 32)"
+                ", scale=(0.08, 1.0), ratio=(0.75, 1.3333333333333333), "
+                "interpolation=bilinear, antialias=True)): after Normalize "
+                "(position 0)");
+  }
+  {
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(32), Normalize(), RandomHorizontalFlip())
+        .val_transforms(CenterCrop(32));
+    const absl::Status s = b.Commit().status();
+    EXPECT_TRUE(s.ok()) << s;
   }
   {
     PreprocessorBuilder b;
@@ -97,12 +117,14 @@ TEST(PreprocessorCommit, Rules) {
     EXPECT_EQ(p->fused(Split::kTrain).erase().p, 0.75);
     EXPECT_EQ(p->fused(Split::kVal).flip_p(), 0.0);
     EXPECT_FALSE(p->fused(Split::kVal).erase().enabled);
-    EXPECT_NE(p->Describe(Split::kVal).find("RandomHorizontalFlip(p=0.5) -> "
-                                            "CenterCrop"),
+    EXPECT_NE(p->Describe(Split::kVal)
+                  .find("RandomHorizontalFlip(p=0.5) -> "
+                        "CenterCrop"),
               std::string::npos)
         << p->Describe(Split::kVal);
-    EXPECT_NE(p->Describe(Split::kTrain).find("RandomResizedCrop(size=(32, 32)"),
-              std::string::npos);
+    EXPECT_NE(
+        p->Describe(Split::kTrain).find("RandomResizedCrop(size=(32, 32)"),
+        std::string::npos);
     EXPECT_NE(p->Describe(Split::kTrain).find("-> FusedNormalization("),
               std::string::npos);
     ExpectError(b.Commit().status(), StatusCode::kFailedPrecondition,
@@ -156,8 +178,9 @@ TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
     absl::StatusOr<Preprocessor> p = b.Commit();
     ASSERT_TRUE(p.ok()) << p.status();
     EXPECT_EQ(p->fused(Split::kTrain).flip_p(), 0.1);
-    EXPECT_EQ(p->Describe(Split::kTrain).find("RandomHorizontalFlip(p=0.5) -> "
-                                              "CenterCrop"),
+    EXPECT_EQ(p->Describe(Split::kTrain)
+                  .find("RandomHorizontalFlip(p=0.5) -> "
+                        "CenterCrop"),
               0u)
         << p->Describe(Split::kTrain);
   }

@@ -25,10 +25,12 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
     if (!folder.ok() && absl::IsNotFound(folder.status()) &&
         std::find(kinds.begin(), kinds.end(), o.data) != kinds.end()) {
       // data = "synthetic": the built-in datasets are `dataset`'s.
-      return absl::NotFoundError(absl::StrCat(
-          "data = \"", o.data, "\": no such folder or shards (",
-          folder.status().message(), "); the built-in datasets are set with "
-          "dataset (--dataset): dataset = \"", o.data, "\""));
+      return absl::NotFoundError(
+          absl::StrCat("data = \"", o.data, "\": no such folder or shards (",
+                       folder.status().message(),
+                       "); the built-in datasets are set with "
+                       "dataset (--dataset): dataset = \"",
+                       o.data, "\""));
     }
     return folder;
   }
@@ -56,23 +58,16 @@ void StandardLists(const RecipeOptions& o, RecipeLists* lists) {
   }
 }
 
-// Takes the Normalize ops out of `list`: their mean and std go to `norm`,
-// which must agree with any taken before (or given as settings).
+// Reads the Normalize ops of `list` (they stay in it: the chain checks
+// where they stand): their mean and std go to `norm`, which must agree
+// with any read before (or given as settings).
 absl::Status TakeNormalize(const std::string& list_name, bool given,
                            std::vector<std::unique_ptr<PreprocessOp>>* list,
                            FusedNormalizationOptions* norm, bool* taken) {
-  for (size_t i = 0; i < list->size();) {
+  for (size_t i = 0; i < list->size(); ++i) {
     const auto* normalize = dynamic_cast<const Normalize*>((*list)[i].get());
-    if (normalize == nullptr) {
-      ++i;
-      continue;
-    }
-    const Normalization now = norm->mean.empty()
-                                  ? PresetNormalization(norm->preset)
-                                  : Normalization{norm->mean, norm->std, 0};
-    const bool agrees =
-        normalize->mean() == now.mean && normalize->std() == now.std;
-    if ((given || *taken) && !agrees) {
+    if (normalize == nullptr) continue;
+    if ((given || *taken) && !normalize->AgreesWith(*norm)) {
       return InvalidArgumentCat(
           list_name, " position ", i, " (", normalize->name(), "): ",
           given ? "the normalization settings (preset, mean, std) say "
@@ -82,7 +77,6 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
     }
     normalize->FuseInto(norm);
     *taken = true;
-    list->erase(list->begin() + static_cast<ptrdiff_t>(i));
   }
   return absl::OkStatus();
 }
@@ -96,8 +90,10 @@ absl::Status CheckSize(const std::string& list_name,
     if (f->height > kMaxCropSide || f->width > kMaxCropSide) {
       return InvalidArgumentCat(list_name, " position ", i, " (",
                                 list[i]->name(), "): samples of ", f->height,
-                                "x", f->width, " are too large: sides must be "
-                                "in 1..", kMaxCropSide);
+                                "x", f->width,
+                                " are too large: sides must be "
+                                "in 1..",
+                                kMaxCropSide);
     }
     return absl::OkStatus();
   }
@@ -123,8 +119,7 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
   const OpContext context{o.resize_filter};
   if (!o.train_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
-        lists.train,
-        MakeTransforms(o.train_transforms, o.train_name, context));
+        lists.train, MakeTransforms(o.train_transforms, o.train_name, context));
   }
   if (!o.val_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
@@ -132,12 +127,12 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
   }
   StandardLists(o, &lists);
   bool taken = false;
-  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.train_name,
-                                          o.normalization_given, &lists.train,
-                                          &lists.normalization, &taken));
-  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.val_name,
-                                          o.normalization_given, &lists.val,
-                                          &lists.normalization, &taken));
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.train_name, o.normalization_given,
+                                          &lists.train, &lists.normalization,
+                                          &taken));
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.val_name, o.normalization_given,
+                                          &lists.val, &lists.normalization,
+                                          &taken));
   FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.train_name, lists.train));
   FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.val_name, lists.val));
   if (!o.batch_transforms.empty()) {

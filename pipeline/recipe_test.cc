@@ -291,6 +291,18 @@ TEST(BatchTransforms, Errors) {
                 " is not below num_classes = 5");
     EXPECT_EQ(error.message().rfind("sample ", 0), 0u) << error;
   }
+  {
+    // 2^24 classes: 64 MiB of targets a sample, 33 samples past the limit.
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8))
+        .batch_size(33)
+        .targets(int64_t{1} << 24);
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "num_classes = 16777216 with batch_size = 33: a batch's soft "
+                "targets would take more than 2147483648 bytes");
+  }
 }
 
 // torchvision's RASampler lists, from the epoch's order (the plain
@@ -383,10 +395,25 @@ TEST(Recipe, ListsAndNormalization) {
   o.train_transforms = "RandomResizedCrop(5000)";
   ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
               "samples of 5000x5000 are too large");
+  // A list's Normalize stays where it is: later errors keep the positions
+  // the user wrote, and only flips may follow it.
+  o.train_transforms =
+      "RandomResizedCrop(16), ToTensor(), Normalize((0.5, 0.5, 0.5), (0.25, "
+      "0.25, 0.25)), RandomErasing(), RandomErasing()";
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "train_transforms position 4 (RandomErasing(");
+  o.train_transforms =
+      "Normalize((0.5, 0.5, 0.5), (0.25, 0.25, 0.25)), RandomResizedCrop(16)";
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "after Normalize (position 0)");
   o.train_transforms = "";
   o.batch_transforms = "MixUp(), CutMix()";
   ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
               "batch_transforms has 2 transforms: give one");
+  o.batch_transforms = "RandomChoice([MixUp(), RandomChoice([CutMix()])])";
+  o.num_classes = 10;
+  ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+              "is a RandomChoice; list its transforms in the outer one");
 }
 
 // The standard lists, given nothing: RandomResizedCrop, flip, erasing.
