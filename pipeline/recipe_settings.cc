@@ -154,10 +154,14 @@ const Setting kNumClassesSetting{
     0,
     static_cast<double>(kMaxClasses)};
 const Setting kLabelSmoothingSetting{
-    "label_smoothing", SettingType::kFloat, "0",
+    "label_smoothing",
+    SettingType::kFloat,
+    "0",
     "soft targets t become t * (1 - e) + e / num_classes, as torch's "
     "cross_entropy smooths them",
-    {}, 0, 1};
+    {},
+    0,
+    1};
 
 const Setting kRepeatedAugmentationsSetting{
     "repeated_augmentations",
@@ -172,19 +176,52 @@ const Setting kRepeatedAugmentationsSetting{
     kMaxRepeats};
 
 std::vector<const Setting*> RecipeSettings() {
-  std::vector<const Setting*> rows = {
-      &kDataSetting,        &kDatasetSetting,      &kPathSetting,
-      &kSplitSetting,       &kImagesSetting,       &kBatchSizeSetting,
-      &kThreadsSetting,     &kEpochSetting,        &kSeedSetting,
-      &kSizeSetting,        &kResizeFilterSetting, &kOnErrorSetting,
-      &kDecodeScaleSetting, &kRankSetting,         &kWorldSizeSetting,
-      &kDropLastSetting,    &kPinnedSetting,       &kCudaDeviceSetting,
-      &kTrainTransformsSetting, &kValTransformsSetting,
-      &kBatchTransformsSetting, &kNumClassesSetting, &kLabelSmoothingSetting,
-      &kRepeatedAugmentationsSetting};
+  std::vector<const Setting*> rows = {&kDataSetting,
+                                      &kDatasetSetting,
+                                      &kPathSetting,
+                                      &kSplitSetting,
+                                      &kImagesSetting,
+                                      &kBatchSizeSetting,
+                                      &kThreadsSetting,
+                                      &kEpochSetting,
+                                      &kSeedSetting,
+                                      &kSizeSetting,
+                                      &kResizeFilterSetting,
+                                      &kOnErrorSetting,
+                                      &kDecodeScaleSetting,
+                                      &kRankSetting,
+                                      &kWorldSizeSetting,
+                                      &kDropLastSetting,
+                                      &kPinnedSetting,
+                                      &kCudaDeviceSetting,
+                                      &kTrainTransformsSetting,
+                                      &kValTransformsSetting,
+                                      &kBatchTransformsSetting,
+                                      &kNumClassesSetting,
+                                      &kLabelSmoothingSetting,
+                                      &kRepeatedAugmentationsSetting};
   for (const Setting* s : NormalizationSettings()) rows.push_back(s);
   return rows;
 }
+
+namespace {
+
+// A transform list's text: refused when given but empty (leaving the
+// setting out runs the default list).
+absl::StatusOr<std::string> ListText(const SettingValues& v,
+                                     const Setting& setting) {
+  std::string text = v.Text(setting);
+  if (v.Given(setting) &&
+      text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return InvalidArgumentCat(
+        SettingName(setting, v.style()),
+        " is an empty list: name at least one transform, or leave it out "
+        "for the default list");
+  }
+  return text;
+}
+
+}  // namespace
 
 absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   RecipeOptions o;
@@ -195,16 +232,20 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(o.split, v.Enum(kSplitSetting, SplitNames()));
   FUSEDNORM_ASSIGN_OR_RETURN(o.size, v.Size(kSizeSetting));
   o.size_given = v.Given(kSizeSetting);
-  o.normalization_given = v.Given(kPresetSetting) || v.Given(kMeanSetting) ||
-                          v.Given(kStdSetting);
-  o.train_transforms = v.Text(kTrainTransformsSetting);
+  o.normalization_given =
+      v.Given(kPresetSetting) || v.Given(kMeanSetting) || v.Given(kStdSetting);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.train_transforms,
+                             ListText(v, kTrainTransformsSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.val_transforms,
+                             ListText(v, kValTransformsSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.batch_transforms,
+                             ListText(v, kBatchTransformsSetting));
   o.train_name = SettingName(kTrainTransformsSetting, v.style());
   o.val_name = SettingName(kValTransformsSetting, v.style());
   o.batch_name = SettingName(kBatchTransformsSetting, v.style());
-  o.val_transforms = v.Text(kValTransformsSetting);
-  o.batch_transforms = v.Text(kBatchTransformsSetting);
   FUSEDNORM_ASSIGN_OR_RETURN(o.num_classes, v.Int(kNumClassesSetting));
-  FUSEDNORM_ASSIGN_OR_RETURN(o.label_smoothing, v.Float(kLabelSmoothingSetting));
+  FUSEDNORM_ASSIGN_OR_RETURN(o.label_smoothing,
+                             v.Float(kLabelSmoothingSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.resize_filter,
                              v.Enum(kResizeFilterSetting, ResizeFilterNames()));
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epoch, v.Int(kEpochSetting));

@@ -80,6 +80,8 @@ class Lists(unittest.TestCase):
                                                TV.RandomErasing(value="random")])
         with self.assertRaisesRegex(TypeError, "must be a str, a list or a Compose"):
             fusednorm.Loader(train_transforms=42)
+        with self.assertRaisesRegex(ValueError, "train_transforms is an empty list"):
+            fusednorm.Loader(train_transforms=[])
         with self.assertRaisesRegex(TypeError, "size = 'x': must be an int"):
             T.CenterCrop("x")
         with self.assertRaisesRegex(ValueError, r"position 1 \(ColorJitter\): ColorJitter hue = 0.7"):

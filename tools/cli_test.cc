@@ -358,12 +358,12 @@ TEST(Cli, TransformLists) {
         "RandomChoice(transforms, p=None)"}) {
     EXPECT_NE(h.out.find(shown), std::string::npos) << shown;
   }
-  const Result ok = Cli(
-      {"run", "--images=16", "--batch-size=8",
-       "--train-transforms=RandomResizedCrop(40), RandomHorizontalFlip(), "
-       "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomErasing(0.1)",
-       "--batch-transforms=RandomChoice([MixUp(0.2), CutMix(1.0)])",
-       "--num-classes=10", "--label-smoothing=0.1"});
+  const Result ok =
+      Cli({"run", "--images=16", "--batch-size=8",
+           "--train-transforms=RandomResizedCrop(40), RandomHorizontalFlip(), "
+           "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomErasing(0.1)",
+           "--batch-transforms=RandomChoice([MixUp(0.2), CutMix(1.0)])",
+           "--num-classes=10", "--label-smoothing=0.1"});
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("ColorJitter(brightness=(0.6, 1.4)"), std::string::npos)
       << ok.out;
@@ -383,6 +383,8 @@ TEST(Cli, TransformLists) {
        "--train-transforms position 1 (CenterCrop(size=(8, 8))): after "
        "RandomErasing"},
       {{"--batch-transforms=MixUp(0.2)"}, "set num_classes"},
+      {{"--train-transforms= "},
+       "--train-transforms is an empty list: name at least one transform"},
       {{"--num-classes=-1"}, "--num-classes=-1: must be in 0..16777216"},
       {{"--repeated-augmentations=2", "--images=100"}, "RASampler keeps"},
   };
