@@ -23,9 +23,6 @@
 namespace fusednorm {
 namespace {
 
-// Global batch b's batch transform draws from stream kBatchStreams + b.
-constexpr uint64_t kBatchStreams = uint64_t{1} << 62;
-
 // A label the soft targets can hold: InvalidArgument naming the sample.
 absl::Status CheckLabel(int64_t label, int64_t classes) {
   if (label >= 0 && label < classes) return absl::OkStatus();
@@ -63,10 +60,7 @@ absl::Status LoaderSettings::Validate(size_t sample_bytes) const {
     return InvalidArgumentCat("shard rank = ", rank, ", world size = ", world,
                               ": need 0 <= rank < world size");
   }
-  if (repeats < 1 || repeats > kMaxRepeats) {
-    return InvalidArgumentCat("repeated_augmentations = ", repeats,
-                              " must be in 1..", kMaxRepeats);
-  }
+  FUSEDNORM_RETURN_IF_ERROR(CheckRepeatCount(repeats));
   if (sample_bytes > 0 && batch_size > kMaxBatchBytes / sample_bytes) {
     return InvalidArgumentCat("batch_size = ", batch_size, " samples of ",
                               sample_bytes, " bytes exceed the ",
@@ -131,7 +125,7 @@ struct EpochLoader::Impl {
   std::vector<size_t> first_error;
   std::vector<absl::Status> first_status;
   std::vector<size_t> opened;  // per ring position: the local batch it holds
-  absl::Status fatal;          // a batch that could not get a slot
+  absl::Status fatal;  // a batch that could not get a slot or be finished
   bool stop = false;
   size_t max_in_flight = 0;
   StageCounters counters;
@@ -227,10 +221,23 @@ struct EpochLoader::Impl {
   // The batch transform and the soft targets of a batch whose samples are
   // all in (outside mu: no other thread touches the batch until it is
   // marked complete).
-  void FinishBatch(Batch* b, Workspace* ws) {
+  // A failed allocation (the targets, the scratch) is ResourceExhausted.
+  absl::Status FinishBatch(Batch* b, Workspace* ws) {
+    try {
+      FinishBatchOrThrow(b, ws);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate the batch transform's memory for batch ",
+          b->global_index, " (", b->count,
+          " samples, num_classes = ", chain->num_classes, ")"));
+    }
+    return absl::OkStatus();
+  }
+
+  void FinishBatchOrThrow(Batch* b, Workspace* ws) {
     BatchDecision d;
     if (chain->batch_op != nullptr) {
-      SampleStream stream(s.seed, epoch, kBatchStreams + b->global_index);
+      SampleStream stream = BatchStream(s.seed, epoch, b->global_index);
       d = chain->batch_op->Decide(chain->size, stream);
       MixBatch(d, chain->batch_shape(), *chain->mix_kernel, b->slot.data(),
                b->count, &ws->batch_scratch);
@@ -283,9 +290,14 @@ struct EpochLoader::Impl {
       if (chain->batch_op != nullptr || chain->num_classes > 0) {
         lock.unlock();
         StageClock clock;
-        FinishBatch(batch, &ws);
+        const absl::Status finished = FinishBatch(batch, &ws);
         clock.Add(&counters.batch);
         lock.lock();
+        if (!finished.ok()) {
+          fatal = finished;
+          StopLocked();
+          return;
+        }
       }
       complete[r] = true;
       done_cv.notify_all();

@@ -88,8 +88,10 @@ struct LoaderSettings {
   int rank = 0, world = 1;
   bool drop_last = false;
   // Repeated augmentations (torchvision's RASampler), training only: each
-  // sample `repeats` times per epoch, the repeats dealt to different ranks,
-  // each with its own decisions (pipeline/epoch_order.h); 1: off.
+  // sample of the order repeated `repeats` times in a row, the repeats
+  // dealt to different ranks, each with its own decisions; a rank keeps
+  // floor(samples / 256) * 256 / world of them, so an epoch sees about
+  // samples / repeats distinct samples (pipeline/epoch_order.h); 1: off.
   int repeats = 1;
   ErrorPolicy policy = ErrorPolicy::kFail;
   // Decode only the first op's window of JPEGs (the same bytes come out;

@@ -22,11 +22,16 @@ size_t SelectedSamples(size_t n, int world) {
 
 }  // namespace
 
-absl::Status CheckRepeats(int repeats, size_t samples, int world) {
+absl::Status CheckRepeatCount(int repeats) {
   if (repeats < 1 || repeats > kMaxRepeats) {
     return InvalidArgumentCat("repeated_augmentations = ", repeats,
                               ": must be in 1..", kMaxRepeats);
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRepeats(int repeats, size_t samples, int world) {
+  FUSEDNORM_RETURN_IF_ERROR(CheckRepeatCount(repeats));
   if (repeats > 1 && SelectedSamples(samples, world) == 0) {
     return InvalidArgumentCat(
         "repeated_augmentations = ", repeats, " over ", samples,
@@ -40,8 +45,7 @@ absl::Status CheckRepeats(int repeats, size_t samples, int world) {
 size_t EpochOrder::LocalBatches(const LoaderSettings& s, size_t samples) {
   if (s.repeats <= 1) return s.local_batches(samples);
   const size_t n = SelectedSamples(samples, s.world);
-  return s.drop_last ? n / s.batch_size
-                     : (n + s.batch_size - 1) / s.batch_size;
+  return s.drop_last ? n / s.batch_size : (n + s.batch_size - 1) / s.batch_size;
 }
 
 size_t EpochOrder::LocalSamples(const LoaderSettings& s, size_t samples) {

@@ -66,6 +66,9 @@ class EpochOrder {
   std::vector<uint64_t> batch_numbers_;
 };
 
+// repeated_augmentations = repeats: in 1..kMaxRepeats.
+absl::Status CheckRepeatCount(int repeats);
+
 // InvalidArgument when `repeats` does not fit an epoch of `samples` over
 // `world` ranks (it keeps no sample when samples < 256 or when
 // floor(samples / 256) * 256 < world).

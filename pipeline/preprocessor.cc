@@ -252,6 +252,13 @@ absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
     return InvalidArgumentCat("label_smoothing = ", label_smoothing_,
                               " smooths soft targets: set num_classes");
   }
+  if (classes > 0 && loader_.batch_size >
+                         kMaxTargetBytes / (4 * static_cast<size_t>(classes))) {
+    return InvalidArgumentCat("num_classes = ", classes,
+                              " with batch_size = ", loader_.batch_size,
+                              ": a batch's soft targets would take more than ",
+                              kMaxTargetBytes, " bytes");
+  }
   train->num_classes = classes;
   train->label_smoothing = label_smoothing_;
   return absl::OkStatus();
