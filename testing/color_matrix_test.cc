@@ -73,8 +73,8 @@ void ExpectRowMatches(const ColorKernelInfo& row, const Call& call,
   ASSERT_EQ(0, std::memcmp(same.data(), want.data(), out_bytes));
 }
 
-constexpr int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63,
-                           64, 65, 100, 127, 129, 255, 257, 1000};
+constexpr int kWidths[] = {1,  2,  3,  4,  5,  7,   8,   9,   15,  16,  17,
+                           31, 33, 63, 64, 65, 100, 127, 129, 255, 257, 1000};
 
 ColorStep Blend(float alpha, int degenerate) {
   ColorStep s;
@@ -119,14 +119,14 @@ void ExpectAdjustMatches(const ColorKernelInfo& row, int channels, int width,
                            &once_want);
   row.adjust(input.data(), b.data(), width, channels, steps.data(),
              static_cast<int>(steps.size()), &once_got);
-  EXPECT_EQ(once_got, once_want) << row.id << " " << what << " C" << channels
-                                 << " w" << width;
+  EXPECT_EQ(once_got, once_want)
+      << row.id << " " << what << " C" << channels << " w" << width;
 }
 
 // Each blend alone at factors inside and outside [0, 1] and their edges,
 // with several constants.
 TEST(ColorMatrix, Blends) {
-  const float alphas[] = {0.0f, 1.0f, 0.5f, 0.6f, 1.4f, 0.9999999f,
+  const float alphas[] = {0.0f,       1.0f, 0.5f,   0.6f,  1.4f,  0.9999999f,
                           1.0000001f, 2.5f, 100.0f, -0.3f, 1e-7f, 1e9f};
   for (const ColorKernelInfo* row : Rows()) {
     for (int channels : {1, 3, 4}) {
@@ -149,9 +149,10 @@ TEST(ColorMatrix, Blends) {
 TEST(ColorMatrix, StepSequences) {
   std::vector<ColorStep> four = {Blend(1.3f, 0), Blend(0.7f, 120), Gray(1.4f),
                                  Hue(231)};
-  std::sort(four.begin(), four.end(), [](const ColorStep& a, const ColorStep& b) {
-    return a.kind < b.kind || (a.kind == b.kind && a.alpha < b.alpha);
-  });
+  std::sort(four.begin(), four.end(),
+            [](const ColorStep& a, const ColorStep& b) {
+              return a.kind < b.kind || (a.kind == b.kind && a.alpha < b.alpha);
+            });
   for (const ColorKernelInfo* row : Rows()) {
     for (int channels : {1, 3, 4}) {
       for (int width : {1, 7, 8, 17, 65, 257}) {
@@ -204,7 +205,7 @@ TEST(ColorMatrix, HueRandomRows) {
   }
 }
 
-// Every 24-bit colour, one row of 2^24 pixels, for the dispatched row and
+// Every 24-bit colour, in rows of kMaxColorPixels, for the dispatched row and
 // two shifts (the per-target rows run the random rows above); every shift
 // with FUSEDNORM_EXHAUSTIVE=1 (about five minutes: every (h, s, v) hsv2rgb
 // meets).
@@ -224,10 +225,13 @@ TEST(ColorMatrix, HueEveryColour) {
   }
   for (int shift : shifts) {
     const ColorStep step = Hue(shift);
-    ScalarColorInfo().adjust(all.data(), want.data(), int64_t{1} << 24, 3,
-                             &step, 1, nullptr);
-    highway.adjust(all.data(), got.data(), int64_t{1} << 24, 3, &step, 1,
-                   nullptr);
+    // In calls of kMaxColorPixels, the most a call takes.
+    for (int64_t at = 0; at < (int64_t{1} << 24); at += kMaxColorPixels) {
+      ScalarColorInfo().adjust(all.data() + 3 * at, want.data() + 3 * at,
+                               kMaxColorPixels, 3, &step, 1, nullptr);
+      highway.adjust(all.data() + 3 * at, got.data() + 3 * at, kMaxColorPixels,
+                     3, &step, 1, nullptr);
+    }
     size_t differ = 0, first = 0;
     for (size_t i = 0; i < got.size(); ++i) {
       if (got[i] != want[i] && differ++ == 0) first = i;
