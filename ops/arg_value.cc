@@ -1,7 +1,9 @@
 // Argument values and their Python-style printing (arg_value.h).
 #include "ops/arg_value.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -60,14 +62,24 @@ double ArgValue::AsDouble() const { return is_number() ? number : 0.0; }
 std::string FormatFloat(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buffer[32];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, v);
+  // Python's repr: the fewest significant digits that read back as v, in
+  // positional notation for decimal exponents -4 .. 15 (300.0, 0.0001),
+  // else in scientific notation with a two-digit exponent (1e+16, 1e-05).
+  char buffer[400];
+  int digits = 1;
+  for (; digits < 17; ++digits) {
+    std::snprintf(buffer, sizeof(buffer), "%.*e", digits - 1, v);
     if (std::strtod(buffer, nullptr) == v) break;
   }
+  std::snprintf(buffer, sizeof(buffer), "%.*e", digits - 1, v);
+  const int exponent = std::atoi(std::strchr(buffer, 'e') + 1);
+  if (exponent >= -4 && exponent < 16) {
+    std::snprintf(buffer, sizeof(buffer), "%.*f",
+                  std::max(0, digits - 1 - exponent), v);
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, v);
+  }
   std::string s = buffer;
-  // Python writes 1e+16 and 1e-05 with a two-digit exponent, and 1.0 with
-  // its fraction.
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
 }
