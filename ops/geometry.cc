@@ -336,6 +336,33 @@ std::unique_ptr<PreprocessOp> RandomHorizontalFlip::Clone() const {
   return std::make_unique<RandomHorizontalFlip>(*this);
 }
 
+namespace {
+
+// out = the `width` pixels of `in` in reverse order; a copy of kC bytes
+// per pixel the compiler keeps in registers.
+template <int kC>
+void Mirror(const uint8_t* in, int64_t width, uint8_t* out) {
+  const uint8_t* from = in + (width - 1) * kC;
+  for (int64_t x = 0; x < width; ++x, from -= kC) {
+    for (int c = 0; c < kC; ++c) out[x * kC + c] = from[c];
+  }
+}
+
+void MirrorRow(const uint8_t* in, int64_t width, int channels, uint8_t* out) {
+  switch (channels) {
+    case 1:
+      return Mirror<1>(in, width, out);
+    case 2:
+      return Mirror<2>(in, width, out);
+    case 3:
+      return Mirror<3>(in, width, out);
+    default:
+      return Mirror<4>(in, width, out);
+  }
+}
+
+}  // namespace
+
 absl::Status RandomHorizontalFlip::Apply(const ImageView& input,
                                          const OpDecision& decision,
                                          OpWorkspace*, Image* output) const {
@@ -350,8 +377,7 @@ absl::Status RandomHorizontalFlip::Apply(const ImageView& input,
       std::memcpy(out, in, static_cast<size_t>(input.width * C));
       continue;
     }
-    for (int64_t x = 0; x < input.width; ++x)
-      std::memcpy(out + x * C, in + (input.width - 1 - x) * C, C);
+    MirrorRow(in, input.width, C, out);
   }
   return absl::OkStatus();
 }
