@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/color/color_dispatch.h"
+#include "ops/image_blocks.h"
 
 namespace fusednorm {
 namespace {
@@ -25,38 +26,6 @@ ArgValue RangeArg(const std::optional<FactorRange>& r) {
   if (!r) return ArgValue::None();
   return ArgValue::Tuple(
       {ArgValue::Float(r->first), ArgValue::Float(r->second)});
-}
-
-// fn(pixels of the block, its first pixel's index, its pixels) for blocks
-// of `image` a colour kernel takes as one row: all its rows at once where
-// they are contiguous, in calls of at most kMaxColorPixels pixels, else
-// rows or parts of rows.
-template <typename Fn>
-void ForEachBlock(const ImageView& image, Fn fn) {
-  const int64_t w = image.width;
-  const bool contiguous = image.row_stride == w * image.channels;
-  const int64_t rows = contiguous ? image.height : 1;
-  const int64_t blocks = contiguous ? 1 : image.height;
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t total = rows * w;
-    for (int64_t done = 0; done < total; done += kMaxColorPixels) {
-      const uint8_t* row = image.pixels.data() + b * image.row_stride;
-      fn(row + done * image.channels, b * w + done,
-         std::min(kMaxColorPixels, total - done));
-    }
-  }
-}
-
-// `input` copied into `output` (compact).
-absl::Status CopyImage(const ImageView& input, Image* output) {
-  FUSEDNORM_RETURN_IF_ERROR(
-      ShapeImage(input.height, input.width, input.channels, output));
-  const size_t row = static_cast<size_t>(input.width * input.channels);
-  for (int64_t y = 0; y < input.height; ++y) {
-    std::memcpy(output->pixels.data() + y * row,
-                input.pixels.data() + y * input.row_stride, row);
-  }
-  return absl::OkStatus();
 }
 
 // The luma of `input` in `out_channels` channels (an L input is its own).
@@ -181,10 +150,6 @@ bool ColorJitter::Skips(const OpDecision& d) const {
   return true;
 }
 
-namespace {
-
-// The adjustment `which` with `factor` as a kernel step; Contrast's
-// constant is set once the mean before it is known.
 ColorStep JitterStep(Jitter which, double factor) {
   ColorStep step;
   step.alpha = static_cast<float>(factor);  // Image.blend takes a float
@@ -205,8 +170,6 @@ ColorStep JitterStep(Jitter which, double factor) {
   return step;
 }
 
-}  // namespace
-
 absl::Status ColorJitter::Apply(const ImageView& input,
                                 const OpDecision& decision, OpWorkspace*,
                                 Image* output) const {
@@ -223,26 +186,36 @@ absl::Status ColorJitter::Apply(const ImageView& input,
     if (k == static_cast<int>(Jitter::kContrast)) contrast = count;
     steps[count++] = JitterStep(static_cast<Jitter>(k), f);
   }
+  return AdjustColors(**kernel_, input, steps, count, contrast, output);
+}
+
+absl::Status AdjustColors(const ColorKernelInfo& kernel, const ImageView& input,
+                          ColorStep* steps, int count, int contrast,
+                          Image* output) {
+  const int C = input.channels;
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(input.height, input.width, C, output));
   // One pass with the steps before Contrast (summing the luma it needs),
   // one in place with it and the rest.
-  const ColorKernelInfo& kernel = **kernel_;
   const int first = contrast < 0 ? count : contrast;
   uint64_t luma = 0;
-  ForEachBlock(input, [&](const uint8_t* in, int64_t offset, int64_t pixels) {
-    kernel.adjust(in, output->pixels.data() + offset * C, pixels, C, steps,
-                  first, contrast < 0 ? nullptr : &luma);
-  });
+  ForEachBlock(input, kMaxColorPixels,
+               [&](const uint8_t* in, int64_t offset, int64_t pixels) {
+                 kernel.adjust(in, output->pixels.data() + offset * C, pixels,
+                               C, steps, first,
+                               contrast < 0 ? nullptr : &luma);
+               });
   if (contrast < 0) return absl::OkStatus();
   // ImageEnhance.Contrast: int(mean + 0.5) of the image's L.
   const double mean = static_cast<double>(luma) /
                       static_cast<double>(input.height * input.width);
   steps[contrast].degenerate =
       static_cast<uint8_t>(static_cast<int>(mean + 0.5));
-  ForEachBlock(output->view(), [&](const uint8_t*, int64_t offset,
-                                   int64_t pixels) {
-    uint8_t* p = output->pixels.data() + offset * C;
-    kernel.adjust(p, p, pixels, C, steps + contrast, count - contrast, nullptr);
-  });
+  ForEachBlock(output->view(), kMaxColorPixels,
+               [&](const uint8_t*, int64_t offset, int64_t pixels) {
+                 uint8_t* p = output->pixels.data() + offset * C;
+                 kernel.adjust(p, p, pixels, C, steps + contrast,
+                               count - contrast, nullptr);
+               });
   return absl::OkStatus();
 }
 

@@ -85,6 +85,19 @@ class ColorJitter : public ColorOp {
   std::array<std::optional<FactorRange>, 4> ranges_;
 };
 
+// The adjustment `which` with `factor` (Pillow's blend factor, or the hue
+// factor) as a colour-kernel step; Contrast's constant is set by
+// AdjustColors once the mean before it is known.
+ColorStep JitterStep(Jitter which, double factor);
+
+// `steps[0 .. count - 1]` applied to `input` in order into `output`, as
+// Pillow's ImageEnhance calls in a row give them; steps[contrast] (or
+// none: -1) is Contrast, whose constant is the mean of the image's L
+// before it (its `degenerate` is set here).
+absl::Status AdjustColors(const ColorKernelInfo& kernel, const ImageView& input,
+                          ColorStep* steps, int count, int contrast,
+                          Image* output);
+
 // Pillow's convert("L"), then the L replicated when num_output_channels is
 // 3.
 class Grayscale : public ColorOp {
