@@ -1,6 +1,7 @@
 // AllKernelTables (all_tables.h).
 #include "kernels/all_tables.h"
 
+#include "kernels/augment/augment_dispatch.h"
 #include "kernels/color/color_dispatch.h"
 #include "kernels/dispatch.h"
 #include "kernels/mix/mix_dispatch.h"
@@ -22,8 +23,9 @@ KernelTableView View(const KernelRegistry<Row>& registry) {
 }  // namespace
 
 std::vector<KernelTableView> AllKernelTables() {
-  return {View(NormalizeKernels()), View(ResizeKernels()), View(ColorKernels()),
-          View(MixKernels()), View(PackPixelsKernels())};
+  return {View(NormalizeKernels()), View(ResizeKernels()),
+          View(ColorKernels()),     View(AugmentKernels()),
+          View(MixKernels()),       View(PackPixelsKernels())};
 }
 
 }  // namespace fusednorm

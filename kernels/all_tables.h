@@ -1,7 +1,7 @@
 // Every SIMD op's table of variants, as the kernel registry lists them
 // (kernels/registry.h), for `fusednorm kernels` and anything else that shows
 // them all: the fused normalization, the Pillow resize, the colour ops, the
-// batch mixing, the pixel packing.
+// augment ops, the batch mixing, the pixel packing.
 #ifndef FUSEDNORM_KERNELS_ALL_TABLES_H_
 #define FUSEDNORM_KERNELS_ALL_TABLES_H_
 

@@ -86,6 +86,10 @@ TEST(Cli, KernelsAndHelp) {
   EXPECT_NE(k.out.find("colour kernels (forced with FUSEDNORM_COLOR_KERNEL)"),
             std::string::npos)
       << k.out;
+  EXPECT_NE(
+      k.out.find("augment kernels (forced with FUSEDNORM_AUGMENT_KERNEL)"),
+      std::string::npos)
+      << k.out;
   for (const char* cmd : {"run", "normalize", "kernels"}) {
     const Result h = Cli({cmd, "--help"});
     EXPECT_EQ(h.code, 0) << cmd;

@@ -9,18 +9,6 @@
 namespace fusednorm {
 namespace {
 
-// Blend.c's expression for one value: d + alpha * (x - d) in float,
-// clamped outside [0, 1] as the extrapolating branch does, else truncated.
-inline uint8_t BlendValue(uint8_t d, uint8_t x, float alpha) {
-  const float v = static_cast<float>(static_cast<int>(d) +
-                                     alpha * (static_cast<int>(x) -
-                                              static_cast<int>(d)));
-  if (alpha >= 0 && alpha <= 1.0f) return static_cast<uint8_t>(v);
-  if (v <= 0.0f) return 0;
-  if (v >= 255.0f) return 255;
-  return static_cast<uint8_t>(v);
-}
-
 inline uint8_t Luma(const uint8_t* p) {
   return static_cast<uint8_t>((p[0] * 19595 + p[1] * 38470 + p[2] * 7471 +
                                0x8000) >>
@@ -105,12 +93,12 @@ void Step(const ColorStep& step, int channels, uint8_t* p) {
   switch (step.kind) {
     case ColorStep::Kind::kBlendConstant:
       for (int c = 0; c < colours; ++c)
-        p[c] = BlendValue(step.degenerate, p[c], step.alpha);
+        p[c] = ScalarBlendValue(step.degenerate, p[c], step.alpha);
       return;
     case ColorStep::Kind::kBlendGray: {
       if (channels == 1) return;  // L is its own degenerate
       const uint8_t l = Luma(p);
-      for (int c = 0; c < 3; ++c) p[c] = BlendValue(l, p[c], step.alpha);
+      for (int c = 0; c < 3; ++c) p[c] = ScalarBlendValue(l, p[c], step.alpha);
       return;
     }
     case ColorStep::Kind::kHue: {
@@ -149,6 +137,16 @@ void ToGray(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
 bool Always() { return true; }
 
 }  // namespace
+
+uint8_t ScalarBlendValue(uint8_t d, uint8_t x, float alpha) {
+  const float v = static_cast<float>(static_cast<int>(d) +
+                                     alpha * (static_cast<int>(x) -
+                                              static_cast<int>(d)));
+  if (alpha >= 0 && alpha <= 1.0f) return static_cast<uint8_t>(v);
+  if (v <= 0.0f) return 0;
+  if (v >= 255.0f) return 255;
+  return static_cast<uint8_t>(v);
+}
 
 void ScalarHueSector(uint8_t h, int* i, float* f) {
   *i = static_cast<int>(std::floor(static_cast<float>(h) * 6.0 / 255.0));

@@ -11,6 +11,11 @@ namespace fusednorm {
 
 ColorKernelInfo ScalarColorInfo();
 
+// Blend.c's value of Image.blend(degenerate, image, alpha) for degenerate
+// value d and image value x: d + alpha * (x - d) in float, clamped to
+// 0..255 outside alpha in [0, 1], truncated.
+uint8_t ScalarBlendValue(uint8_t d, uint8_t x, float alpha);
+
 // One pixel through Pillow's rgb2hsv_row and hsv2rgb (3 bytes each); the
 // hue tables (hue_tables.h) are made with them.
 void ScalarRgbToHsv(const uint8_t* rgb, uint8_t* hsv);
