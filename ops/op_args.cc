@@ -163,23 +163,29 @@ absl::StatusOr<Size2> BoundArgs::Size(const char* name, bool* shorter) const {
   return Size2{v.items[0].integer, v.items[1].integer};
 }
 
-absl::StatusOr<Interpolation> BoundArgs::InterpolationMode(
-    const char* name) const {
+absl::StatusOr<std::string> BoundArgs::EnumMember(const char* name,
+                                                  const char* expected) const {
   const ArgValue& v = Get(name);
   if (v.kind != ArgValue::Kind::kName && v.kind != ArgValue::Kind::kText) {
-    return WrongType(name,
-                     "an InterpolationMode: nearest, bilinear or bicubic");
+    return WrongType(name, expected);
   }
-  // InterpolationMode.BICUBIC, BICUBIC, bicubic, 'bicubic'.
-  std::string mode = v.text;
-  const size_t dot = mode.rfind('.');
-  if (dot != std::string::npos) mode = mode.substr(dot + 1);
-  mode = absl::AsciiStrToLower(mode);
+  // Enum.MEMBER, MEMBER, member, 'member'.
+  std::string member = v.text;
+  const size_t dot = member.rfind('.');
+  if (dot != std::string::npos) member = member.substr(dot + 1);
+  return absl::AsciiStrToLower(member);
+}
+
+absl::StatusOr<Interpolation> BoundArgs::InterpolationMode(
+    const char* name) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const std::string mode,
+      EnumMember(name, "an InterpolationMode: nearest, bilinear or bicubic"));
   for (const Named<Interpolation>& n : InterpolationNames()) {
     if (mode == n.name) return n.value;
   }
   return InvalidArgumentCat(
-      op_, " ", name, " = ", FormatArg(v),
+      op_, " ", name, " = ", FormatArg(Get(name)),
       ": fusednorm implements nearest, bilinear and bicubic (Pillow's "
       "NEAREST, BILINEAR and BICUBIC)");
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status.h"
+#include "ops/augment_table.h"
 #include "ops/color.h"
 #include "ops/fused_ops.h"
 #include "ops/geometry.h"
@@ -217,8 +218,19 @@ constexpr char kInterpolationHelp[] =
 constexpr char kAntialiasHelp[] =
     "True or None: PIL images are always antialiased";
 
+// `rows` with the auto-augment rows after RandomGrayscale.
+std::vector<OpRow> WithAugmentRows(std::vector<OpRow> rows) {
+  auto at = rows.begin();
+  while (at != rows.end() && std::string(at->name) != "RandomGrayscale") ++at;
+  std::vector<OpRow> augment = AugmentRows();
+  rows.insert(at == rows.end() ? at : at + 1, augment.begin(), augment.end());
+  return rows;
+}
+
+// The rows in --help's order: geometry and colour, then the auto-augment
+// rows (ops/augment_table.h), then the fused and batch ops.
 const std::vector<OpRow>& Rows() {
-  static const auto* rows = new std::vector<OpRow>{
+  static const auto* rows = new std::vector<OpRow>(WithAugmentRows({
       {"RandomResizedCrop",
        OpKind::kSample,
        "a random crop of random area and aspect ratio, resized",
@@ -365,7 +377,7 @@ const std::vector<OpRow>& Rows() {
         {"p", "None", "their probabilities (default: equal)"}},
        nullptr,
        &MakeRandomChoice},
-  };
+  }));
   return *rows;
 }
 

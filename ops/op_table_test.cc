@@ -28,6 +28,10 @@ std::string WithRequired(const OpRow& row) {
     if (name == "std") args.push_back("std=(0.2, 0.3, 0.4)");
     if (name == "dtype") args.push_back("dtype=torch.float32");
     if (name == "transforms") args.push_back("transforms=[MixUp(), CutMix()]");
+    if (name == "degrees") args.push_back("degrees=15");
+    if (name == "bits") args.push_back("bits=4");
+    if (name == "threshold") args.push_back("threshold=128");
+    if (name == "sharpness_factor") args.push_back("sharpness_factor=2");
   }
   std::string out = absl::StrCat(row.name, "(");
   for (size_t i = 0; i < args.size(); ++i)

@@ -30,7 +30,9 @@
 #include "absl/status/statusor.h"
 #include "core/geometry.h"
 #include "core/image.h"
+#include "ops/affine.h"
 #include "ops/arg_value.h"
+#include "ops/augment_op.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
 #include "rng/philox.h"
@@ -39,6 +41,14 @@ namespace fusednorm {
 
 // ColorJitter's four adjustments, in torchvision's fn_idx numbering.
 enum class Jitter { kBrightness = 0, kContrast = 1, kSaturation = 2, kHue = 3 };
+
+// One op of an auto-augment policy's decision.
+struct AugmentStep {
+  AugmentOp op = AugmentOp::kIdentity;
+  double magnitude = 0;
+};
+// Most ops a policy applies to one sample (RandAugment's num_ops).
+inline constexpr int kMaxAugmentSteps = 16;
 
 // One op's random decisions for one sample. Plain values only: a worker's
 // plan reuses them from sample to sample without allocating.
@@ -54,12 +64,25 @@ struct OpDecision {
   // each one's factor, NaN where the op does not adjust it.
   std::array<int8_t, 4> order = {0, 1, 2, 3};
   std::array<double, 4> factors = {NAN, NAN, NAN, NAN};
+  // Auto-augment policies: the ops applied, in order, with their signed
+  // magnitudes.
+  std::array<AugmentStep, kMaxAugmentSteps> steps = {};
+  int step_count = 0;
+  // RandomRotation and RandomAffine: torchvision's get_params (degrees,
+  // pixels, a factor, degrees).
+  double angle = 0;
+  std::array<int64_t, 2> translate = {0, 0};
+  double scale = 1;
+  std::array<double, 2> shear = {0, 0};
 };
 
 // What the real ops reuse from sample to sample on one thread. A worker
 // owns one and passes it to every Apply.
 struct OpWorkspace {
   ResizeWorkspace resize;
+  // The affine transforms' buffers, and a policy's images between its ops.
+  AffineScratch affine;
+  Image between[2];
 };
 
 class PreprocessOp {
@@ -86,6 +109,13 @@ class PreprocessOp {
   // op cannot make), and the size when it does not depend on the input.
   virtual absl::StatusOr<Size2> OutputSize(Size2 input) const = 0;
   virtual std::optional<Size2> FixedOutputSize() const { return std::nullopt; }
+  // The output size for an input of `input` under `decision`: an op whose
+  // size depends on its decision (RandomRotation with expand) overrides
+  // it; the others' is OutputSize(input).
+  virtual absl::StatusOr<Size2> DecidedOutputSize(
+      Size2 input, const OpDecision& decision) const {
+    return OutputSize(input);
+  }
   // Whether the output always has its input's size (flips, colour ops);
   // FixedOutputSize() is then nullopt but the size before stays fixed.
   virtual bool KeepsSize() const { return false; }

@@ -25,7 +25,7 @@ absl::Status MakePlan(const Chain& chain, Size2 image, SampleStream& stream,
         break;
     }
     plan->ops[step.real] = d;
-    absl::StatusOr<Size2> next = op.OutputSize(size);
+    absl::StatusOr<Size2> next = op.DecidedOutputSize(size, d);
     if (!next.ok()) {
       return PrefixStatus(next.status(), absl::StrCat(op.name(), ": "));
     }

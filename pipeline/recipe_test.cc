@@ -142,6 +142,23 @@ TEST(Lists, SamplesAreTheirOpsInListOrder) {
       "Resize(30, interpolation=nearest, max_size=40), CenterCrop((18, 26)), "
       "ColorJitter(brightness=(0.0, 3.0), hue=(-0.5, 0.5)), "
       "Grayscale(num_output_channels=3)");
+  // The auto-augment policies and the transforms made of their kernels:
+  // the flip before TrivialAugmentWide (shears do not commute with it)
+  // runs where it stands, the one before the table ops is the fused op's;
+  // an expanding rotation's size is the angle's, then a crop fixes it.
+  ExpectSamplesByHand(
+      "RandomResizedCrop(24), RandomHorizontalFlip(), "
+      "TrivialAugmentWide(interpolation=bilinear, fill=(9, 99, 199)), "
+      "RandomErasing(0.1)");
+  ExpectSamplesByHand(
+      "RandomResizedCrop(24), RandAugment(3, 12), "
+      "AutoAugment(AutoAugmentPolicy.SVHN, interpolation=bicubic)");
+  ExpectSamplesByHand(
+      "RandomRotation(45, expand=True), CenterCrop(20), "
+      "RandomAffine(10, (0.1, 0.1), (0.8, 1.2), 5, fill=7), "
+      "RandomHorizontalFlip(), RandomPosterize(3), RandomSolarize(99), "
+      "RandomAdjustSharpness(2), RandomAutocontrast(), RandomEqualize(), "
+      "RandomInvert()");
 }
 
 TEST(Lists, ChannelsFollowTheOps) {

@@ -1,0 +1,299 @@
+// torchvision's and Pillow's affine geometry (affine.h). Every double
+// expression is written in the order Python evaluates it (the project
+// builds with -ffp-contract=off, so none becomes an FMA), with the C
+// library's cos, sin and tan, which CPython's math module also calls.
+#include "ops/affine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/status.h"
+#include "ops/image_blocks.h"
+
+namespace fusednorm {
+namespace {
+
+// math.radians' factor (CPython: Py_MATH_PI / 180.0).
+constexpr double kDegToRad = 3.14159265358979323846 / 180.0;
+
+// ---- Pillow's transposes (its rotate by 90, 180 and 270) ----
+
+// ROTATE_180: out(H-1-y, W-1-x) = in(y, x).
+absl::Status Rotate180(const ImageView& in, Image* out) {
+  const int C = in.channels;
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(in.height, in.width, C, out));
+  for (int64_t y = 0; y < in.height; ++y) {
+    const uint8_t* src = in.pixels.data() + y * in.row_stride;
+    uint8_t* dst = out->pixels.data() + (in.height - 1 - y) * in.width * C;
+    for (int64_t x = 0; x < in.width; ++x) {
+      std::memcpy(dst + (in.width - 1 - x) * C, src + x * C, C);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ROTATE_90 (counter-clockwise): out(W-1-x, y) = in(y, x); ROTATE_270:
+// out(x, H-1-y) = in(y, x). The output is W rows of H pixels.
+absl::Status RotateQuarter(const ImageView& in, bool ccw, Image* out) {
+  const int C = in.channels;
+  const int64_t H = in.height, W = in.width;
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(W, H, C, out));
+  for (int64_t y = 0; y < H; ++y) {
+    const uint8_t* src = in.pixels.data() + y * in.row_stride;
+    for (int64_t x = 0; x < W; ++x) {
+      const int64_t row = ccw ? W - 1 - x : x;
+      const int64_t col = ccw ? y : H - 1 - y;
+      std::memcpy(out->pixels.data() + (row * H + col) * C, src + x * C, C);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ---- RGBA <-> premultiplied RGBa (Convert.c) ----
+
+// rgbA2rgba: each colour times alpha / 255, rounded as MULDIV255.
+absl::Status Premultiply(const ImageView& in, Image* out) {
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(in.height, in.width, 4, out));
+  for (int64_t y = 0; y < in.height; ++y) {
+    const uint8_t* src = in.pixels.data() + y * in.row_stride;
+    uint8_t* dst = out->pixels.data() + y * in.width * 4;
+    for (int64_t x = 0; x < 4 * in.width; x += 4) {
+      const unsigned alpha = src[x + 3];
+      for (int c = 0; c < 3; ++c) {
+        const unsigned t = src[x + c] * alpha + 128;
+        dst[x + c] = static_cast<uint8_t>(((t >> 8) + t) >> 8);
+      }
+      dst[x + 3] = src[x + 3];
+    }
+  }
+  return absl::OkStatus();
+}
+
+// rgba2rgbA, in place: alpha 0 and 255 keep their colours, others give
+// min(255, 255 * v / alpha) (integer division).
+void Unpremultiply(Image* image) {
+  uint8_t* p = image->pixels.data();
+  const size_t bytes = image->pixels.size();
+  for (size_t i = 0; i < bytes; i += 4) {
+    const unsigned alpha = p[i + 3];
+    if (alpha == 0 || alpha == 255) continue;
+    for (int c = 0; c < 3; ++c) {
+      p[i + c] = static_cast<uint8_t>(std::min(255u, 255u * p[i + c] / alpha));
+    }
+  }
+}
+
+// Every pixel of `image` set to the fill colour.
+void FillImage(const FillColor& fill, Image* image) {
+  const int C = image->channels;
+  uint8_t pixel[4];
+  for (int c = 0; c < C; ++c) pixel[c] = fill.channel(c);
+  uint8_t* p = image->pixels.data();
+  if (std::all_of(pixel, pixel + C, [&](uint8_t v) { return v == pixel[0]; })) {
+    std::memset(p, pixel[0], image->pixels.size());
+    return;
+  }
+  for (size_t i = 0; i < image->pixels.size(); i += C) {
+    std::memcpy(p + i, pixel, C);
+  }
+}
+
+// Pillow's rotate matrix (about `center`, or the image's middle) and the
+// output size, with `expand` the size the rotated corners span.
+struct RotatePlan {
+  AffineMatrix matrix;
+  Size2 size;
+};
+
+// (a x + b y + c, d x + e y + f): Python's transform() in Image.rotate.
+Point2 Apply(const AffineMatrix& m, double x, double y) {
+  return {m[0] * x + m[1] * y + m[2], m[3] * x + m[4] * y + m[5]};
+}
+
+RotatePlan PlanRotate(Size2 input, double degrees,
+                      bool expand, std::optional<Point2> center) {
+  const double w = static_cast<double>(input.width);
+  const double h = static_cast<double>(input.height);
+  const Point2 c = center ? *center : Point2{w / 2.0, h / 2.0};
+  const double r = -(degrees * kDegToRad);
+  AffineMatrix m = {PythonRound15(std::cos(r)),  PythonRound15(std::sin(r)),
+                    0.0,
+                    PythonRound15(-std::sin(r)), PythonRound15(std::cos(r)),
+                    0.0};
+  const Point2 t = Apply(m, -c.first - 0.0, -c.second - 0.0);
+  m[2] = t.first + c.first;
+  m[5] = t.second + c.second;
+  if (!expand) return {m, input};
+  double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
+  for (const Point2& corner : {Point2{0, 0}, Point2{w, 0}, Point2{w, h},
+                              Point2{0, h}}) {
+    const Point2 p = Apply(m, corner.first, corner.second);
+    lo_x = std::min(lo_x, p.first);
+    hi_x = std::max(hi_x, p.first);
+    lo_y = std::min(lo_y, p.second);
+    hi_y = std::max(hi_y, p.second);
+  }
+  const double nw = std::ceil(hi_x) - std::floor(lo_x);
+  const double nh = std::ceil(hi_y) - std::floor(lo_y);
+  const Point2 shift = Apply(m, -(nw - w) / 2.0, -(nh - h) / 2.0);
+  m[2] = shift.first;
+  m[5] = shift.second;
+  return {m, Size2{static_cast<int64_t>(nh), static_cast<int64_t>(nw)}};
+}
+
+}  // namespace
+
+absl::Status FillArg::Validate(const char* op) const {
+  if (values.size() > 4) {
+    return InvalidArgumentCat(op, " fill = ", FormatArg(Print()),
+                              ": at most 4 values, one per channel");
+  }
+  for (const double v : values) {
+    // int() truncates toward zero.
+    if (!(v > -1 && v < 256)) {
+      return InvalidArgumentCat(op, " fill = ", FormatArg(Print()),
+                                ": each value's int() must be in 0..255");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillArg::CheckChannels(const char* op, int channels) const {
+  if (!sequence || static_cast<int>(values.size()) == channels) {
+    return absl::OkStatus();
+  }
+  return InvalidArgumentCat(op, " fill = ", FormatArg(Print()), " has ",
+                            values.size(), " values but the images have ",
+                            channels, " channels");
+}
+
+FillColor FillArg::Color() const {
+  FillColor c;
+  for (const double v : values) c.values.push_back(static_cast<uint8_t>(v));
+  return c;
+}
+
+double PythonMod(double x, double m) {
+  double r = std::fmod(x, m);
+  if (r != 0) {
+    if ((m < 0) != (r < 0)) r += m;
+  } else {
+    r = std::copysign(0.0, m);
+  }
+  return r;
+}
+
+double PythonRound15(double x) {
+  // round(x, 15) rounds the exact binary value to 15 decimals, ties to
+  // even, and reads the digits back; printf and strtod do the same.
+  char text[400];
+  std::snprintf(text, sizeof(text), "%.15f", x);
+  return std::strtod(text, nullptr);
+}
+
+AffineMatrix InverseAffineMatrix(Point2 center, double angle, Point2 translate,
+                                 double scale, Point2 shear) {
+  const double rot = angle * kDegToRad;
+  const double sx = shear.first * kDegToRad;
+  const double sy = shear.second * kDegToRad;
+  const auto [cx, cy] = center;
+  const auto [tx, ty] = translate;
+  const double a = std::cos(rot - sy) / std::cos(sy);
+  const double b =
+      -std::cos(rot - sy) * std::tan(sx) / std::cos(sy) - std::sin(rot);
+  const double c = std::sin(rot - sy) / std::cos(sy);
+  const double d =
+      -std::sin(rot - sy) * std::tan(sx) / std::cos(sy) + std::cos(rot);
+  AffineMatrix m = {d, -b, 0.0, -c, a, 0.0};
+  for (double& v : m) v = v / scale;
+  m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty);
+  m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty);
+  m[2] += cx;
+  m[5] += cy;
+  return m;
+}
+
+AffineFilter FilterOf(Interpolation interpolation) {
+  switch (interpolation) {
+    case Interpolation::kNearest:
+      return AffineFilter::kNearest;
+    case Interpolation::kBilinear:
+      return AffineFilter::kBilinear;
+    case Interpolation::kBicubic:
+      return AffineFilter::kBicubic;
+  }
+  return AffineFilter::kNearest;
+}
+
+absl::Status PillowTransform(const AugmentKernelInfo& kernel,
+                             const ImageView& input, const AffineMatrix& a,
+                             AffineFilter filter, const FillColor& fill,
+                             int64_t out_height, int64_t out_width,
+                             AffineScratch* scratch, Image* output) {
+  const int C = input.channels;
+  const bool premultiply = C == 4 && filter != AffineFilter::kNearest;
+  ImageView source = input;
+  if (premultiply) {
+    FUSEDNORM_RETURN_IF_ERROR(Premultiply(input, &scratch->premultiplied));
+    source = scratch->premultiplied.view();
+  }
+  FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(out_height, out_width));
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(out_height, out_width, C, output));
+  FillImage(fill, output);
+  const AugmentInput in{source.pixels.data(), source.height, source.width, C,
+                        source.row_stride};
+  kernel.affine(in, a.data(), filter, output->pixels.data(), out_height,
+                out_width);
+  if (premultiply) Unpremultiply(output);
+  return absl::OkStatus();
+}
+
+Size2 RotatedSize(Size2 input, double angle, bool expand,
+                  std::optional<Point2> center) {
+  const double degrees = PythonMod(angle, 360.0);
+  if (!center && (degrees == 90 || degrees == 270) &&
+      (expand || input.width == input.height)) {
+    return {input.width, input.height};
+  }
+  if (!center && (degrees == 0 || degrees == 180)) return input;
+  return PlanRotate(input, degrees, expand, center).size;
+}
+
+absl::Status PillowRotate(const AugmentKernelInfo& kernel,
+                          const ImageView& input, double angle,
+                          AffineFilter filter, bool expand,
+                          std::optional<Point2> center, const FillColor& fill,
+                          AffineScratch* scratch, Image* output) {
+  const double degrees = PythonMod(angle, 360.0);
+  if (!center) {
+    if (degrees == 0) return CopyImage(input, output);
+    if (degrees == 180) return Rotate180(input, output);
+    if ((degrees == 90 || degrees == 270) &&
+        (expand || input.width == input.height)) {
+      return RotateQuarter(input, degrees == 90, output);
+    }
+  }
+  const RotatePlan plan =
+      PlanRotate({input.height, input.width}, degrees, expand, center);
+  return PillowTransform(kernel, input, plan.matrix, filter, fill,
+                         plan.size.height, plan.size.width, scratch, output);
+}
+
+absl::Status TorchvisionAffine(const AugmentKernelInfo& kernel,
+                               const ImageView& input, double angle,
+                               Point2 translate, double scale, Point2 shear,
+                               std::optional<Point2> center,
+                               AffineFilter filter, const FillColor& fill,
+                               AffineScratch* scratch, Image* output) {
+  const Point2 c = center ? *center
+                          : Point2{static_cast<double>(input.width) * 0.5,
+                                   static_cast<double>(input.height) * 0.5};
+  const AffineMatrix m = InverseAffineMatrix(c, angle, translate, scale, shear);
+  return PillowTransform(kernel, input, m, filter, fill, input.height,
+                         input.width, scratch, output);
+}
+
+}  // namespace fusednorm
