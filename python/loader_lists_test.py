@@ -68,8 +68,10 @@ class Lists(unittest.TestCase):
     def test_unsupported_is_a_type_error_naming_it(self):
         with self.assertRaisesRegex(TypeError, "Lambda is not a transform fusednorm runs"):
             fusednorm.Loader(train_transforms=[TV.Lambda(lambda x: x)])
-        with self.assertRaisesRegex(TypeError, "RandomRotation is not a transform"):
-            fusednorm.Loader(train_transforms=TV.Compose([TV.RandomRotation(5)]))
+        with self.assertRaisesRegex(TypeError, "RandomPerspective is not a transform"):
+            fusednorm.Loader(train_transforms=TV.Compose([TV.RandomPerspective()]))
+        with self.assertRaisesRegex(TypeError, "AugMix is not a transform"):
+            fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8), TV.AugMix()])
         with self.assertRaisesRegex(ValueError, "antialias = False"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8, antialias=False)])
         with self.assertRaisesRegex(ValueError, "interpolation = lanczos"):

@@ -191,6 +191,16 @@ def _dtype(t):
     return dtype
 
 
+def _fill(t):
+    fill = t.fill
+    if isinstance(fill, dict):  # v2's per-type fills: the images'
+        values = [v for k, v in fill.items()
+                  if getattr(k, "__name__", "") in ("Image", "Tensor")
+                  or k == "others"]
+        fill = values[0] if values else next(iter(fill.values()), None)
+    return _sequence(fill)
+
+
 # torchvision class -> its arguments, read from the object's attributes.
 _TORCHVISION = {
     "RandomResizedCrop": lambda t: dict(
@@ -219,6 +229,30 @@ _TORCHVISION = {
     "ToImageTensor": lambda t: {},
     "ToDtype": lambda t: dict(dtype=_dtype(t), scale=getattr(t, "scale", False)),
     "ConvertImageDtype": lambda t: dict(dtype=t.dtype),
+    "AutoAugment": lambda t: dict(
+        policy=t.policy, interpolation=t.interpolation, fill=_fill(t)),
+    "RandAugment": lambda t: dict(
+        num_ops=t.num_ops, magnitude=t.magnitude,
+        num_magnitude_bins=t.num_magnitude_bins,
+        interpolation=t.interpolation, fill=_fill(t)),
+    "TrivialAugmentWide": lambda t: dict(
+        num_magnitude_bins=t.num_magnitude_bins,
+        interpolation=t.interpolation, fill=_fill(t)),
+    "RandomRotation": lambda t: dict(
+        degrees=_sequence(t.degrees), interpolation=t.interpolation,
+        expand=t.expand, center=_sequence(t.center), fill=_fill(t)),
+    "RandomAffine": lambda t: dict(
+        degrees=_sequence(t.degrees), translate=_sequence(t.translate),
+        scale=_sequence(t.scale), shear=_sequence(t.shear),
+        interpolation=t.interpolation, fill=_fill(t),
+        center=_sequence(t.center)),
+    "RandomPosterize": lambda t: dict(bits=t.bits, p=t.p),
+    "RandomSolarize": lambda t: dict(threshold=t.threshold, p=t.p),
+    "RandomAdjustSharpness": lambda t: dict(
+        sharpness_factor=t.sharpness_factor, p=t.p),
+    "RandomAutocontrast": lambda t: dict(p=t.p),
+    "RandomEqualize": lambda t: dict(p=t.p),
+    "RandomInvert": lambda t: dict(p=t.p),
     "MixUp": lambda t: dict(alpha=t.alpha, num_classes=t.num_classes),
     "CutMix": lambda t: dict(alpha=t.alpha, num_classes=t.num_classes),
     "RandomChoice": lambda t: dict(
@@ -240,6 +274,11 @@ def from_torchvision(t):
     if isinstance(t, (Transform, BatchTransform)):
         return t
     name = type(t).__name__
+    if _is_torchvision(t) and name == "AugMix":
+        raise TypeError("torchvision's AugMix is not a transform fusednorm "
+                        "runs: it mixes its chains in float through torch's "
+                        "tensor kernels, even on PIL images (use "
+                        "AutoAugment, RandAugment or TrivialAugmentWide)")
     if not _is_torchvision(t) or name not in _TORCHVISION:
         known = ", ".join(sorted(set(_TORCHVISION) - {"Mixup", "Cutmix"}))
         raise TypeError(f"{type(t).__module__}.{name} is not a transform "
