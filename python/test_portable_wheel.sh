@@ -7,8 +7,9 @@
 #   2. the Python tests (fusednorm_test.py, fused_tail_test.py,
 #      resize_test.py, transforms_parity_test.py against the index's Pillow
 #      and torchvision, batch_ops_test.py against torchvision v2's MixUp
-#      and CutMix) with Debian's copies of those libraries hidden: in a
-#      private mount namespace each file of libhwy1, libabsl20220623,
+#      and CutMix, augment_parity_test.py against its auto-augment ops)
+#      with Debian's copies of those libraries hidden: in a private mount
+#      namespace each file of libhwy1, libabsl20220623,
 #      libjpeg62-turbo, libturbojpeg0 and libpng16-16 is covered by /dev/null,
 #      so a load of any of them fails;
 #   3. x86_64: installed_wheel_check.py under qemu-x86_64 as a Nehalem (SSE4.2,
@@ -48,7 +49,8 @@ print("python", sys.version.split()[0], "numpy", numpy.__version__, "Pillow", PI
 mkdir "$work/tests"
 cp python/fusednorm_test.py python/fused_tail_test.py python/resize_test.py \
    python/torchvision_reference.py python/installed_wheel_check.py \
-   python/transforms_parity_test.py python/batch_ops_test.py "$work/tests/"
+   python/transforms_parity_test.py python/batch_ops_test.py \
+   python/augment_parity_test.py "$work/tests/"
 cp -r testing/testdata "$work/tests/testdata"
 export FUSEDNORM_TESTDATA="$work/tests/testdata"
 
@@ -76,7 +78,8 @@ run_hidden() {
     for f in $HIDDEN; do mount --bind /dev/null "$f" || exit 1; done
     exec "$@"' run_hidden "$@"
 }
-for t in fusednorm_test fused_tail_test resize_test transforms_parity_test batch_ops_test; do
+for t in fusednorm_test fused_tail_test resize_test transforms_parity_test batch_ops_test \
+         augment_parity_test; do
   step "$t.py" run_hidden "$venv/bin/python" "$t.py"
 done
 

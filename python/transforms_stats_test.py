@@ -120,6 +120,99 @@ class Distributions(unittest.TestCase):
             self.same([d["lam_adjusted"] for d in ours], [b[4] for b in boxes],
                       f"CutMix lam_adjusted alpha {alpha}")
 
+    def policy_draws(self, tv, ours, h, w):
+        """(torchvision's, ours): each sample's ((op, magnitude), ...);
+        torchvision's from its forward with _apply_op recorded instead of
+        applied."""
+        import torchvision.transforms.autoaugment as AA
+        calls = []
+
+        def record(img, op_name, magnitude, interpolation, fill):
+            calls.append((op_name, magnitude))
+            return img
+        original, AA._apply_op = AA._apply_op, record
+        try:
+            torch.manual_seed(4)
+            img = torch.zeros(3, h, w, dtype=torch.uint8)
+            theirs = []
+            for _ in range(N):
+                calls.clear()
+                tv(img)
+                theirs.append(tuple(calls))
+        finally:
+            AA._apply_op = original
+        mine = [tuple((name, m) for name, m in ours.decide(h, w, index=k)["ops"])
+                for k in range(N)]
+        return theirs, mine
+
+    def same_counts(self, ours, theirs, what):
+        """Two-sample chi-square on the categories' counts (1e-4)."""
+        keys = set(ours) | set(theirs)
+        a = [sum(1 for x in ours if x == k) for k in keys]
+        b = [sum(1 for x in theirs if x == k) for k in keys]
+        stat = sum((x - y) ** 2 / (x + y) for x, y in zip(a, b) if x + y)
+        df = max(1, len(keys) - 1)
+        z = 3.719  # the normal's 1 - 1e-4 quantile; Wilson-Hilferty
+        limit = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+        self.assertLess(stat, limit, f"{what}: chi-square {stat:.1f} on {df}")
+
+    def test_policies(self):
+        cases = [(TV.TrivialAugmentWide(), T.TrivialAugmentWide()),
+                 (TV.TrivialAugmentWide(7), T.TrivialAugmentWide(7)),
+                 (TV.RandAugment(), T.RandAugment()),
+                 (TV.RandAugment(3, 4, 11), T.RandAugment(3, 4, 11)),
+                 (TV.AutoAugment(), T.AutoAugment()),
+                 (TV.AutoAugment(TV.AutoAugmentPolicy.SVHN), T.AutoAugment("svhn"))]
+        for tv, ours in cases:
+            theirs, mine = self.policy_draws(tv, ours, 224, 176)
+            what = repr(ours)
+            # How many ops, which ops, and each op's magnitudes with signs.
+            self.same_counts([len(d) for d in mine], [len(d) for d in theirs],
+                             f"{what} ops per sample")
+            flat_m = [op for d in mine for op in d]
+            flat_t = [op for d in theirs for op in d]
+            self.same_counts([n for n, _ in flat_m], [n for n, _ in flat_t],
+                             f"{what} ops")
+            for name in {n for n, _ in flat_t}:
+                ms = [m for n, m in flat_m if n == name]
+                ts = [m for n, m in flat_t if n == name]
+                self.same_counts([round(m, 4) for m in ms], [round(m, 4) for m in ts],
+                                 f"{what} {name} magnitudes")
+            # AutoAugment: which sub-policy pairs come out together.
+            if isinstance(ours, T.AutoAugment):
+                self.same_counts([tuple(n for n, _ in d) for d in mine],
+                                 [tuple(n for n, _ in d) for d in theirs],
+                                 f"{what} op sequences")
+
+    def test_random_rotation_and_affine(self):
+        tv, ours = TV.RandomRotation((-30, 45)), T.RandomRotation((-30, 45))
+        torch.manual_seed(5)
+        theirs = [tv.get_params(tv.degrees) for _ in range(N)]
+        mine = [ours.decide(50, 60, index=k)["angle"] for k in range(N)]
+        self.same(mine, theirs, "RandomRotation angle")
+        tv = TV.RandomAffine(20, (0.2, 0.1), (0.8, 1.2), (-5, 5, -10, 10))
+        ours = T.RandomAffine(20, (0.2, 0.1), (0.8, 1.2), (-5, 5, -10, 10))
+        torch.manual_seed(6)
+        theirs = [tv.get_params(tv.degrees, tv.translate, tv.scale, tv.shear,
+                                [60, 50]) for _ in range(N)]
+        mine = [ours.decide(50, 60, index=k) for k in range(N)]
+        self.same([d["angle"] for d in mine], [t[0] for t in theirs], "angle")
+        for k, name in enumerate(("tx", "ty")):
+            self.same([d["translate"][k] for d in mine], [t[1][k] for t in theirs],
+                      f"RandomAffine {name}")
+        self.same([d["scale"] for d in mine], [t[2] for t in theirs], "scale")
+        for k in range(2):
+            self.same([d["shear"][k] for d in mine], [t[3][k] for t in theirs],
+                      f"RandomAffine shear {k}")
+        for p in (0.2, 0.5):
+            for op, field in ((T.RandomPosterize(4, p), "posterize"),
+                              (T.RandomSolarize(100, p), "solarize"),
+                              (T.RandomAdjustSharpness(2, p), "adjust_sharpness"),
+                              (T.RandomAutocontrast(p), "autocontrast"),
+                              (T.RandomEqualize(p), "equalize"),
+                              (T.RandomInvert(p), "invert")):
+                self.coin(op, p, field, f"{op}")
+
 
 if __name__ == "__main__":
     unittest.main()
