@@ -170,6 +170,17 @@ absl::Status FillArg::CheckChannels(const char* op, int channels) const {
                             channels, " channels");
 }
 
+absl::StatusOr<int> FillableChannels(const char* op, int channels,
+                                     const FillArg& fill) {
+  if (channels != 1 && channels != 3 && channels != 4) {
+    return InvalidArgumentCat(op, ": images of ", channels,
+                              " channels are not supported (1: L, 3: RGB, "
+                              "4: RGBA)");
+  }
+  FUSEDNORM_RETURN_IF_ERROR(fill.CheckChannels(op, channels));
+  return channels;
+}
+
 FillColor FillArg::Color() const {
   FillColor c;
   for (const double v : values) c.values.push_back(static_cast<uint8_t>(v));
@@ -233,6 +244,14 @@ absl::Status PillowTransform(const AugmentKernelInfo& kernel,
                              AffineFilter filter, const FillColor& fill,
                              int64_t out_height, int64_t out_width,
                              AffineScratch* scratch, Image* output) {
+  for (const double v : a) {
+    if (!std::isfinite(v)) {
+      return InvalidArgumentCat(
+          "the affine matrix (", a[0], ", ", a[1], ", ", a[2], ", ", a[3],
+          ", ", a[4], ", ", a[5],
+          ") is not finite (a scale too small, or a shear of 90 degrees)");
+    }
+  }
   const int C = input.channels;
   const bool premultiply = C == 4 && filter != AffineFilter::kNearest;
   ImageView source = input;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/image.h"
 #include "kernels/augment/augment_kernel.h"
 #include "ops/arg_value.h"
@@ -65,6 +66,11 @@ struct FillArg {
   FillColor Color() const;
 };
 
+// The channels an op with a fill takes: 1, 3 or 4 (L, RGB, RGBA), and a
+// fill sequence's count; InvalidArgument naming `op` otherwise.
+absl::StatusOr<int> FillableChannels(const char* op, int channels,
+                                     const FillArg& fill);
+
 // A point (x, y) in pixels.
 using Point2 = std::pair<double, double>;
 
@@ -86,7 +92,8 @@ struct AffineScratch {
 };
 
 // Pillow's im.transform((out_width, out_height), AFFINE, a, filter,
-// fillcolor=fill) into `output` (input's channels).
+// fillcolor=fill) into `output` (input's channels); InvalidArgument for a
+// matrix that is not finite.
 absl::Status PillowTransform(const AugmentKernelInfo& kernel,
                              const ImageView& input, const AffineMatrix& a,
                              AffineFilter filter, const FillColor& fill,

@@ -244,6 +244,19 @@ TEST(Policies, TableOpsRefuseRgbaAsPillowDoes) {
   EXPECT_TRUE(op->Apply(rgba.view(), d, &ws, &out).ok());
 }
 
+TEST(RandomAffine, AMatrixThatIsNotFiniteIsRefused) {
+  const auto op = Make("RandomAffine(0)");
+  OpDecision d;
+  d.scale = 1e-310;  // the inverse matrix divides by it
+  Image in, out;
+  ASSERT_TRUE(AllocateImage(4, 5, 3, &in).ok());
+  OpWorkspace ws;
+  ExpectError(op->Apply(in.view(), d, &ws, &out),
+              absl::StatusCode::kInvalidArgument, "is not finite");
+  d.scale = 1e-300;
+  EXPECT_TRUE(op->Apply(in.view(), d, &ws, &out).ok());
+}
+
 TEST(RandomRotation, ExpandSizesFollowTheAngle) {
   const auto op = Make("RandomRotation(degrees=(30, 30), expand=True)");
   SampleStream stream(1, 1, 1);

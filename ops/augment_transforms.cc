@@ -64,13 +64,7 @@ ArgValue AffineOp::CenterArg() const {
 }
 
 absl::StatusOr<int> AffineOp::OutputChannels(int channels) const {
-  if (channels != 1 && channels != 3 && channels != 4) {
-    return InvalidArgumentCat(op_name(), ": images of ", channels,
-                              " channels are not supported (1: L, 3: RGB, "
-                              "4: RGBA)");
-  }
-  FUSEDNORM_RETURN_IF_ERROR(fill_.CheckChannels(op_name(), channels));
-  return channels;
+  return FillableChannels(op_name(), channels, fill_);
 }
 
 absl::Status AffineOp::Validate() const {

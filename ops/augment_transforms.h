@@ -42,8 +42,7 @@ class AffineOp : public PreprocessOp {
  protected:
   AffineOp(Interpolation interpolation, FillArg fill,
            std::optional<Point2> center);
-  // interpolation, fill and center as torchvision prints them, in the
-  // order `names` lists.
+  // center as torchvision prints it: None or (x, y).
   ArgValue CenterArg() const;
   Interpolation interpolation_;
   FillArg fill_;

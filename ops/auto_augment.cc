@@ -191,13 +191,7 @@ absl::Status AugmentPolicy::Validate() const {
 }
 
 absl::StatusOr<int> AugmentPolicy::OutputChannels(int channels) const {
-  if (channels != 1 && channels != 3 && channels != 4) {
-    return InvalidArgumentCat(op_name(), ": images of ", channels,
-                              " channels are not supported (1: L, 3: RGB, "
-                              "4: RGBA)");
-  }
-  FUSEDNORM_RETURN_IF_ERROR(fill_.CheckChannels(op_name(), channels));
-  return channels;
+  return FillableChannels(op_name(), channels, fill_);
 }
 
 absl::Status AugmentPolicy::Apply(const ImageView& input,

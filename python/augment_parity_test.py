@@ -76,13 +76,7 @@ def theirs_or_error(fn):
 
 
 class Parity(unittest.TestCase):
-    def same(self, ours, pil, what):
-        theirs = np.asarray(pil)
-        if ours.ndim == 3 and theirs.ndim == 2:
-            theirs = theirs[:, :, None]
-        self.assertEqual(ours.shape, theirs.shape, what)
-        differ = int(np.count_nonzero(ours != theirs))
-        self.assertEqual(differ, 0, f"{what}: {differ} bytes differ")
+    same = parity.Parity.check
 
     def same_or_both_refuse(self, ours_fn, theirs_fn, what):
         ours, our_error = ours_or_error(ours_fn)
