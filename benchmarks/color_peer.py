@@ -7,15 +7,14 @@ pixels as a uint8 array. The outputs are compared before timing. Reports
 the median of 7 rounds of 100 calls, microseconds per image, and the ratio.
 `./bazelw run -c opt //benchmarks:color_peer`."""
 
-import statistics
 import sys
-import time
 
 import numpy as np
 import torchvision.transforms.functional as F
 from PIL import Image
 
 import fusednorm.transforms as T
+from per_call import per_call
 
 # (name, the factors ColorJitter applies, in its order: brightness 0,
 # contrast 1, saturation 2, hue 3)
@@ -26,16 +25,6 @@ CASES = [("Brightness 1.3", [0], [1.3, None, None, None]),
          ("all four", [0, 3, 1, 2], [1.3, 0.7, 1.2, 0.05])]
 PILLOW = [F.adjust_brightness, F.adjust_contrast, F.adjust_saturation,
           F.adjust_hue]
-
-
-def per_call(fn, calls=100, rounds=7):
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(times)
 
 
 def main():
@@ -61,7 +50,7 @@ def main():
 
         if not np.array_equal(np.asarray(pillow()), ours()):
             sys.exit(f"{name}: outputs differ")
-        a, b = per_call(pillow), per_call(ours)
+        a, b = per_call(pillow, 100), per_call(ours, 100)
         print(f"{name:<18}{a:>11.1f}{b:>14.1f}{a / b:>7.1f}x")
 
 

@@ -11,29 +11,18 @@ building the weights, both passes and copying the result into a new NumPy
 array. The outputs are compared before timing. Reports the median of 7 rounds of
 200 calls, microseconds per image, and the ratio."""
 
-import statistics
 import sys
-import time
 
 import numpy as np
 from PIL import Image
 
 import fusednorm
 import fusednorm.transforms as T
+from per_call import per_call
 
 CASES = [("300x300", (300, 300), (0, 0, 300, 300)),
          ("500x375", (375, 500), (0, 0, 375, 500)),
          ("crop301x222", (410, 470), (13, 27, 301, 222))]
-
-
-def per_call(fn, calls=200, rounds=7):
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        times.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(times)
 
 
 def main():
@@ -53,7 +42,7 @@ def main():
             pillow = lambda: pil.crop(box).resize((224, 224), pil_filter)
             if not np.array_equal(np.asarray(pillow()), ours()):
                 sys.exit(f"{name} {filter_name}: outputs differ")
-            a, b = per_call(pillow), per_call(ours)
+            a, b = per_call(pillow, 200), per_call(ours, 200)
             print(f"{name + ' ' + filter_name:<24}{a:>11.1f}{b:>14.1f}{a / b:>7.1f}x")
 
 

@@ -15,10 +15,23 @@ MEAN = np.array([0.485, 0.456, 0.406])
 STD = np.array([0.229, 0.224, 0.225])
 SIZE = 224
 BATCH = 64
-# The recipes the benchmark runs: the default one, and with torchvision's
-# ColorJitter(0.4, 0.4, 0.4, 0.1) after the flip (torchvision's peers only).
-RECIPES = ("default", "colorjitter")
+# The recipes the benchmark runs: the default one; with torchvision's
+# ColorJitter(0.4, 0.4, 0.4, 0.1) after the flip (torchvision's peers
+# only); and torchvision's ResNet-50 V2 recipe per sample (its reference
+# train.py's ta_wide: RandomResizedCrop(176), flip, TrivialAugmentWide,
+# RandomErasing(0.1), all bilinear) with its policy or RandAugment(2, 9)
+# or AutoAugment(imagenet) in its place (torchvision's and DALI's peers).
+RECIPES = ("default", "colorjitter", "trivialaugment", "randaugment",
+           "autoaugment")
+POLICIES = ("trivialaugment", "randaugment", "autoaugment")
 JITTER = (0.4, 0.4, 0.4, 0.1)
+POLICY_SIZE = 176
+POLICY_ERASING = 0.1
+
+
+def recipe_size(recipe):
+    """The side of the recipe's square crops."""
+    return POLICY_SIZE if recipe in POLICIES else SIZE
 
 
 def arguments(recipes=("default",)):
@@ -33,12 +46,12 @@ def arguments(recipes=("default",)):
     return p.parse_args()
 
 
-def check_batch(images, layout, erasing):
+def check_batch(images, layout, erasing, size=SIZE):
     """Raises unless `images` (a NumPy float32 batch) is the recipe's output:
-    BATCH images of 3 x SIZE x SIZE in `layout` ("chw" or "hwc"), values
+    BATCH images of 3 x size x size in `layout` ("chw" or "hwc"), values
     within the range normalizing uint8 pixels gives and spread over most of
     it, and (with `erasing`) some all-zero pixels. Returns a summary."""
-    want = (BATCH, 3, SIZE, SIZE) if layout == "chw" else (BATCH, SIZE, SIZE, 3)
+    want = (BATCH, 3, size, size) if layout == "chw" else (BATCH, size, size, 3)
     if images.shape != want or images.dtype != np.float32:
         raise ValueError(f"batch is {images.dtype} {images.shape}, want float32 {want}")
     chw = images if layout == "chw" else images.transpose(0, 3, 1, 2)

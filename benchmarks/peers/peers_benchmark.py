@@ -6,11 +6,13 @@ RandomResizedCrop(224) -> flip -> normalize (ImageNet) -> RandomErasing,
 float32, batches of 64, at 1 thread and at all cores. `--recipe
 colorjitter` adds ColorJitter(0.4, 0.4, 0.4, 0.1) after the flip, for
 fusednorm on the folder (as --train-transforms) and torchvision's loaders,
-which have that op.
+which have that op; `--recipe trivialaugment|randaugment|autoaugment` runs
+torchvision's ResNet-50 V2 recipe (crops of 176, the policy, erasing 0.1)
+for fusednorm, torchvision and DALI, which have the policies.
 
     benchmarks/peers/setup.sh [ENVS]           # once: the peers, from PyPI
     benchmarks/peers/run.sh [--envs ENVS] [--images 1000] [--markdown FILE]
-                            [--recipe colorjitter]
+                            [--recipe colorjitter|trivialaugment|...]
 
 Rounds are interleaved: each round runs every peer at every thread count
 (in a rotated order), so a change of the machine's load spreads over all.
@@ -66,6 +68,13 @@ def make_folder(images):
     return photo_folder.make_folder(os.path.join(ROOT, f"jpeg{images}"), images)
 
 
+# The policy of each policy recipe, as the list grammar writes it.
+POLICY_TEXT = {"trivialaugment": "TrivialAugmentWide(interpolation=bilinear)",
+               "randaugment": "RandAugment(2, 9, interpolation=bilinear)",
+               "autoaugment": "AutoAugment(AutoAugmentPolicy.IMAGENET, "
+                              "interpolation=bilinear)"}
+
+
 def train_transforms(recipe):
     """The recipe as `fusednorm run`'s --train-transforms (none: its default,
     the same recipe)."""
@@ -73,11 +82,16 @@ def train_transforms(recipe):
         return []
     mean = ", ".join(str(m) for m in pc.MEAN)
     std = ", ".join(str(s) for s in pc.STD)
-    jitter = ", ".join(str(j) for j in pc.JITTER)
+    if recipe == "colorjitter":
+        middle = "ColorJitter(" + ", ".join(str(j) for j in pc.JITTER) + ")"
+        erasing = ""
+    else:
+        middle = POLICY_TEXT[recipe]
+        erasing = str(pc.POLICY_ERASING)
     return ["--train-transforms",
-            f"RandomResizedCrop({pc.SIZE}), RandomHorizontalFlip(), "
-            f"ColorJitter({jitter}), ToTensor(), "
-            f"Normalize(mean=[{mean}], std=[{std}]), RandomErasing()"]
+            f"RandomResizedCrop({pc.recipe_size(recipe)}), "
+            f"RandomHorizontalFlip(), {middle}, ToTensor(), "
+            f"Normalize(mean=[{mean}], std=[{std}]), RandomErasing({erasing})"]
 
 
 def fusednorm_rate(binary, data, threads, epochs, recipe):
@@ -132,8 +146,11 @@ def main():
                                          encoding)
     cores = os.cpu_count()
     counts = sorted(set(args.threads or [1, cores]))
-    peers = PEERS if args.recipe == "default" else \
-        [peer for peer in PEERS if peer[2] == "torchvision_peer.py"]
+    # The peers with the recipe's ops: torchvision's for every recipe,
+    # DALI's for the policies.
+    scripts = {"default": None, "colorjitter": ("torchvision_peer.py",)}.get(
+        args.recipe, ("torchvision_peer.py", "dali_peer.py"))
+    peers = [peer for peer in PEERS if scripts is None or peer[2] in scripts]
     forms = OURS if args.recipe == "default" else {"folder": OURS["folder"]}
     rows = [(name, ("ours", form)) for form, name in forms.items()] + \
            [(peer[0], ("peer", peer)) for peer in peers]
@@ -174,8 +191,9 @@ def main():
 
 def tables(args, rows, rates, counts, errors, checks, notes, reports):
     med = {k: statistics.median(v) for k, v in rates.items() if v}
-    recipe = "" if args.recipe == "default" else \
-        f"recipe with ColorJitter{pc.JITTER}, "
+    recipe = {"default": "",
+              "colorjitter": f"recipe with ColorJitter{pc.JITTER}, "}.get(
+        args.recipe, f"ResNet-50 V2 recipe with {POLICY_TEXT.get(args.recipe)}, ")
     out = [f"{args.images} JPEGs, {recipe}{args.rounds} interleaved rounds, "
            f"{os.cpu_count()} cores, load average {args.load[0]:.2f} at the start and "
            f"{args.load[1]:.2f} at the end; " + time.strftime("%Y-%m-%d %H:%M"), ""]

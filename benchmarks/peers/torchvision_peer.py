@@ -8,7 +8,11 @@
       -> v2.ToDtype(float32, scale=True) -> v2.Normalize -> v2.RandomErasing
 
 With `--recipe colorjitter`, ColorJitter(0.4, 0.4, 0.4, 0.1) after the flip
-(v1: on the PIL image; v2: on the uint8 tensor).
+(v1: on the PIL image; v2: on the uint8 tensor). With `--recipe
+trivialaugment`, `randaugment` or `autoaugment`, torchvision's ResNet-50 V2
+recipe: RandomResizedCrop(176), flip, the policy (TrivialAugmentWide,
+RandAugment(2, 9) or AutoAugment(imagenet)), RandomErasing(0.1), all with
+bilinear interpolation, as its reference train.py makes them.
 
 DataLoader with `--threads` worker processes (one torch thread each),
 batches of 64, float32 CHW. Run by peers_benchmark.py."""
@@ -32,19 +36,41 @@ def decode_file(path):
     return decode_jpeg(read_file(path), mode=ImageReadMode.RGB)
 
 
+def policy(module, recipe):
+    """The recipe's policy from `module` (v1's transforms or v2), or None."""
+    mode = T.InterpolationMode.BILINEAR
+    if recipe == "trivialaugment":
+        return module.TrivialAugmentWide(interpolation=mode)
+    if recipe == "randaugment":
+        return module.RandAugment(2, 9, interpolation=mode)
+    if recipe == "autoaugment":
+        return module.AutoAugment(T.AutoAugmentPolicy.IMAGENET,
+                                  interpolation=mode)
+    return None
+
+
+def middle(module, recipe):
+    """The recipe's steps between the flip and the tensor."""
+    if recipe == "colorjitter":
+        return [module.ColorJitter(*pc.JITTER)]
+    p = policy(module, recipe)
+    return [p] if p is not None else []
+
+
 def dataset(peer, folder, recipe):
     mean, std = pc.MEAN.tolist(), pc.STD.tolist()
-    jitter = recipe == "colorjitter"
+    size = pc.recipe_size(recipe)
+    erasing = pc.POLICY_ERASING if recipe in pc.POLICIES else 0.5
     if peer == "v1":
-        tf = T.Compose([T.RandomResizedCrop(pc.SIZE), T.RandomHorizontalFlip()] +
-                       ([T.ColorJitter(*pc.JITTER)] if jitter else []) +
-                       [T.ToTensor(), T.Normalize(mean, std), T.RandomErasing()])
+        tf = T.Compose([T.RandomResizedCrop(size), T.RandomHorizontalFlip()] +
+                       middle(T, recipe) +
+                       [T.ToTensor(), T.Normalize(mean, std),
+                        T.RandomErasing(erasing)])
         return D.ImageFolder(folder, tf)
-    tf = v2.Compose([v2.RandomResizedCrop(pc.SIZE, antialias=True),
-                     v2.RandomHorizontalFlip()] +
-                    ([v2.ColorJitter(*pc.JITTER)] if jitter else []) +
+    tf = v2.Compose([v2.RandomResizedCrop(size, antialias=True),
+                     v2.RandomHorizontalFlip()] + middle(v2, recipe) +
                     [v2.ToDtype(torch.float32, scale=True),
-                     v2.Normalize(mean, std), v2.RandomErasing()])
+                     v2.Normalize(mean, std), v2.RandomErasing(erasing)])
     return D.ImageFolder(folder, tf, loader=decode_file)
 
 
@@ -60,7 +86,8 @@ def main():
         num_workers=args.threads, persistent_workers=True,
         worker_init_fn=one_thread)
     images, _ = next(iter(loader))
-    check = pc.check_batch(images.numpy(), "chw", erasing=True)
+    check = pc.check_batch(images.numpy(), "chw", erasing=True,
+                           size=pc.recipe_size(args.recipe))
 
     def epoch():
         return sum(images.shape[0] for images, _ in loader)
