@@ -1,6 +1,7 @@
 // One registry for the variants of every SIMD op: the fused normalization
 // (kernels/dispatch.h), the Pillow resize (kernels/resize/resize_dispatch.h),
-// the colour ops (kernels/color/color_dispatch.h), the batch mixing
+// the colour ops (kernels/color/color_dispatch.h), the auto-augment ops
+// (kernels/augment/augment_dispatch.h), the batch mixing
 // (kernels/mix/mix_dispatch.h) and the pixel packing
 // (kernels/highway/pack_pixels.h) each list their variants as rows of one
 // table, and this registry serves them all the same way: lookup by id, the
