@@ -65,6 +65,23 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms=[T.CenterCrop(16), T.Normalize(mean, std)],
                              val_transforms="CenterCrop(16)", preset="cifar")
 
+    def test_reprs_show_the_settings_given(self):
+        loader = fusednorm.Loader(batch_size=4, dataset="synthetic",
+                                  train_transforms=[T.CenterCrop(8)])
+        self.assertEqual(repr(loader), "Loader(dataset='synthetic', batch_size=4, "
+                         "train_transforms='CenterCrop(size=(8, 8))')")
+        loader.close()
+        op = fusednorm.FusedNormalization(dtype="float16", preset="imagenet")
+        self.assertEqual(repr(op), "FusedNormalization(preset='imagenet', "
+                         "dtype='float16')")
+        self.assertEqual(repr(pickle.loads(pickle.dumps(op))), repr(op))
+        from fusednorm.torch import FusedTail
+        self.assertEqual(repr(FusedTail(flip_p=0.25)),
+                         "FusedTail(flip_p=0.25, rng='fusednorm')")
+        self.assertEqual(repr(T.TrivialAugmentWide()),
+                         "TrivialAugmentWide(num_magnitude_bins=31, "
+                         "interpolation=nearest, fill=None)")
+
     def test_unsupported_is_a_type_error_naming_it(self):
         with self.assertRaisesRegex(TypeError, "Lambda is not a transform fusednorm runs"):
             fusednorm.Loader(train_transforms=[TV.Lambda(lambda x: x)])

@@ -63,6 +63,14 @@ def _bfloat16(array):
     return torch.from_numpy(array.view(_np.int16)).view(torch.bfloat16)
 
 
+def _call_repr(name, settings, kwargs):
+    """name(key=value, ...): the keywords given, in the order of `settings`
+    ((name, default, help) rows), as torchvision's transforms print."""
+    order = {row[0]: i for i, row in enumerate(settings)}
+    items = sorted(kwargs.items(), key=lambda kv: order.get(kv[0], len(order)))
+    return f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in items) + ")"
+
+
 class FusedNormalization:
     """The fused op. Keywords as the C++ FusedNormalizationOptions:
     preset ("none", "mnist", "cifar", "imagenet", "mlperf") or mean/std,
@@ -75,6 +83,10 @@ class FusedNormalization:
 
     def __init__(self, **kwargs):
         self._op = _fusednorm.FusedNormalization(**kwargs)
+        self._kwargs = dict(kwargs)
+
+    def __repr__(self):
+        return _call_repr("FusedNormalization", self.settings, self._kwargs)
 
     def __call__(self, image, out=None, flip=None, erase=None, index=0, epoch=0):
         """Normalizes a uint8 (H, W, C) image or (N, H, W, C) batch.
@@ -107,10 +119,11 @@ class FusedNormalization:
     mode = property(lambda self: self._op.mode)
 
     def __getstate__(self):
-        return {"op": self._op}
+        return {"op": self._op, "kwargs": self._kwargs}
 
     def __setstate__(self, state):
         self._op = state["op"]
+        self._kwargs = state.get("kwargs", {})
 
 
 def resized_crop(image, top, left, height, width, size, filter="pil", kernel=""):
@@ -194,9 +207,15 @@ class Loader:
     settings = _fusednorm.Loader.settings
 
     def __init__(self, **kwargs):
-        self._loader = _fusednorm.Loader(**_distributed(_lists_as_text(kwargs)))
+        self._kwargs = _lists_as_text(kwargs)
+        self._loader = _fusednorm.Loader(**_distributed(self._kwargs))
         self._bfloat16 = kwargs.get("dtype") == "bfloat16"
         _live_loaders.add(self)
+
+    def __repr__(self):
+        """Loader(key=value, ...) of the keywords given (transform lists as
+        their text)."""
+        return _call_repr("Loader", self.settings, self._kwargs)
 
     def __iter__(self):
         return _Epoch(iter(self._loader), self._bfloat16)

@@ -32,6 +32,7 @@ import numpy as _np
 import torch as _torch
 from PIL import Image as _PILImage
 
+import fusednorm
 from fusednorm import _fusednorm as _core
 
 __all__ = ["DeviceCopier", "FusedTail", "to_device"]
@@ -49,7 +50,7 @@ class FusedTail:
     erase_p, erase_scale, erase_ratio (RandomHorizontalFlip's and
     RandomErasing's, with their defaults), preset or mean/std, dtype,
     layout ("chw"), mode ("exact": torchvision's bits; "fast" is faster and
-    within 4 ulp-scale of them, see the README), kernel; rng: "fusednorm"
+    within 4 ulp-scale of them, see docs/semantics.md), kernel; rng: "fusednorm"
     (default) or "torchvision" (see the module's docstring).
 
     PIL images of mode L, RGB, RGBA, RGBX and CMYK are read in place; other
@@ -62,6 +63,9 @@ class FusedTail:
             raise ValueError(f"rng must be one of {_RNGS}, not {rng!r}")
         self._kwargs = dict(kwargs, rng=rng)
         self._make()
+
+    def __repr__(self):
+        return fusednorm._call_repr("FusedTail", self.settings, self._kwargs)
 
     def _make(self):
         k = dict(self._kwargs)
@@ -157,9 +161,6 @@ class FusedTail:
         if self._bfloat16:
             return _torch.from_numpy(out.view(_np.int16)).view(_torch.bfloat16)
         return _torch.from_numpy(out)
-
-    def __repr__(self):
-        return f"FusedTail({self._kwargs})"
 
 
 class _TorchvisionDraws:
