@@ -1,7 +1,8 @@
 // The augment kernels on one 224x224 RGB image on one thread, every row of
 // the augment registry: the affine transforms the auto-augment ops make
-// (NEAREST shear, rotation and translation, BILINEAR rotation), Sharpness,
-// a lookup table per channel and the histogram, in microseconds per image.
+// (NEAREST shear, rotation and translation, BILINEAR rotation and shear,
+// BICUBIC rotation), Sharpness, a lookup table per channel and the
+// histogram, in microseconds per image.
 //
 //   BM_Augment/<row>/<kernel>
 //
@@ -65,6 +66,10 @@ std::vector<std::pair<const char*, Kernel>> Kernels() {
        Affine({1, 0, 100, 0, 1, 0}, AffineFilter::kNearest)},
       {"affine_bilinear_rotate_30",
        Affine(Rotation(30), AffineFilter::kBilinear)},
+      {"affine_bilinear_shear_0.3",
+       Affine({1, 0.3, -0.3 * kSide / 2, 0, 1, 0}, AffineFilter::kBilinear)},
+      {"affine_bicubic_rotate_30",
+       Affine(Rotation(30), AffineFilter::kBicubic)},
       {"sharpen_1.5",
        [](const AugmentKernelInfo& k, Buffers& b) {
          k.sharpen(b.in(), 1.5f, b.out.data());

@@ -5,9 +5,11 @@
 // than a row; affine matrices of every kind (identity, translations inside
 // and beyond the image, shears, rotations at many angles, scales and
 // mirrors, matrices outside 16.16's range, huge and tiny coefficients, ones
-// whose positions overflow to NaN) with each filter; sharpen factors inside
-// and outside [0, 1]; lookups with random tables; histogram counts. Inputs
-// are random, read-only guarded buffers sized exactly (the last row is
+// whose positions overflow to NaN) with each filter, and BILINEAR and
+// BICUBIC runs across every edge of the input and sums whose exact value
+// is whole; sharpen factors inside and outside [0, 1]; lookups with random
+// tables; histogram counts. Inputs are random (some of multiples of 10),
+// read-only guarded buffers sized exactly (the last row is
 // width * channels bytes); outputs guarded buffers poisoned first, whose
 // untouched pixels must stay as they were: a read or write past either
 // faults. The scalar row itself is pinned by a few literal results of
@@ -61,15 +63,22 @@ struct Image {
   AugmentInput in;
 };
 
-Image MakeImage(int64_t h, int64_t w, int c, int64_t extra, uint32_t seed) {
+// The image's bytes: `fill(n)` gives them.
+Image MakeImageOf(int64_t h, int64_t w, int c, int64_t extra,
+                  const std::function<std::vector<uint8_t>(size_t)>& fill) {
   const int64_t stride = w * c + extra;
   const size_t bytes = static_cast<size_t>((h - 1) * stride + w * c);
   Image image{std::make_unique<GuardedBuffer>(bytes), {}};
-  const std::vector<uint8_t> v = Random(bytes, seed);
+  const std::vector<uint8_t> v = fill(bytes);
   std::memcpy(image.buffer->data(), v.data(), bytes);
   image.buffer->MakeReadOnly();
   image.in = {image.buffer->data(), h, w, c, stride};
   return image;
+}
+
+Image MakeImage(int64_t h, int64_t w, int c, int64_t extra, uint32_t seed) {
+  return MakeImageOf(h, w, c, extra,
+                     [seed](size_t n) { return Random(n, seed); });
 }
 
 // A call of a kernel into `out`.
@@ -209,8 +218,81 @@ TEST(AugmentMatrix, AffineWidths) {
         ExpectAffineMatches(image.in, m.a, AffineFilter::kNearest, 4, w,
                             m.name);
       }
-      ExpectAffineMatches(image.in, Rotation(30, w, 4, w, 4),
-                          AffineFilter::kBilinear, 4, w, "rotate");
+      for (AffineFilter f : {AffineFilter::kBilinear, AffineFilter::kBicubic}) {
+        ExpectAffineMatches(image.in, Rotation(30, w, 4, w, 4), f, 4, w,
+                            "rotate");
+        ExpectAffineMatches(image.in, {1, 0.3, -0.6, 0, 1, 0}, f, 4, w,
+                            "shear");
+        ExpectAffineMatches(image.in, {1, 0, 0, 0.2, 1, -0.3}, f, 4, w,
+                            "shear y");
+      }
+    }
+  }
+}
+
+// BILINEAR and BICUBIC where the vector rows' runs meet the input's edges:
+// positions at x = -1 and width - 1 (and y likewise) in runs longer than a
+// vector, the last row's last bytes read from every run end, one-row and
+// one-column inputs stretched over wide outputs, and rows whose y is the
+// same for every pixel (a3 = 0, and -0).
+TEST(AugmentMatrix, AffineInterpolationEdges) {
+  const int64_t in_sizes[][2] = {{1, 40}, {40, 1}, {2, 40},  {40, 2},
+                                 {3, 33}, {7, 17}, {16, 16}, {5, 64}};
+  uint32_t seed = 2000;
+  for (int c : {1, 3, 4}) {
+    for (const auto& is : in_sizes) {
+      const double h = static_cast<double>(is[0]);
+      const double w = static_cast<double>(is[1]);
+      const Image image = MakeImage(is[0], is[1], c, seed % 2 ? 0 : 3, seed);
+      ++seed;
+      const int64_t oh = 2 * is[0] + 3, ow = 2 * is[1] + 5;
+      // Stretch [-0.7, size + 0.7] of the input over the output; an
+      // output the input's size shifted by fractions either way; a flip.
+      const double sx = (w + 1.4) / static_cast<double>(ow);
+      const double sy = (h + 1.4) / static_cast<double>(oh);
+      for (const Matrix& m :
+           {Matrix{"stretch", {sx, 0, -0.7, 0, sy, -0.7}},
+            Matrix{"stretch -0", {sx, 0, -0.7, -0.0, sy, -0.7}},
+            Matrix{"stretch sheared", {sx, 0.01, -0.7, 0.003, sy, -0.75}},
+            Matrix{"shift -0.3", {1, 0, -0.3, 0, 1, -0.3}},
+            Matrix{"shift 0.3", {1, 0, 0.3, 0, 1, 0.3}},
+            Matrix{"shift 0.5", {1, 0, 0.5, 0, 1, 0.5}},
+            Matrix{"flip both", {-1, 0, w, 0, -1, h}},
+            Matrix{"rotate 7", Rotation(7, w, h, ow, oh)},
+            Matrix{"rotate -93", Rotation(-93, w, h, ow, oh)}}) {
+        for (AffineFilter f :
+             {AffineFilter::kBilinear, AffineFilter::kBicubic}) {
+          ExpectAffineMatches(image.in, m.a, f, oh, ow, m.name);
+        }
+      }
+    }
+  }
+}
+
+// Pixels that are multiples of 10 and matrices of tenths: the exact value of
+// many BILINEAR and BICUBIC sums is a whole number, which the filters'
+// roundings (with no multiply-add fused) leave at it or just below.
+TEST(AugmentMatrix, AffineTenths) {
+  uint32_t seed = 3000;
+  for (int c : {1, 3, 4}) {
+    const Image image = MakeImageOf(19, 37, c, 0, [&](size_t n) {
+      std::mt19937 rng(++seed);
+      std::vector<uint8_t> tens(n);
+      for (uint8_t& v : tens) v = static_cast<uint8_t>(10 * (rng() % 26));
+      return tens;
+    });
+    for (const Matrix& m :
+         {Matrix{"shear tenths", {1, 0.1, 0.3, 0.2, 1, -0.3}},
+          Matrix{"scale tenths", {0.7, 0.1, 0.9, -0.1, 0.6, 1.3}},
+          Matrix{"rotate tenths", {0.8, 0.6, -0.4, -0.6, 0.8, 7.7}}}) {
+      for (AffineFilter f : {AffineFilter::kBilinear, AffineFilter::kBicubic}) {
+        ExpectAffineMatches(image.in, m.a, f, 23, 41, m.name);
+      }
+    }
+    // Fractions of fifths and tenths on every output pixel.
+    for (AffineFilter f : {AffineFilter::kBilinear, AffineFilter::kBicubic}) {
+      ExpectAffineMatches(image.in, {0.2, 0, 0.1, 0, 0.1, 0.05}, f, 150, 150,
+                          "tenths");
     }
   }
 }
@@ -256,8 +338,14 @@ TEST(AugmentMatrix, AffineLargeImage) {
       ExpectAffineMatches(image.in, m.a, AffineFilter::kNearest, 224, 224,
                           m.name);
     }
-    ExpectAffineMatches(image.in, Rotation(30, 224, 224, 224, 224),
-                        AffineFilter::kBilinear, 224, 224, "rotate");
+    for (AffineFilter f : {AffineFilter::kBilinear, AffineFilter::kBicubic}) {
+      ExpectAffineMatches(image.in, Rotation(30, 224, 224, 224, 224), f, 224,
+                          224, "rotate");
+      ExpectAffineMatches(image.in, {1, 0.3, -33.6, 0, 1, 0}, f, 224, 224,
+                          "shear");
+      ExpectAffineMatches(image.in, {1, 0, 0, -0.3, 1, 33.6}, f, 224, 224,
+                          "shear y");
+    }
   }
 }
 
