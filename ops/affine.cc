@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/round.h"
 #include "core/status.h"
 #include "ops/image_blocks.h"
 
@@ -113,8 +114,9 @@ Point2 Apply(const AffineMatrix& m, double x, double y) {
   return {m[0] * x + m[1] * y + m[2], m[3] * x + m[4] * y + m[5]};
 }
 
-RotatePlan PlanRotate(Size2 input, double degrees,
-                      bool expand, std::optional<Point2> center) {
+absl::StatusOr<RotatePlan> PlanRotate(Size2 input, double degrees,
+                                      bool expand,
+                                      std::optional<Point2> center) {
   const double w = static_cast<double>(input.width);
   const double h = static_cast<double>(input.height);
   const Point2 c = center ? *center : Point2{w / 2.0, h / 2.0};
@@ -126,7 +128,7 @@ RotatePlan PlanRotate(Size2 input, double degrees,
   const Point2 t = Apply(m, -c.first - 0.0, -c.second - 0.0);
   m[2] = t.first + c.first;
   m[5] = t.second + c.second;
-  if (!expand) return {m, input};
+  if (!expand) return RotatePlan{m, input};
   double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
   for (const Point2& corner : {Point2{0, 0}, Point2{w, 0}, Point2{w, h},
                               Point2{0, h}}) {
@@ -138,10 +140,17 @@ RotatePlan PlanRotate(Size2 input, double degrees,
   }
   const double nw = std::ceil(hi_x) - std::floor(lo_x);
   const double nh = std::ceil(hi_y) - std::floor(lo_y);
+  // Checked as doubles: a far center spans sizes no int holds.
+  if (!(nw >= 1 && nh >= 1 && nw <= kMaxSide && nh <= kMaxSide)) {
+    return InvalidArgumentCat("rotating ", input.height, "x", input.width,
+                              " by ", degrees, " degrees with expand gives ",
+                              nh, "x", nw, ": sides must be in 1..",
+                              kMaxSide);
+  }
   const Point2 shift = Apply(m, -(nw - w) / 2.0, -(nh - h) / 2.0);
   m[2] = shift.first;
   m[5] = shift.second;
-  return {m, Size2{static_cast<int64_t>(nh), static_cast<int64_t>(nw)}};
+  return RotatePlan{m, Size2{static_cast<int64_t>(nh), static_cast<int64_t>(nw)}};
 }
 
 }  // namespace
@@ -185,24 +194,6 @@ FillColor FillArg::Color() const {
   FillColor c;
   for (const double v : values) c.values.push_back(static_cast<uint8_t>(v));
   return c;
-}
-
-double PythonMod(double x, double m) {
-  double r = std::fmod(x, m);
-  if (r != 0) {
-    if ((m < 0) != (r < 0)) r += m;
-  } else {
-    r = std::copysign(0.0, m);
-  }
-  return r;
-}
-
-double PythonRound15(double x) {
-  // round(x, 15) rounds the exact binary value to 15 decimals, ties to
-  // even, and reads the digits back; printf and strtod do the same.
-  char text[400];
-  std::snprintf(text, sizeof(text), "%.15f", x);
-  return std::strtod(text, nullptr);
 }
 
 AffineMatrix InverseAffineMatrix(Point2 center, double angle, Point2 translate,
@@ -249,7 +240,7 @@ absl::Status PillowTransform(const AugmentKernelInfo& kernel,
       return InvalidArgumentCat(
           "the affine matrix (", a[0], ", ", a[1], ", ", a[2], ", ", a[3],
           ", ", a[4], ", ", a[5],
-          ") is not finite (a scale too small, or a shear of 90 degrees)");
+          ") is not finite (a scale that rounds to 0, or a NaN)");
     }
   }
   const int C = input.channels;
@@ -270,15 +261,17 @@ absl::Status PillowTransform(const AugmentKernelInfo& kernel,
   return absl::OkStatus();
 }
 
-Size2 RotatedSize(Size2 input, double angle, bool expand,
-                  std::optional<Point2> center) {
+absl::StatusOr<Size2> RotatedSize(Size2 input, double angle, bool expand,
+                                  std::optional<Point2> center) {
   const double degrees = PythonMod(angle, 360.0);
   if (!center && (degrees == 90 || degrees == 270) &&
       (expand || input.width == input.height)) {
-    return {input.width, input.height};
+    return Size2{input.width, input.height};
   }
   if (!center && (degrees == 0 || degrees == 180)) return input;
-  return PlanRotate(input, degrees, expand, center).size;
+  FUSEDNORM_ASSIGN_OR_RETURN(const RotatePlan plan,
+                             PlanRotate(input, degrees, expand, center));
+  return plan.size;
 }
 
 absl::Status PillowRotate(const AugmentKernelInfo& kernel,
@@ -295,8 +288,9 @@ absl::Status PillowRotate(const AugmentKernelInfo& kernel,
       return RotateQuarter(input, degrees == 90, output);
     }
   }
-  const RotatePlan plan =
-      PlanRotate({input.height, input.width}, degrees, expand, center);
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const RotatePlan plan,
+      PlanRotate({input.height, input.width}, degrees, expand, center));
   return PillowTransform(kernel, input, plan.matrix, filter, fill,
                          plan.size.height, plan.size.width, scratch, output);
 }

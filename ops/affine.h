@@ -74,10 +74,6 @@ absl::StatusOr<int> FillableChannels(const char* op, int channels,
 // A point (x, y) in pixels.
 using Point2 = std::pair<double, double>;
 
-// Python's `x % m` on floats (the result has m's sign) and round(x, 15).
-double PythonMod(double x, double m);
-double PythonRound15(double x);
-
 // torchvision's _get_inverse_affine_matrix(center, angle, translate,
 // scale, shear) (inverted): angle and shears in degrees.
 AffineMatrix InverseAffineMatrix(Point2 center, double angle, Point2 translate,
@@ -88,7 +84,7 @@ AffineFilter FilterOf(Interpolation interpolation);
 
 // Buffers the transforms reuse from call to call.
 struct AffineScratch {
-  Image premultiplied, warped;
+  Image premultiplied;
 };
 
 // Pillow's im.transform((out_width, out_height), AFFINE, a, filter,
@@ -108,9 +104,9 @@ absl::Status PillowRotate(const AugmentKernelInfo& kernel,
                           AffineScratch* scratch, Image* output);
 
 // The size Pillow's rotate by `angle` gives an image of `input` (its own
-// unless `expand`).
-Size2 RotatedSize(Size2 input, double angle, bool expand,
-                  std::optional<Point2> center);
+// unless `expand`); InvalidArgument when expanding makes it too large.
+absl::StatusOr<Size2> RotatedSize(Size2 input, double angle, bool expand,
+                                  std::optional<Point2> center);
 
 // torchvision's F.affine on a PIL image: the matrix about `center` (the
 // image's middle, (width / 2, height / 2), when none), then

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/round.h"
 #include "gtest/gtest.h"
 #include "ops/affine.h"
 #include "ops/augment_space.h"
@@ -69,12 +70,19 @@ TEST(Affine, PillowsRotatedSizes) {
                {37, 20, -45.5, 41, 42},
                {5, 5, 13.0, 7, 7}};
   for (const Case& c : cases) {
-    const Size2 s = RotatedSize({c.h, c.w}, c.angle, true, std::nullopt);
-    EXPECT_EQ(s.width, c.out_w) << c.angle;
-    EXPECT_EQ(s.height, c.out_h) << c.angle;
-    const Size2 same = RotatedSize({c.h, c.w}, c.angle, false, std::nullopt);
-    EXPECT_EQ(same.width, c.w);
+    const absl::StatusOr<Size2> s =
+        RotatedSize({c.h, c.w}, c.angle, true, std::nullopt);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(s->width, c.out_w) << c.angle;
+    EXPECT_EQ(s->height, c.out_h) << c.angle;
+    const absl::StatusOr<Size2> same =
+        RotatedSize({c.h, c.w}, c.angle, false, std::nullopt);
+    EXPECT_EQ(same->width, c.w);
   }
+  // A far center spans a size no image has: refused, never cast.
+  ExpectError(RotatedSize({20, 37}, 30.0, true, Point2{1e300, 5}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "with expand gives");
 }
 
 TEST(AugmentSpace, TorchsBins) {
@@ -110,7 +118,7 @@ TEST(Enhance, ImageOpsTables) {
   EXPECT_EQ(SolarizeTable(100.5)[100], 100);
   EXPECT_EQ(SolarizeTable(100.5)[101], 154);
   EXPECT_EQ(InvertTable()[3], 252);
-  uint32_t h[256] = {};
+  uint64_t h[256] = {};
   // AutoContrast: 10..20 stretched to 0..255.
   h[10] = 5;
   h[20] = 7;
@@ -120,10 +128,10 @@ TEST(Enhance, ImageOpsTables) {
   EXPECT_EQ(a[20], 255);
   EXPECT_EQ(a[255], 255);
   // Equalize: one value is the identity; its step rule otherwise.
-  uint32_t one[256] = {};
+  uint64_t one[256] = {};
   one[40] = 9;
   EXPECT_EQ(EqualizeTable(one)[40], 40);
-  uint32_t two[256] = {};
+  uint64_t two[256] = {};
   two[0] = 300;
   two[1] = 1;
   const ByteTable e = EqualizeTable(two);  // step 300 // 255 = 1
@@ -189,6 +197,10 @@ TEST(Policies, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"TrivialAugmentWide(interpolation=lanczos)", "interpolation = lanczos"},
       {"RandomRotation(-1)", "degrees = -1: a single number must be"},
       {"RandomRotation((5, 1))", "degrees = (5.0, 1.0): must be finite"},
+      {"RandomRotation(2e38)",
+       "RandomRotation degrees = (-2e+38, 2e+38): must be finite floats"},
+      {"RandomAffine(0, scale=(1e-50, 1))",
+       "scale values must be positive floats"},
       {"RandomAffine(0, translate=(0.5, 2))", "translate = (0.5, 2.0)"},
       {"RandomAffine(0, scale=(0, 2))", "scale = (0.0, 2.0)"},
       {"RandomAffine(0, shear=(1, 2, 3))", "shear = (1, 2, 3)"},

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/round.h"
 #include "core/status.h"
 #include "kernels/augment/augment_dispatch.h"
 #include "ops/enhance.h"
@@ -23,28 +24,30 @@ ArgValue OptionalPairArg(const std::optional<std::pair<double, double>>& p) {
   return p ? PairArg(*p) : ArgValue::None();
 }
 
-// torch.empty(1).uniform_(lo, hi).item(): in float32, x * (hi - lo) + lo.
+// torch.empty(1).uniform_(lo, hi).item(): in float32, x * (hi - lo) + lo
+// (CheckRange keeps lo, hi and hi - lo within float's range).
 double UniformFloat32(double lo, double hi, SampleStream& stream) {
   const float from = static_cast<float>(lo);
   const float to = static_cast<float>(hi);
   return static_cast<float>(stream.Uniform() * (to - from) + from);
 }
 
-// (min, max) with min <= max, both finite: InvalidArgument naming op and
-// argument otherwise.
+// A (min, max) torch draws from in float32: min <= max, both and their
+// difference within float's range (as torch's uniform_ requires);
+// InvalidArgument naming op and argument otherwise.
 absl::Status CheckRange(const char* op, const char* name,
                         std::pair<double, double> r) {
-  if (std::isfinite(r.first) && std::isfinite(r.second) &&
-      r.first <= r.second) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  if (std::fabs(r.first) <= kMax && std::fabs(r.second) <= kMax &&
+      r.first <= r.second &&
+      static_cast<double>(static_cast<float>(r.second)) -
+              static_cast<double>(static_cast<float>(r.first)) <=
+          kMax) {
     return absl::OkStatus();
   }
   return InvalidArgumentCat(op, " ", name, " = ", FormatArg(PairArg(r)),
-                            ": must be finite, min <= max");
-}
-
-absl::Status CheckP(const char* op, double p) {
-  if (p >= 0 && p <= 1) return absl::OkStatus();
-  return InvalidArgumentCat(op, " p = ", p, ": must be a probability in [0, 1]");
+                            ": must be finite floats, min <= max, and max - "
+                            "min a float");
 }
 
 }  // namespace
@@ -105,11 +108,14 @@ absl::StatusOr<Size2> RandomRotation::OutputSize(Size2 input) const {
 
 absl::StatusOr<Size2> RandomRotation::DecidedOutputSize(
     Size2 input, const OpDecision& d) const {
-  const Size2 size = RotatedSize(input, d.angle, expand_, center_);
-  FUSEDNORM_RETURN_IF_ERROR(
-      PrefixStatus(ValidateOutputSize(size.height, size.width),
-                   absl::StrCat(op_name(), ": ")));
-  return size;
+  absl::StatusOr<Size2> size = RotatedSize(input, d.angle, expand_, center_);
+  if (size.ok()) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        PrefixStatus(ValidateOutputSize(size->height, size->width),
+                     absl::StrCat(op_name(), ": ")));
+    return size;
+  }
+  return PrefixStatus(size.status(), absl::StrCat(op_name(), ": "));
 }
 
 OpDecision RandomRotation::Decide(Size2, SampleStream& stream) const {
@@ -126,8 +132,10 @@ absl::Status RandomRotation::Apply(const ImageView& input,
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
   FUSEDNORM_RETURN_IF_ERROR(
       DecidedOutputSize({input.height, input.width}, d).status());
-  return PillowRotate(**kernel_, input, d.angle, FilterOf(interpolation_),
-                      expand_, center_, fill_.Color(), &ws->affine, output);
+  return PrefixStatus(
+      PillowRotate(**kernel_, input, d.angle, FilterOf(interpolation_),
+                   expand_, center_, fill_.Color(), &ws->affine, output),
+      absl::StrCat(op_name(), ": "));
 }
 
 std::vector<NamedArg> RandomRotation::DecisionFields(
@@ -176,10 +184,10 @@ absl::Status RandomAffine::Validate() const {
   }
   if (r_.scale) {
     FUSEDNORM_RETURN_IF_ERROR(CheckRange("RandomAffine", "scale", *r_.scale));
-    if (!(r_.scale->first > 0)) {
+    if (!(static_cast<float>(r_.scale->first) > 0)) {
       return InvalidArgumentCat("RandomAffine scale = ",
                                 FormatArg(PairArg(*r_.scale)),
-                                ": scale values must be positive");
+                                ": scale values must be positive floats");
     }
   }
   if (!r_.shear.empty()) {
@@ -202,11 +210,9 @@ OpDecision RandomAffine::Decide(Size2 input, SampleStream& stream) const {
     const double max_dx = r_.translate->first * static_cast<double>(input.width);
     const double max_dy =
         r_.translate->second * static_cast<double>(input.height);
-    // int(round(x)): Python rounds half to even.
-    d.translate[0] = static_cast<int64_t>(
-        std::nearbyint(UniformFloat32(-max_dx, max_dx, stream)));
-    d.translate[1] = static_cast<int64_t>(
-        std::nearbyint(UniformFloat32(-max_dy, max_dy, stream)));
+    // int(round(x)).
+    d.translate[0] = RoundHalfEven(UniformFloat32(-max_dx, max_dx, stream));
+    d.translate[1] = RoundHalfEven(UniformFloat32(-max_dy, max_dy, stream));
   }
   if (r_.scale) {
     d.scale = UniformFloat32(r_.scale->first, r_.scale->second, stream);
@@ -225,12 +231,14 @@ absl::Status RandomAffine::Apply(const ImageView& input, const OpDecision& d,
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
-  return TorchvisionAffine(
-      **kernel_, input, d.angle,
-      {static_cast<double>(d.translate[0]),
-       static_cast<double>(d.translate[1])},
-      d.scale, {d.shear[0], d.shear[1]}, center_, FilterOf(interpolation_),
-      fill_.Color(), &ws->affine, output);
+  return PrefixStatus(
+      TorchvisionAffine(**kernel_, input, d.angle,
+                        {static_cast<double>(d.translate[0]),
+                         static_cast<double>(d.translate[1])},
+                        d.scale, {d.shear[0], d.shear[1]}, center_,
+                        FilterOf(interpolation_), fill_.Color(), &ws->affine,
+                        output),
+      absl::StrCat(op_name(), ": "));
 }
 
 std::vector<NamedArg> RandomAffine::DecisionFields(const OpDecision& d) const {
@@ -287,7 +295,7 @@ absl::StatusOr<int> RandomPixelOp::OutputChannels(int channels) const {
 }
 
 absl::Status RandomPixelOp::Validate() const {
-  FUSEDNORM_RETURN_IF_ERROR(CheckP(op_name(), p_));
+  FUSEDNORM_RETURN_IF_ERROR(CheckProbability(op_name(), "p", p_));
   return PrefixStatus(kernel_.status(), absl::StrCat(op_name(), ": "));
 }
 

@@ -312,10 +312,7 @@ std::unique_ptr<PreprocessOp> RandomGrayscale::Clone() const {
 }
 
 absl::Status RandomGrayscale::Validate() const {
-  if (!(p_ >= 0 && p_ <= 1)) {
-    return InvalidArgumentCat("RandomGrayscale p = ", p_,
-                              ": must be a probability in [0, 1]");
-  }
+  FUSEDNORM_RETURN_IF_ERROR(CheckProbability(op_name(), "p", p_));
   return ColorOp::Validate();
 }
 

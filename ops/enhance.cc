@@ -11,7 +11,8 @@
 namespace fusednorm {
 namespace {
 
-// Pixels per kernel call: the histogram's counts stay below 2^32.
+// Pixels per kernel call: a call's counts stay below 2^32 (its histogram
+// is added to 64-bit totals).
 constexpr int64_t kBlockPixels = int64_t{1} << 30;
 
 ByteTable Identity() {
@@ -48,14 +49,19 @@ absl::Status LookUpAll(const AugmentKernelInfo& kernel, const char* op,
 // A table per channel made from the channel's histogram.
 absl::Status LookUpByHistogram(const AugmentKernelInfo& kernel, const char* op,
                                const ImageView& input,
-                               ByteTable (*make)(const uint32_t*),
+                               ByteTable (*make)(const uint64_t*),
                                Image* output) {
   FUSEDNORM_RETURN_IF_ERROR(CheckTableChannels(op, input.channels));
   const int C = input.channels;
-  std::vector<uint32_t> histogram(C * 256, 0);
+  std::vector<uint64_t> histogram(C * 256, 0);
+  std::vector<uint32_t> block(C * 256);
   ForEachBlock(input, kBlockPixels,
                [&](const uint8_t* in, int64_t, int64_t pixels) {
-                 kernel.histogram(in, pixels, C, histogram.data());
+                 std::fill(block.begin(), block.end(), 0u);
+                 kernel.histogram(in, pixels, C, block.data());
+                 for (size_t i = 0; i < block.size(); ++i) {
+                   histogram[i] += block[i];
+                 }
                });
   std::vector<uint8_t> tables;
   for (int c = 0; c < C; ++c) {
@@ -95,7 +101,7 @@ ByteTable InvertTable() {
   return t;
 }
 
-ByteTable AutoContrastTable(const uint32_t* h) {
+ByteTable AutoContrastTable(const uint64_t* h) {
   // Python's loops leave lo at 255 and hi at 0 when every count is 0.
   int lo = 0, hi = 255;
   while (lo < 255 && h[lo] == 0) ++lo;
@@ -112,7 +118,7 @@ ByteTable AutoContrastTable(const uint32_t* h) {
   return t;
 }
 
-ByteTable EqualizeTable(const uint32_t* h) {
+ByteTable EqualizeTable(const uint64_t* h) {
   uint64_t total = 0, last = 0;
   int nonzero = 0;
   for (int i = 0; i < 256; ++i) {

@@ -33,8 +33,8 @@ using ByteTable = std::array<uint8_t, 256>;
 ByteTable PosterizeTable(int bits);         // bits in 0..8
 ByteTable SolarizeTable(double threshold);  // any number
 ByteTable InvertTable();
-ByteTable AutoContrastTable(const uint32_t* histogram);  // 256 counts
-ByteTable EqualizeTable(const uint32_t* histogram);
+ByteTable AutoContrastTable(const uint64_t* histogram);  // 256 counts
+ByteTable EqualizeTable(const uint64_t* histogram);
 
 // The ops on whole images into `output` (the input's size and channels).
 absl::Status Posterize(const AugmentKernelInfo& kernel, const ImageView& input,

@@ -77,10 +77,7 @@ std::unique_ptr<PreprocessOp> RandomErasing::Clone() const {
 
 absl::Status RandomErasing::Validate() const {
   const EraseOptions& o = options_;
-  if (!(o.p >= 0 && o.p <= 1)) {
-    return InvalidArgumentCat("RandomErasing p = ", o.p,
-                              ": must be a probability in [0, 1]");
-  }
+  FUSEDNORM_RETURN_IF_ERROR(CheckProbability("RandomErasing", "p", o.p));
   if (!(o.scale_min >= 0 && o.scale_min <= o.scale_max && o.scale_max <= 1)) {
     return InvalidArgumentCat("RandomErasing scale = (", o.scale_min, ", ",
                               o.scale_max,

@@ -306,11 +306,7 @@ std::vector<NamedArg> RandomFlip::args() const {
 }
 
 absl::Status RandomFlip::Validate() const {
-  if (!(p_ >= 0 && p_ <= 1)) {
-    return InvalidArgumentCat(op_name(), " p = ", p_,
-                              ": must be a probability in [0, 1]");
-  }
-  return absl::OkStatus();
+  return CheckProbability(op_name(), "p", p_);
 }
 
 OpDecision RandomFlip::Decide(Size2, SampleStream& stream) const {

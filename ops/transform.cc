@@ -1,5 +1,5 @@
-// PreprocessOp's shared parts (transform.h): Execute, and reading decision
-// fields back.
+// PreprocessOp's shared parts (transform.h): Execute, reading decision
+// fields back, and the probability check.
 #include "ops/transform.h"
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +7,12 @@
 #include "core/status.h"
 
 namespace fusednorm {
+
+absl::Status CheckProbability(const char* op, const char* name, double p) {
+  if (p >= 0 && p <= 1) return absl::OkStatus();
+  return InvalidArgumentCat(op, " ", name, " = ", p,
+                            ": must be a probability in [0, 1]");
+}
 
 absl::Status PreprocessOp::Execute(const ImageView& input, SampleStream& stream,
                                    Image* output) const {

@@ -174,6 +174,10 @@ class PreprocessOp {
       const std::vector<NamedArg>& fields, Size2 input) const;
 };
 
+// InvalidArgument "`op` `name` = p: must be a probability in [0, 1]"
+// unless 0 <= p <= 1.
+absl::Status CheckProbability(const char* op, const char* name, double p);
+
 // Reads decision fields: each Take() marks a field used, Done() refuses
 // fields no Take() asked for. Errors name the op and the field.
 class DecisionReader {

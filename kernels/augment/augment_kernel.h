@@ -32,7 +32,7 @@
 // have a row stride; outputs are compact. `in` and `out` never overlap.
 // Kernels never validate or fail and never read or write outside the
 // buffers described (an affine matrix may be anything finite: points
-// outside the input are never read). The augment ops (ops/augment.h)
+// outside the input are never read). The augment ops (ops/augment_op.h)
 // check everything first. Every row agrees with the scalar row bit for
 // bit. No SIMD types here.
 #ifndef FUSEDNORM_KERNELS_AUGMENT_AUGMENT_KERNEL_H_
