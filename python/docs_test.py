@@ -76,16 +76,22 @@ FOREIGN_KEYWORDS = {
     "device_id": "DALI's pipeline argument",
     "stream": "DeviceCopier(device, stream=None)",
     "write_mode": "FFCV's RGBImageField",
+    "blocking": "torch.cuda.Event(blocking=True)",
 }
 COMMANDS = ("run", "normalize", "pack", "kernels")
 FENCE = re.compile(r"^```(\S*)\s*$")
 NOTE = re.compile(r"^<!--\s*(not run|output of):\s*(.*?)\s*-->\s*$")
 
 
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def code_blocks(path):
     """(line, language, note kind, note text, lines) of each fenced block;
     raises on an indented code block."""
-    lines = open(path, encoding="utf-8").read().split("\n")
+    lines = read(path).split("\n")
     out, i = [], 0
     while i < len(lines):
         m = FENCE.match(lines[i])
@@ -161,7 +167,8 @@ class Docs(unittest.TestCase):
         cls.env.pop("LD_PRELOAD", None)
         os.makedirs(cls.env["OUT"])
         cls.helps = {c: subprocess.run([BINARY, c, "--help"], capture_output=True,
-                                       text=True).stdout for c in COMMANDS}
+                                       text=True, env=cls.env, check=True).stdout
+                     for c in COMMANDS}
 
     @classmethod
     def tearDownClass(cls):
@@ -231,7 +238,7 @@ class Docs(unittest.TestCase):
 
     def test_flags_named_are_flags(self):
         for path in DOCS:
-            text = open(path, encoding="utf-8").read()
+            text = read(path)
             rel = os.path.relpath(path, ROOT)
             for line, lang, kind, note, body in code_blocks(path):
                 for c in commands(body) if lang == "sh" else []:
@@ -254,7 +261,7 @@ class Docs(unittest.TestCase):
         for row in fusednorm._fusednorm.op_rows():
             known |= {name for name, _, _ in row["params"]}
         for path in DOCS:
-            text = open(path, encoding="utf-8").read()
+            text = read(path)
             for name in re.findall(r"`(\w+)=[^`]*`", text):
                 if name.isupper():
                     continue  # an environment variable: PYTHONPATH=...
