@@ -16,6 +16,7 @@ absl::StatusOr<std::shared_ptr<const CudaContext>> CudaContext::Retain(
 
 absl::StatusOr<std::shared_ptr<const CudaContext>> CudaContext::Retain(
     const CudaDriver& driver, int ordinal) {
+  FUSEDNORM_RETURN_IF_ERROR(driver.CheckProcess());
   const CudaApi& api = driver.api();
   int count = 0;
   FUSEDNORM_RETURN_IF_ERROR(
@@ -34,9 +35,13 @@ absl::StatusOr<std::shared_ptr<const CudaContext>> CudaContext::Retain(
       new CudaContext(&driver, ordinal, device, ctx));
 }
 
-CudaContext::~CudaContext() { driver_->api().primary_ctx_release(device_); }
+CudaContext::~CudaContext() {
+  // A child made by fork() never calls the driver, even to release.
+  if (driver_->CheckProcess().ok()) driver_->api().primary_ctx_release(device_);
+}
 
 absl::Status CudaContext::Push() const {
+  FUSEDNORM_RETURN_IF_ERROR(driver_->CheckProcess());
   return driver_->Check(driver_->api().ctx_push_current(ctx_),
                         "cuCtxPushCurrent_v2");
 }
@@ -59,8 +64,9 @@ absl::Status CudaContext::UnregisterHost(void* p) const {
 
 std::string CudaContext::device_name() const {
   char name[256] = {};
-  if (driver_->api().device_get_name(name, sizeof(name) - 1, device_) !=
-      kCuSuccess)
+  if (!driver_->CheckProcess().ok() ||
+      driver_->api().device_get_name(name, sizeof(name) - 1, device_) !=
+          kCuSuccess)
     return "?";
   return name;
 }
@@ -153,7 +159,7 @@ absl::StatusOr<std::unique_ptr<CudaEvent>> CudaEvent::Create(
   CuEvent e = nullptr;
   FUSEDNORM_RETURN_IF_ERROR(
       context->Call("cuEventCreate", [&](const CudaApi& a) {
-        return a.event_create(&e, kCuEventDisableTiming);
+        return a.event_create(&e, kCuEventBlockingSync | kCuEventDisableTiming);
       }));
   return std::unique_ptr<CudaEvent>(new CudaEvent(std::move(context), e));
 }

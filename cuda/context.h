@@ -114,7 +114,9 @@ class CudaStream {
   CuStream stream_;
 };
 
-// An event without timing data, re-recordable.
+// An event without timing data, re-recordable. Synchronize() blocks the
+// thread until the work completes (CU_EVENT_BLOCKING_SYNC); without it the
+// driver spins, taking a core from the decoding workers for the whole copy.
 class CudaEvent {
  public:
   static absl::StatusOr<std::unique_ptr<CudaEvent>> Create(

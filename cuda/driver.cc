@@ -2,6 +2,7 @@
 #include "cuda/driver.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -103,7 +104,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(
   }
   CudaApi api{};
   FUSEDNORM_RETURN_IF_ERROR(ResolveAll(lib, library, &api));
-  std::unique_ptr<CudaDriver> d(new CudaDriver(library, api));
+  std::unique_ptr<CudaDriver> d(new CudaDriver(library, api, getpid()));
   FUSEDNORM_RETURN_IF_ERROR(
       PrefixStatus(d->Check(api.init(0), "cuInit"),
                    absl::StrCat("the CUDA driver ", library, ": ")));
@@ -118,7 +119,20 @@ absl::StatusOr<const CudaDriver*> CudaDriver::Get() {
         Load(CudaDriverLibrary()));
   });
   if (!driver->ok()) return driver->status();
+  FUSEDNORM_RETURN_IF_ERROR(driver->value()->CheckProcess());
   return driver->value().get();
+}
+
+absl::Status CudaDriver::CheckProcess() const {
+  const pid_t now = getpid();
+  if (now == process_) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the CUDA driver ", library_, " was initialized by process ", process_,
+      " and this is process ", now,
+      ", a child made by fork(): CUDA cannot be "
+      "used across fork(). Start the child with multiprocessing's \"spawn\" "
+      "or \"forkserver\" method, or use pinned = \"none\" or \"mlock\" in "
+      "it"));
 }
 
 absl::Status CudaDriver::Check(CuResult result, absl::string_view call) const {

@@ -9,8 +9,16 @@
 // Every failure is an absl::Status naming the call and the driver's own
 // error name and text; without a driver, FailedPrecondition naming the
 // library that could not be loaded.
+//
+// A driver belongs to the process that initialized it. CUDA does not
+// support using it in a child made by fork() (DataLoader workers,
+// multiprocessing, subprocess): there CheckProcess(), hence every call
+// through a CudaContext, is FailedPrecondition naming fork, and the driver
+// is not called at all.
 #ifndef FUSEDNORM_CUDA_DRIVER_H_
 #define FUSEDNORM_CUDA_DRIVER_H_
+
+#include <sys/types.h>
 
 #include <cstddef>
 #include <memory>
@@ -29,6 +37,7 @@ inline constexpr CuResult kCuErrorOutOfMemory = 2;
 inline constexpr CuResult kCuErrorNotReady = 600;
 inline constexpr unsigned kCuMemHostRegisterPortable = 0x01;
 inline constexpr unsigned kCuStreamNonBlocking = 0x01;
+inline constexpr unsigned kCuEventBlockingSync = 0x01;
 inline constexpr unsigned kCuEventDisableTiming = 0x02;
 
 // The entry points, each resolved from the symbol named in its comment.
@@ -67,7 +76,7 @@ class CudaDriver {
  public:
   // The process's driver: loaded and initialized (cuInit) on the first call
   // from CudaDriverLibrary(); later calls return the same driver, or the
-  // same error. Thread-safe.
+  // same error; after a fork(), CheckProcess()'s error. Thread-safe.
   static absl::StatusOr<const CudaDriver*> Get();
 
   // Loads and initializes the driver at `library` (a path or a name dlopen
@@ -86,12 +95,17 @@ class CudaDriver {
   // there is no usable device or driver, Internal otherwise.
   absl::Status Check(CuResult result, absl::string_view call) const;
 
+  // OK in the process that loaded the driver; in a child made by fork(),
+  // FailedPrecondition naming both processes and fork.
+  absl::Status CheckProcess() const;
+
  private:
-  CudaDriver(std::string library, const CudaApi& api)
-      : library_(std::move(library)), api_(api) {}
+  CudaDriver(std::string library, const CudaApi& api, pid_t process)
+      : library_(std::move(library)), api_(api), process_(process) {}
 
   std::string library_;
   CudaApi api_;
+  pid_t process_;  // the process that loaded and initialized it
 };
 
 }  // namespace fusednorm

@@ -1,12 +1,16 @@
 // The driver API through the double (cuda/testing/fake_cuda.h): loading,
 // missing entry points, errors as statuses naming the call, contexts pushed
 // and popped around each call, registration, device memory, streams and
-// events with copies that complete late.
+// events with copies that complete late, waits that block rather than spin,
+// and a child made by fork() that never reaches the driver.
 #include "cuda/driver.h"
 
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <string>
@@ -200,6 +204,84 @@ TEST(CudaStream, PageableCopiesAreDoneOnReturnAndErrorsNameTheCall) {
   FakeCuda::Get().Fail("cuEventCreate", 1, 2);
   ExpectError(CudaEvent::Create(c).status(), StatusCode::kResourceExhausted,
               "cuEventCreate");
+}
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+TEST(CudaEvent, WaitingForALongCopyBlocksTheThreadInsteadOfSpinning) {
+  std::shared_ptr<const CudaContext> c = Context();
+  HostPages host(8192);
+  ASSERT_TRUE(c->RegisterHost(host.p, host.bytes).ok());
+  DeviceMemory device = *DeviceMemory::Allocate(c, host.bytes);
+  auto stream = *CudaStream::Create(c);
+  auto event = *CudaEvent::Create(c);
+  EXPECT_EQ(FakeCuda::Get().Calls("cuEventCreate").back(),
+            "cuEventCreate flags=3 -> 0")
+      << "CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING";
+  FakeCuda::Get().SetCopyMilliseconds(400);
+  ASSERT_TRUE(stream->CopyToDevice(device.ptr(), host.p, host.bytes).ok());
+  FakeCuda::Get().SetCopyMilliseconds(0);
+  ASSERT_TRUE(event->Record(*stream).ok());
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu = ThreadCpuSeconds();
+  ASSERT_TRUE(event->Synchronize().ok());
+  const double used = ThreadCpuSeconds() - cpu;
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_GE(waited, 0.3) << "the copy takes 400 ms";
+  EXPECT_LT(used, 0.1) << "a thread waiting " << waited << " s used " << used
+                       << " s of CPU: it spins";
+  std::vector<uint8_t> back(host.bytes);
+  ASSERT_TRUE(device.CopyToHost(back.data(), back.size()).ok());
+  EXPECT_EQ(std::memcmp(back.data(), host.p, host.bytes), 0);
+  ASSERT_TRUE(c->UnregisterHost(host.p).ok());
+}
+
+// What a child made by fork() gets from the CUDA path: each check's failure
+// as a bit, 0 when all hold.
+int ChildChecks(const std::shared_ptr<const CudaContext>& inherited,
+                void* registered) {
+  const size_t calls = FakeCuda::Get().Log().size();
+  int failed = 0;
+  const auto names_fork = [](const absl::Status& s) {
+    return s.code() == StatusCode::kFailedPrecondition &&
+           s.message().find("a child made by fork()") != std::string::npos;
+  };
+  if (!names_fork(CudaDriver::Get().status())) failed |= 1;
+  if (!names_fork(CudaContext::Retain(0).status())) failed |= 2;
+  if (!names_fork(inherited->UnregisterHost(registered))) failed |= 4;
+  if (!names_fork(CudaStream::Create(inherited).status())) failed |= 8;
+  if (inherited->device_name() != "?") failed |= 16;
+  if (FakeCuda::Get().Log().size() != calls)
+    failed |= 32;  // the driver was called
+  return failed;
+}
+
+TEST(CudaDriver, AChildMadeByForkGetsAnErrorNamingForkAndNeverCallsIt) {
+  std::shared_ptr<const CudaContext> c = Context();
+  HostPages host(4096);
+  ASSERT_TRUE(c->RegisterHost(host.p, host.bytes).ok());
+  const long contexts = FakeCuda::Get().Counts().contexts;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int failed = ChildChecks(c, host.p);
+    c.reset();  // releasing the inherited context calls nothing either
+    if (FakeCuda::Get().Counts().contexts != contexts) failed |= 64;
+    _exit(failed);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "the checks in ChildChecks() whose bits are set failed";
+  EXPECT_TRUE(CudaDriver::Get().ok()) << "the parent keeps its driver";
+  EXPECT_TRUE(c->UnregisterHost(host.p).ok());
 }
 
 TEST(DeviceBufferPool, LendsEachBufferOnceGrowsAndFreesWithTheLastLease) {

@@ -76,8 +76,12 @@ TransferStation::~TransferStation() {
 
 absl::StatusOr<uint8_t*> TransferStation::Map() {
   // MAP_POPULATE faults the pages in now, not while workers write a batch.
+  // Registered slots are shared, not private: after a fork() a private
+  // page the parent writes is copied to a new page while the device may go
+  // on reading the old one (or every pinned page is copied into the child).
+  const int sharing = pinning_ == Pinning::kCuda ? MAP_SHARED : MAP_PRIVATE;
   void* p = mmap(nullptr, stride_, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+                 sharing | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (p == MAP_FAILED) {
     return absl::ResourceExhaustedError(
         absl::StrCat("TransferStation: cannot map a slot of ", stride_,
@@ -118,6 +122,12 @@ void TransferStation::Unmap(uint8_t* p) {
 }
 
 absl::StatusOr<Slot> TransferStation::Acquire() {
+  // A child made by fork() shares the registered slots with its parent:
+  // writing one would change a batch the parent may still be copying.
+  if (pinning_ == Pinning::kCuda) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        PrefixStatus(cuda_->driver().CheckProcess(), "pinned = cuda: "));
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!free_.empty()) {

@@ -13,7 +13,10 @@
 // every CUDA context in the process, torch's included, so that a
 // host-to-device copy from a slot is direct DMA and asynchronous. A pinning
 // the OS or the driver refuses is an error, never ignored; registered slots
-// are unregistered before they are unmapped.
+// are unregistered before they are unmapped. Registered slots are shared
+// mappings, so a fork() never moves a page the driver reads; a child made
+// by fork() cannot acquire them (the driver is its parent's), and slots of
+// other pinnings work in a child as in any process.
 //
 // A copy from a slot reads it until the copy completes: whoever issues one
 // holds the slot's lease (the Batch) until then (pipeline/device_copier.h
@@ -82,7 +85,7 @@ class TransferStation : public std::enable_shared_from_this<TransferStation> {
   // A free slot, or a newly mapped one when all are lent. ResourceExhausted
   // (naming the size) when the OS refuses the memory; FailedPrecondition when
   // it refuses to mlock it; the driver's error when it refuses to register
-  // it.
+  // it; FailedPrecondition naming fork for kCuda in a child made by fork().
   absl::StatusOr<Slot> Acquire();
 
   size_t slot_bytes() const { return slot_bytes_; }

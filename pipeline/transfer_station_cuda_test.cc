@@ -1,7 +1,13 @@
 // TransferStation with pinning = cuda, through the driver double: every
 // slot registered once (portable, its whole pages) when it is mapped, and
 // unregistered before it is unmapped; the driver's refusals are statuses
-// that leave nothing registered or retained.
+// that leave nothing registered or retained; registered slots are shared
+// mappings that a child made by fork() cannot acquire.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,6 +84,59 @@ TEST(CudaTransferStation, RefusalsAreStatusesThatLeaveNothingBehind) {
   ExpectError(TransferStation::Create(4096, Pinning::kCuda, 1, 3).status(),
               absl::StatusCode::kInvalidArgument,
               "pinned = cuda: cuda_device = 3: the driver sees 1 CUDA device");
+}
+
+// The permissions /proc/self/maps shows for the mapping holding `p`
+// ("rw-s" for a shared one, "rw-p" for a private one), or "".
+std::string Permissions(const void* p) {
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long start = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &start, &end, perms) == 3 &&
+        start <= at && at < end)
+      return perms;
+  }
+  return "";
+}
+
+TEST(CudaTransferStation, RegisteredSlotsAreSharedMappingsOthersPrivate) {
+  for (Pinning pinning : {Pinning::kCuda, Pinning::kNone}) {
+    auto ts = TransferStation::Create(8192, pinning);
+    ASSERT_TRUE(ts.ok()) << ts.status();
+    Slot slot = *(*ts)->Acquire();
+    EXPECT_EQ(Permissions(slot.data()),
+              pinning == Pinning::kCuda ? "rw-s" : "rw-p");
+  }
+}
+
+TEST(CudaTransferStation, AChildMadeByForkCannotAcquireRegisteredSlots) {
+  auto cuda = TransferStation::Create(4096, Pinning::kCuda, 2);
+  auto none = TransferStation::Create(4096, Pinning::kNone, 1);
+  ASSERT_TRUE(cuda.ok() && none.ok());
+  Slot held = *(*cuda)->Acquire();  // one lent, one free at the fork
+  held.data()[0] = 1;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int failed = 0;
+    const absl::Status s = (*cuda)->Acquire().status();
+    if (s.code() != absl::StatusCode::kFailedPrecondition ||
+        s.message().find("pinned = cuda: the CUDA driver") != 0 ||
+        s.message().find("fork()") == std::string::npos)
+      failed |= 1;
+    if (!(*none)->Acquire().ok()) failed |= 2;  // works as anywhere
+    held.data()[0] = 2;                         // shared: the parent sees it
+    _exit(failed);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "bit 1: the registered slot was lent";
+  EXPECT_EQ(held.data()[0], 2) << "a registered slot's pages are shared";
+  EXPECT_TRUE((*cuda)->Acquire().ok()) << "the parent acquires as before";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // resolves, implemented on the host, every call logged.
 #include "cuda/testing/fake_cuda.h"
 
+#include <chrono>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/driver_types.h"
@@ -20,6 +22,7 @@
 namespace {
 
 using Result = int;
+using Clock = std::chrono::steady_clock;
 constexpr Result kOk = 0, kInvalidValue = 1, kOutOfMemory = 2,
                  kNotInitialized = 3, kInvalidDevice = 101,
                  kInvalidContext = 201, kInvalidHandle = 400, kNotReady = 600,
@@ -58,6 +61,7 @@ struct Op {
   const unsigned char* src = nullptr;
   size_t bytes = 0;
   std::vector<unsigned char> snapshot;  // the source when queued
+  Clock::time_point ready;              // copies: when the device is done
   Event* event = nullptr;               // marks: the event, or null
   long generation = 0;                  // marks: the recording
 };
@@ -65,6 +69,7 @@ struct Stream {
   std::deque<Op> ops;
 };
 struct Event {
+  unsigned flags = 0;
   Stream* stream = nullptr;
   bool done = true;  // never recorded: complete
   int queries = 0;
@@ -79,6 +84,7 @@ struct State {
   std::mutex mu;
   bool initialized = false;
   int event_delay = 2;
+  int copy_ms = 0;  // how long a queued copy takes on the "device"
   std::vector<Context> contexts;  // one per device, never resized
   std::deque<std::string> log;
   FILE* log_file = nullptr;
@@ -117,6 +123,8 @@ State& S() {
       s->contexts[i].device = static_cast<int>(i);
     if (const char* d = std::getenv("FAKE_CUDA_EVENT_DELAY"))
       s->event_delay = std::atoi(d);
+    if (const char* ms = std::getenv("FAKE_CUDA_COPY_MS"))
+      s->copy_ms = std::atoi(ms);
     if (const char* f = std::getenv("FAKE_CUDA_FAIL")) ParseFailures(f, s);
     if (const char* path = std::getenv("FAKE_CUDA_LOG"))
       s->log_file = std::fopen(path, "a");
@@ -190,6 +198,33 @@ void Run(Stream* s, const Event* until) {
   }
 }
 
+// When the device finishes `s`'s copies queued before `until`'s mark (all
+// when null).
+Clock::time_point Deadline(const Stream& s, const Event* until) {
+  Clock::time_point last{};
+  for (const Op& op : s.ops) {
+    if (op.event != nullptr && op.event == until) break;
+    if (op.src != nullptr && op.ready > last) last = op.ready;
+  }
+  return last;
+}
+
+// Waits, with S().mu unlocked, until `deadline` as the driver does: a
+// blocking-sync event sleeps; otherwise the thread spins, as the primary
+// context's default schedule does.
+void WaitUntil(std::unique_lock<std::mutex>* lock, Clock::time_point deadline,
+               bool blocking) {
+  if (Clock::now() >= deadline) return;
+  lock->unlock();
+  if (blocking) {
+    std::this_thread::sleep_until(deadline);
+  } else {
+    while (Clock::now() < deadline) {
+    }
+  }
+  lock->lock();
+}
+
 Stream* StreamOf(void* handle) {
   State& st = S();
   if (handle == nullptr) return &st.legacy;
@@ -227,6 +262,7 @@ Result QueueCopy(uintptr_t dst, const void* src, size_t bytes, Stream* s) {
   op.src = static_cast<const unsigned char*>(src);
   op.bytes = bytes;
   op.snapshot.assign(op.src, op.src + bytes);
+  op.ready = Clock::now() + std::chrono::milliseconds(st.copy_ms);
   const bool pinned = Holding(st.registered, reinterpret_cast<uintptr_t>(src),
                               bytes) != st.registered.end();
   s->ops.push_back(std::move(op));
@@ -484,11 +520,12 @@ FAKE_EXPORT CUresult cuStreamDestroy_v2(CuStream stream) {
 }
 
 FAKE_EXPORT CUresult cuStreamSynchronize(CuStream stream) {
-  std::lock_guard<std::mutex> lock(S().mu);
+  std::unique_lock<std::mutex> lock(S().mu);
   Result r = Begin("cuStreamSynchronize", kInit);
   Stream* s = StreamOf(stream);
   if (r == kOk && s == nullptr) r = kInvalidHandle;
-  if (r == kOk) Run(s, nullptr);
+  if (r == kOk) WaitUntil(&lock, Deadline(*s, nullptr), /*blocking=*/false);
+  if (r == kOk && (s = StreamOf(stream)) != nullptr) Run(s, nullptr);
   Log("cuStreamSynchronize stream=%p -> %d", stream, r);
   return r;
 }
@@ -498,6 +535,7 @@ FAKE_EXPORT CUresult cuEventCreate(CuEvent* event, unsigned flags) {
   Result r = Begin("cuEventCreate", kCurrentContext);
   if (r == kOk) {
     Event* e = new Event();
+    e->flags = flags;
     S().events.insert(e);
     ++S().counts.events;
     *event = reinterpret_cast<CuEvent>(e);
@@ -532,7 +570,8 @@ FAKE_EXPORT CUresult cuEventQuery(CuEvent event) {
   Event* e = EventOf(event);
   if (r == kOk && e == nullptr) r = kInvalidHandle;
   if (r == kOk && !e->done) {
-    if (++e->queries > S().event_delay && e->stream != nullptr) {
+    if (++e->queries > S().event_delay && e->stream != nullptr &&
+        Clock::now() >= Deadline(*e->stream, e)) {
       Run(e->stream, e);
     } else {
       r = kNotReady;
@@ -544,11 +583,15 @@ FAKE_EXPORT CUresult cuEventQuery(CuEvent event) {
 #endif
 
 FAKE_EXPORT CUresult cuEventSynchronize(CuEvent event) {
-  std::lock_guard<std::mutex> lock(S().mu);
+  std::unique_lock<std::mutex> lock(S().mu);
   Result r = Begin("cuEventSynchronize", kInit);
   Event* e = EventOf(event);
   if (r == kOk && e == nullptr) r = kInvalidHandle;
-  if (r == kOk && !e->done && e->stream != nullptr) Run(e->stream, e);
+  if (r == kOk && !e->done && e->stream != nullptr) {
+    WaitUntil(&lock, Deadline(*e->stream, e), (e->flags & 1) != 0);
+    e = EventOf(event);  // destroyed meanwhile: nothing left to wait for
+  }
+  if (e != nullptr && !e->done && e->stream != nullptr) Run(e->stream, e);
   Log("cuEventSynchronize event=%p -> %d", event, r);
   return r;
 }
@@ -603,6 +646,11 @@ FAKE_EXPORT void fake_cuda_fail(const char* call, int nth, int code) {
 FAKE_EXPORT void fake_cuda_set_event_delay(int queries) {
   std::lock_guard<std::mutex> lock(S().mu);
   S().event_delay = queries;
+}
+
+FAKE_EXPORT void fake_cuda_set_copy_ms(int ms) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  S().copy_ms = ms;
 }
 
 FAKE_EXPORT void fake_cuda_counts(FakeCudaCounts* out) {

@@ -8,6 +8,12 @@
 //     queried for the (FAKE_CUDA_EVENT_DELAY + 1)-th time (default 2 + 1),
 //     or the stream is synchronized. A copy from memory that is not
 //     registered is done at once, as the driver stages pageable memory;
+//   - a queued copy takes FAKE_CUDA_COPY_MS milliseconds (default 0) of
+//     "device" time from when it is queued: until then no event after it
+//     completes, and a wait for it blocks the thread (an event made with
+//     CU_EVENT_BLOCKING_SYNC) or spins it (other events, and
+//     cuStreamSynchronize, as under the primary context's default
+//     schedule), so a test can measure a waiting thread's CPU time;
 //   - each queued copy keeps a snapshot of its source, and when it runs,
 //     a source that changed in the meantime counts as a violation (a slot
 //     reused while its copy was in flight);
@@ -47,6 +53,8 @@ void fake_cuda_clear_log();
 void fake_cuda_fail(const char* call, int nth, int code);
 // Queries of an incomplete event answered "not ready" before it completes.
 void fake_cuda_set_event_delay(int queries);
+// How long each copy queued from now on takes (FAKE_CUDA_COPY_MS).
+void fake_cuda_set_copy_ms(int ms);
 void fake_cuda_counts(FakeCudaCounts* out);
 // Whether [p, p + bytes) lies in one registered range.
 int fake_cuda_is_registered(const void* p, size_t bytes);

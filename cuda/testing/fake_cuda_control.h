@@ -27,6 +27,7 @@ class FakeCuda {
     fail_(call.c_str(), nth, code);
   }
   void SetEventDelay(int queries) const { set_event_delay_(queries); }
+  void SetCopyMilliseconds(int ms) const { set_copy_ms_(ms); }
   FakeCudaCounts Counts() const;
   bool IsRegistered(const void* p, size_t bytes) const {
     return is_registered_(p, bytes) != 0;
@@ -39,6 +40,7 @@ class FakeCuda {
   void (*clear_log_)() = nullptr;
   void (*fail_)(const char*, int, int) = nullptr;
   void (*set_event_delay_)(int) = nullptr;
+  void (*set_copy_ms_)(int) = nullptr;
   void (*counts_)(FakeCudaCounts*) = nullptr;
   int (*is_registered_)(const void*, size_t) = nullptr;
 };
