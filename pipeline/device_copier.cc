@@ -126,12 +126,33 @@ struct DeviceCopier::Impl {
   }
 
   void CancelAll() {
+    std::shared_ptr<EpochLoader> current;
     {
       std::lock_guard<std::mutex> lock(mu);
       stop = true;
       cv.notify_all();
+      current = loader;  // Restart() may replace it meanwhile
     }
-    loader->Cancel();
+    current->Cancel();
+  }
+
+  // Cancels the epoch and waits for the copy thread and every queued copy.
+  void StopAndDrain() {
+    CancelAll();
+    if (thread.joinable()) thread.join();
+    // Every queued copy completes before its batch (and slot) goes.
+    stream->Synchronize().IgnoreError();
+    queued.clear();
+  }
+
+  absl::Status StartThread() {
+    try {
+      thread = std::thread([this] { Loop(); });
+    } catch (const std::system_error& e) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "device copies: cannot start the copy thread: ", e.what()));
+    }
+    return absl::OkStatus();
   }
 };
 
@@ -152,13 +173,25 @@ absl::StatusOr<std::unique_ptr<DeviceCopier>> DeviceCopier::Start(
   FUSEDNORM_ASSIGN_OR_RETURN(m->stream, CudaStream::Create(m->context));
   Impl* impl = m.get();
   std::unique_ptr<DeviceCopier> copier(new DeviceCopier(std::move(m)));
-  try {
-    impl->thread = std::thread([impl] { impl->Loop(); });
-  } catch (const std::system_error& e) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "device copies: cannot start the copy thread: ", e.what()));
-  }
+  FUSEDNORM_RETURN_IF_ERROR(impl->StartThread());
   return copier;
+}
+
+absl::Status DeviceCopier::Restart(std::shared_ptr<EpochLoader> loader) {
+  if (loader == nullptr) return InvalidArgumentCat("DeviceCopier: no loader");
+  Impl& m = *impl_;
+  m.StopAndDrain();
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    if (!m.failed.ok()) return m.failed;
+    m.loader = std::move(loader);
+    m.stop = m.finished = false;
+    m.end = absl::OkStatus();
+    const size_t buffers = m.stats.buffers;
+    m.stats = Stats{};
+    m.stats.buffers = buffers;
+  }
+  return m.StartThread();
 }
 
 DeviceCopier::DeviceCopier(std::unique_ptr<Impl> impl)
@@ -166,11 +199,7 @@ DeviceCopier::DeviceCopier(std::unique_ptr<Impl> impl)
 
 DeviceCopier::~DeviceCopier() {
   Impl& m = *impl_;
-  m.CancelAll();
-  if (m.thread.joinable()) m.thread.join();
-  // Every queued copy completes before its batch (and slot) goes.
-  m.stream->Synchronize().IgnoreError();
-  m.queued.clear();
+  m.StopAndDrain();
   m.free_events.clear();
   m.stream.reset();
 }

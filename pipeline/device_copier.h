@@ -23,6 +23,11 @@
 // slots must be registered (LoaderSettings::pinning = kCuda, on the same
 // cuda_device); from other memory the driver stages it, synchronously.
 //
+// One copier serves a whole run: Restart(next epoch's loader) after an
+// epoch keeps its context retained, its stream, events and device buffers,
+// so that a run neither resets the primary context between epochs (its
+// last release would) nor allocates its buffers again.
+//
 // The consumer's side of the rule: a DeviceBatch's buffer is reused for a
 // later copy once the DeviceBatch (its buffer lease) is destroyed, so drop it
 // only after the work reading the buffer has finished. The host batch in it
@@ -79,6 +84,12 @@ class DeviceCopier {
   bool WaitReady(absl::Duration timeout);
   // Stops the loader and the copies; Next() returns Cancelled. Thread-safe.
   void Cancel();
+  // Goes on with `loader`'s batches (the next epoch), with this copier's
+  // context, stream, events and buffers: cancels what is left of the
+  // current epoch and waits for its copies first. Stats start again from 0
+  // (buffers aside). The error Next() returned from the driver, if any, is
+  // returned again; InvalidArgument for a null loader.
+  absl::Status Restart(std::shared_ptr<EpochLoader> loader);
 
   struct Stats {
     size_t copies = 0;             // queued so far

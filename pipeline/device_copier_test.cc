@@ -63,9 +63,10 @@ Preprocessor Make(Pinning pinning, size_t broken = SIZE_MAX) {
 }
 
 // Each batch's bytes, from the loader alone.
-std::map<uint64_t, std::vector<uint8_t>> Reference(const Preprocessor& p) {
+std::map<uint64_t, std::vector<uint8_t>> Reference(const Preprocessor& p,
+                                                   uint32_t epoch = 0) {
   std::map<uint64_t, std::vector<uint8_t>> out;
-  auto loader = p.StartEpoch(Split::kTrain, 0);
+  auto loader = p.StartEpoch(Split::kTrain, epoch);
   EXPECT_TRUE(loader.ok()) << loader.status();
   for (;;) {
     absl::StatusOr<BatchRef> b = (*loader)->Next();
@@ -170,6 +171,41 @@ TEST(DeviceCopier, EveryBatchIsCopiedOnceInOrderByteForByte) {
   EXPECT_EQ(end.registered, start.registered) << "unregistered with it";
   EXPECT_EQ(end.contexts, start.contexts);
   EXPECT_EQ(end.violations, start.violations);
+}
+
+// One copier, restarted for each epoch, keeps the context it retained, its
+// stream and its device buffers; a restart mid-epoch cancels the rest.
+TEST(DeviceCopier, RestartGoesOnWithTheSameContextStreamAndBuffers) {
+  FakeCuda& fake = FakeCuda::Get();
+  fake.SetEventDelay(2);
+  const Preprocessor p = Make(Pinning::kCuda);
+  std::vector<std::map<uint64_t, std::vector<uint8_t>>> refs;
+  for (uint32_t e = 0; e < 4; ++e) refs.push_back(Reference(p, e));
+  ASSERT_NE(refs[0], refs[1]) << "epochs must differ for the test to see";
+  const auto epoch = [&](uint32_t e) {
+    return *p.StartEpoch(Split::kTrain, e);
+  };
+  std::unique_ptr<DeviceCopier> copier = StartCopier(p);
+  ASSERT_NE(copier, nullptr);
+  fake.ClearLog();
+  Drain(*copier, refs[0]);
+  for (uint32_t e = 1; e < 3; ++e) {
+    ASSERT_TRUE(copier->Restart(epoch(e)).ok());
+    Drain(*copier, refs[e]);
+    EXPECT_EQ(copier->stats().copies, 10u) << "epoch " << e << "'s alone";
+  }
+  ASSERT_TRUE(copier->Restart(epoch(9)).ok());
+  ASSERT_TRUE(copier->Next().ok());  // then given up mid-epoch
+  ASSERT_TRUE(copier->Restart(epoch(3)).ok());
+  Drain(*copier, refs[3]);
+  for (const char* call : {"cuStreamCreate", "cuDevicePrimaryCtxRetain",
+                           "cuDevicePrimaryCtxRelease_v2"})
+    EXPECT_TRUE(fake.Calls(call).empty()) << call << " between epochs";
+  EXPECT_LE(fake.Calls("cuMemAlloc_v2").size(), 4u)
+      << "ahead + 1 buffers at most, for all four epochs";
+  EXPECT_TRUE(fake.Calls("cuMemFree_v2").empty());
+  ExpectError(copier->Restart(nullptr), StatusCode::kInvalidArgument,
+              "no loader");
 }
 
 // The Preprocessor keeps its slots from epoch to epoch: later epochs

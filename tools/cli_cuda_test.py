@@ -70,6 +70,23 @@ class Copies(unittest.TestCase):
             self.assertEqual(pointers(calls(log, "cuMemAlloc_v2"), "dptr"),
                              pointers(calls(log, "cuMemFree_v2"), "dptr"))
 
+    def test_one_context_stream_and_buffer_set_for_a_whole_run(self):
+        for pinned in ("cuda", "none"):
+            with self.subTest(pinned=pinned), tempfile.TemporaryDirectory() as d:
+                log, out = os.path.join(d, "log"), os.path.join(d, "b.npy")
+                r = run(*RUN, "--epochs", "3", "--pinned", pinned,
+                        "--device-copy", "--output", out, log=log)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("30 batches", r.stdout)
+                self.assertEqual(len(calls(log, "cuMemcpyHtoDAsync_v2")), 30)
+                self.assertEqual(len(calls(log, "cuStreamCreate")), 1)
+                # The copier's retain, and the slots' with pinned=cuda: never
+                # released to zero between epochs, which resets the context.
+                self.assertEqual(len(calls(log, "cuDevicePrimaryCtxRetain")),
+                                 2 if pinned == "cuda" else 1)
+                self.assertLessEqual(len(calls(log, "cuMemAlloc_v2")), 3)
+                self.assertEqual(np.load(out).shape, (240, 32, 32, 3))
+
     def test_the_batches_are_those_of_a_run_without_copies(self):
         with tempfile.TemporaryDirectory() as d:
             plain, copied = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")

@@ -63,7 +63,9 @@ absl::Status WaitInterruptibly(Source& source) {
   return absl::OkStatus();
 }
 
-// One epoch's batches: from the loader, or once copied to the device.
+// The run's batches, epoch by epoch: from the loader, or once copied to
+// the device by one copier for the whole run (one context, stream and set
+// of device buffers).
 class EpochBatches {
  public:
   absl::Status Start(const Preprocessor& p, const RunOptions& o, int e) {
@@ -71,6 +73,7 @@ class EpochBatches {
         loader_, p.StartEpoch(o.recipe.split,
                               o.recipe.epoch + static_cast<uint32_t>(e)));
     if (!o.device_copy) return absl::OkStatus();
+    if (copier_ != nullptr) return copier_->Restart(loader_);
     FUSEDNORM_ASSIGN_OR_RETURN(
         copier_,
         DeviceCopier::Start(loader_, {o.recipe.loader.cuda_device, 2}));
@@ -115,8 +118,8 @@ class EpochBatches {
 
 // One epoch: every batch to the report, the preview and `output`.
 absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o, int e,
-                      NpyWriter* output, Progress* progress, Results* r) {
-  EpochBatches batches;
+                      EpochBatches& batches, NpyWriter* output,
+                      Progress* progress, Results* r) {
   FUSEDNORM_RETURN_IF_ERROR(batches.Start(p, o, e));
   for (;;) {
     FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, batches.Next());
@@ -153,9 +156,10 @@ absl::StatusOr<std::optional<NpyWriter>> OutputFile(const Preprocessor& p,
 absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
                        Progress* progress, Results* r) {
   FUSEDNORM_ASSIGN_OR_RETURN(std::optional<NpyWriter> output, OutputFile(p, o));
+  EpochBatches batches;
   for (int e = 0; e < o.epochs; ++e) {
     FUSEDNORM_RETURN_IF_ERROR(
-        RunEpoch(p, o, e, output ? &*output : nullptr, progress, r));
+        RunEpoch(p, o, e, batches, output ? &*output : nullptr, progress, r));
   }
   progress->Finish();
   if (output) FUSEDNORM_RETURN_IF_ERROR(output->Commit());
