@@ -3,7 +3,11 @@
 driver: pinned="cuda" registers every slot a batch lives in and unregisters
 it before the memory goes, the driver's errors and a missing driver are
 exceptions naming them, and pinned=True/False/"mlock"/"none" never ask the
-driver for anything.
+driver for anything. With torch's CUDA in use, a batch the loop dropped
+right after `.cuda(non_blocking=True)` keeps its bytes until the copy has
+run (a fake of the torch.cuda pieces involved). In a child made by fork() (os.fork, a torch DataLoader's
+workers) the CUDA path is an error naming fork, and other pinnings work as
+in any process.
 
 The double is reached through ctypes: loading the library the process's
 driver was loaded from returns the same library, so its counters and
@@ -11,12 +15,17 @@ fake_cuda_is_registered() see what the Loader did."""
 
 import ctypes
 import gc
+import hashlib
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
+from unittest import mock
+
+import numpy as np
 
 ROOT = os.path.join(os.environ["TEST_SRCDIR"], os.environ["TEST_WORKSPACE"])
 FAKE = os.path.join(ROOT, "cuda", "testing", "libfake_cuda.so")
@@ -120,6 +129,208 @@ class CudaPinning(unittest.TestCase):
             next(iter(loader))
         with self.assertRaisesRegex(ValueError, "cuda_device"):
             fusednorm.Loader(pinned="cuda", cuda_device=-1, **SMALL)
+
+
+class FakeCopy:
+    """torch.from_numpy(batch).cuda(non_blocking=True) from registered
+    memory: a DMA that reads the batch's bytes, by address, when the device
+    gets to it (run()), and holds no reference to the array."""
+
+    def __init__(self, array):
+        self.address, self.nbytes = array.ctypes.data, array.nbytes
+        self.dtype, self.shape, self.data = array.dtype, array.shape, None
+
+    def run(self):
+        if self.data is None:
+            raw = ctypes.string_at(self.address, self.nbytes)
+            self.data = np.frombuffer(raw, self.dtype).reshape(self.shape)
+
+
+class FakeEvent:
+    def __init__(self, cuda, blocking):
+        self.cuda, self.blocking, self.copies = cuda, blocking, []
+
+    def record(self, stream):
+        assert stream == "current"
+        self.copies = list(self.cuda.queued)
+        self.cuda.events.append(self)
+
+    def query(self):
+        return all(c.data is not None for c in self.copies)
+
+    def synchronize(self):
+        for c in self.copies:
+            c.run()
+
+
+class FakeTorchCuda:
+    """The torch.cuda pieces the Loader's guard uses: one current stream
+    whose copies run when the test says (or an event is synchronized)."""
+
+    def __init__(self, initialized=True):
+        self.initialized, self.queued, self.events = initialized, [], []
+
+    def is_initialized(self):
+        return self.initialized
+
+    def current_stream(self, device=None):
+        return "current"
+
+    def Event(self, enable_timing=False, blocking=False, interprocess=False):
+        return FakeEvent(self, blocking)
+
+    def copy(self, array):
+        self.queued.append(FakeCopy(array))
+        return self.queued[-1]
+
+
+class NonBlockingCopies(unittest.TestCase):
+    ARGS = dict(images=64, batch_size=8, size=16, threads=2, seed=3)
+
+    def copy_epoch(self, cuda, pinned, lag=2):
+        """Each batch copied as the loop gets it and dropped at once; the
+        device runs each copy `lag` batches later. The copies' bytes."""
+        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+            loader = fusednorm.Loader(pinned=pinned, **self.ARGS)
+            epoch, copies = iter(loader), []
+            for i in range(len(loader)):
+                images, labels = next(epoch)
+                copies.append(cuda.copy(images))
+                del images, labels
+                if i >= lag:
+                    copies[i - lag].run()
+            for c in copies:  # while the epoch's slots are still mapped
+                c.run()
+            with self.assertRaises(StopIteration):
+                next(epoch)
+            loader.close()
+        return [c.data for c in copies]
+
+    def test_a_batch_dropped_after_its_copy_is_queued_keeps_its_bytes(self):
+        expected = [images.copy() for images, _ in
+                    fusednorm.Loader(pinned="none", **self.ARGS)]
+        cuda = FakeTorchCuda()
+        got = self.copy_epoch(cuda, "cuda")
+        self.assertEqual(len(got), 8)
+        for i, (g, e) in enumerate(zip(got, expected)):
+            self.assertTrue(np.array_equal(g, e), f"batch {i}: its slot was "
+                            "refilled before its copy ran")
+        self.assertEqual(len(cuda.events), 8, "one event a batch")
+        self.assertTrue(all(e.blocking for e in cuda.events))
+
+    def test_nothing_is_held_without_registered_slots_or_torch_cuda(self):
+        for cuda, pinned in ((FakeTorchCuda(), "none"), (FakeTorchCuda(), "mlock"),
+                             (FakeTorchCuda(initialized=False), "cuda")):
+            with self.subTest(pinned=pinned, initialized=cuda.initialized):
+                self.copy_epoch(cuda, pinned, lag=0)
+                self.assertEqual(cuda.events, [])
+
+    def test_an_iterator_given_up_mid_epoch_waits_for_its_copies(self):
+        cuda = FakeTorchCuda()
+        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+            loader = fusednorm.Loader(pinned="cuda", **self.ARGS)
+            epoch = iter(loader)
+            for _ in range(3):
+                images, _ = next(epoch)
+                expected = images.copy()
+                copy = cuda.copy(images)
+            del images, epoch  # the last batch's copy has not run
+            self.assertTrue(np.array_equal(copy.data, expected))
+            loader.close()
+
+
+def epoch_digest(loader):
+    """The SHA-1 of one epoch's images and labels."""
+    h = hashlib.sha1()
+    for images, labels in loader:
+        h.update(images.tobytes())
+        h.update(labels.tobytes())
+    return h.hexdigest()
+
+
+def in_child(fn):
+    """Runs fn() in a child made by os.fork(); its return value, a string
+    ("" when all held), comes back through a pipe."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            out = fn()
+        except BaseException as e:  # noqa: BLE001 -- reported to the parent
+            out = f"{type(e).__name__}: {e}"
+        os.write(write, out.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        out = f.read()
+    _, status = os.waitpid(pid, 0)
+    return out, status
+
+
+def names_fork(call):
+    """'' when call() raises RuntimeError naming fork, else what it did."""
+    try:
+        call()
+    except RuntimeError as e:
+        return "" if "a child made by fork()" in str(e) else f"RuntimeError: {e}"
+    return "no error"
+
+
+class Fork(unittest.TestCase):
+    def test_the_cuda_path_in_a_forked_child_is_an_error_naming_fork(self):
+        cuda = fusednorm.Loader(pinned="cuda", **SMALL)
+        plain = fusednorm.Loader(pinned="none", seed=5, **SMALL)
+        self.assertEqual(len(list(cuda)), 5)  # the driver is loaded
+        list(plain)  # both inherited after one epoch each
+        open(LOG, "w").close()
+
+        def child():
+            problems = [names_fork(lambda: next(iter(cuda))),
+                        names_fork(lambda: next(iter(fusednorm.Loader(
+                            pinned="cuda", **SMALL))))]
+            return "; ".join(p for p in problems if p) + "|" + epoch_digest(plain)
+
+        out, status = in_child(child)
+        self.assertEqual(status, 0)
+        problems, digest = out.split("|")
+        self.assertEqual(problems, "", "the child's CUDA path")
+        self.assertEqual(log_lines(), [], "the child called the driver")
+        self.assertEqual(digest, epoch_digest(plain),
+                         "an inherited pinned='none' loader's next epoch")
+        self.assertEqual(len(list(cuda)), 5, "the parent goes on")
+        cuda.close()
+        plain.close()
+
+    def test_torch_dataloader_workers_use_inherited_loaders(self):
+        try:
+            import torch.utils.data as data
+        except ImportError:
+            self.skipTest("torch is not installed")
+        plain = fusednorm.Loader(pinned="none", seed=9, **SMALL)
+        cuda = fusednorm.Loader(pinned="cuda", **SMALL)
+        next(iter(cuda))
+
+        class Epochs(data.Dataset):
+            def __init__(self, loader):
+                self.loader = loader
+
+            def __len__(self):
+                return 2
+
+            def __getitem__(self, i):  # one index a worker: its first epoch
+                return epoch_digest(self.loader)
+
+        def load(loader):
+            return list(data.DataLoader(Epochs(loader), batch_size=None,
+                                        num_workers=2,
+                                        multiprocessing_context="fork"))
+
+        self.assertEqual(load(plain), [epoch_digest(plain)] * 2)
+        with self.assertRaisesRegex(RuntimeError, r"a child made by fork\(\)"):
+            load(cuda)
+        cuda.close()
+        plain.close()
 
 
 NO_DRIVER = """

@@ -33,8 +33,9 @@ class FakeEvent:
     """Completes when the test completes it (or on synchronize()); its copies
     run then, reading their sources as a DMA engine would."""
 
-    def __init__(self, fake):
+    def __init__(self, fake, blocking):
         self.fake, self.copies, self.complete, self.stream = fake, [], False, None
+        self.blocking = blocking
 
     def record(self, stream):
         self.stream = stream
@@ -107,8 +108,8 @@ class FakeCuda:
         self.fake.streams += 1
         return FakeStream(f"side{self.fake.streams}")
 
-    def Event(self):
-        return FakeEvent(self.fake)
+    def Event(self, enable_timing=False, blocking=False, interprocess=False):
+        return FakeEvent(self.fake, blocking)
 
     def stream(self, s):
         fake = self.fake
@@ -216,6 +217,8 @@ class Copies(unittest.TestCase):
         gc.collect()
         self.assertEqual([w() is None for w in held], [True] * 3)
         self.assertEqual(self.fake.log.count(("synchronize",)), 3)
+        self.assertTrue(all(e.blocking for e in self.fake.events),
+                        "a spinning wait takes a core from the workers")
         self.assertTrue(all(c.data is not None for c in self.fake.copies))
         self.assertEqual(copier.in_flight, 0)
         loader.close()

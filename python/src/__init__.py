@@ -185,7 +185,11 @@ class Loader:
     that iter() raises RuntimeError naming it) for every CUDA context of
     the process, torch's included, so copies from a batch to cuda_device
     are direct and asynchronous. Such a copy reads the batch until it
-    completes: keep the array until then (fusednorm.torch.to_device does).
+    completes: with torch's CUDA initialized, each next() holds the batch
+    before it until the work torch had queued on its current stream by then
+    has run (torch.from_numpy(images).cuda(non_blocking=True) is safe), and
+    fusednorm.torch.to_device holds its own. In a child made by fork()
+    pinned="cuda" raises RuntimeError naming fork.
 
     Under torch.distributed (initialized), or torchrun's environment (RANK,
     WORLD_SIZE), rank and world_size default to this process's: global
@@ -218,7 +222,8 @@ class Loader:
         return _call_repr("Loader", self.settings, self._kwargs)
 
     def __iter__(self):
-        return _Epoch(iter(self._loader), self._bfloat16)
+        guard = _CopyGuard() if self._kwargs.get("pinned") == "cuda" else None
+        return _Epoch(iter(self._loader), self._bfloat16, guard)
 
     def __len__(self):
         return len(self._loader)
@@ -277,21 +282,92 @@ def _distributed(kwargs):
     return kwargs
 
 
+def _torch_cuda():
+    """torch.cuda when the process has imported torch and initialized its
+    CUDA, else None (fusednorm never imports torch itself)."""
+    torch = _sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None)
+    if cuda is None or not cuda.is_initialized():
+        return None
+    return cuda
+
+
+class _CopyGuard:
+    """With pinned="cuda", keeps each batch after the consumer has moved on,
+    until what torch had queued on its current stream by then has run.
+
+    `torch.from_numpy(images).cuda(non_blocking=True)` from a registered slot
+    is a DMA that reads the slot later, and torch protects only host memory
+    from its own allocator: once the loop rebinds `images`, the slot would go
+    back to the pool and be refilled under the copy. So each next() records
+    an event on torch's current stream (after the copies the loop queued
+    from the batch before) and holds that batch until the event completes;
+    completed ones are let go at each next(), and the epoch's end (or the
+    iterator's) waits for the rest. Without torch's CUDA initialized, no
+    copy can be queued and nothing is held."""
+
+    def __init__(self):
+        self._held = []  # (event, batch)
+        self._last = None  # the batch handed out last
+
+    def next_asked(self):
+        """Before the next batch is taken: holds the last one until its
+        copies have run, lets go those whose copies have."""
+        last, self._last = self._last, None
+        cuda = _torch_cuda()
+        if last is not None and cuda is not None:
+            event = cuda.Event(blocking=True)  # waits sleep, not spin
+            event.record(cuda.current_stream())
+            self._held.append((event, last))
+        self._held = [h for h in self._held if not h[0].query()]
+
+    def handed(self, batch):
+        self._last = batch
+
+    def finish(self):
+        """Waits for every held batch's copies, then lets them go."""
+        self.next_asked()
+        held, self._held = self._held, []
+        for event, _ in held:
+            event.synchronize()
+
+
 class _Epoch:
     """One epoch's iterator (iter(loader))."""
 
-    def __init__(self, epoch, bfloat16):
+    def __init__(self, epoch, bfloat16, guard=None):
         self._epoch = epoch
         self._bfloat16 = bfloat16
+        self._guard = guard
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        if self._guard is None:
+            return self._next()
+        self._guard.next_asked()
+        try:
+            batch = self._next()
+        except StopIteration:
+            self._guard.finish()
+            raise
+        self._guard.handed(batch)
+        return batch
+
+    def _next(self):
         images, labels = next(self._epoch)
         if self._bfloat16:
             images = _bfloat16(images)
         return images, labels
+
+    def __del__(self):
+        guard = getattr(self, "_guard", None)
+        if guard is not None:
+            try:
+                guard.finish()
+            except Exception:  # noqa: BLE001 -- torch torn down at exit
+                pass
 
     @property
     def epoch(self):

@@ -249,7 +249,7 @@ class DeviceCopier:
         current = cuda.current_stream(self.device)
         with cuda.stream(self.stream):
             out = host.to(self.device, non_blocking=True)
-            event = cuda.Event()
+            event = cuda.Event(blocking=True)  # synchronize() sleeps
             event.record(self.stream)
         with self._lock:  # held from before the copy can be seen complete
             self._in_flight.append((event, batch, host))
