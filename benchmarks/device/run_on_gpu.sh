@@ -9,7 +9,10 @@
 #      pageable slots, at all cores, on the JPEG folder and on raw shards;
 #      the rounds interleaved, medians;
 #   3. images/s at 1, 2, 4, 8 and 16 threads on both (scaling efficiency:
-#      images/s at N threads / (N x images/s at 1)).
+#      images/s at N threads / (N x images/s at 1));
+#   4. the hand-off's promises (handoff_check): two epochs' batches equal
+#      on the device, the CPU time of a thread waiting for long copies, a
+#      child made by fork() refused.
 #
 #   run_on_gpu.sh [--smoke] BUNDLE [OUTDIR]
 #
@@ -170,4 +173,9 @@ for t in $threads_list; do
   say "$row"
 done
 grep -h "kernel " "$out/runs.log" | tail -1 | tee -a "$summary"
+
+say "== 4. the hand-off (handoff_check)"
+if ((smoke)); then check_args=(--images=128 --size=32 --bytes=1048576 --copies=2)
+else check_args=(); fi
+"$bin/handoff_check" "${check_args[@]}" 2>&1 | tee -a "$summary"
 say "logs: $out (runs.log, pack.log, summary.txt)"
