@@ -152,6 +152,12 @@ absl::Status CudaStream::Synchronize() const {
   });
 }
 
+absl::Status CudaStream::WaitFor(const CudaEvent& event) const {
+  return context_->Call("cuStreamWaitEvent", [&](const CudaApi& a) {
+    return a.stream_wait_event(stream_, event.handle(), 0);
+  });
+}
+
 // ---- CudaEvent ----
 
 absl::StatusOr<std::unique_ptr<CudaEvent>> CudaEvent::Create(
@@ -172,8 +178,12 @@ CudaEvent::~CudaEvent() {
 }
 
 absl::Status CudaEvent::Record(const CudaStream& stream) const {
+  return Record(stream.handle());
+}
+
+absl::Status CudaEvent::Record(CuStream stream) const {
   return context_->Call("cuEventRecord", [&](const CudaApi& a) {
-    return a.event_record(event_, stream.handle());
+    return a.event_record(event_, stream);
   });
 }
 

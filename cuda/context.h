@@ -89,6 +89,8 @@ class DeviceMemory {
   size_t bytes_ = 0;
 };
 
+class CudaEvent;
+
 // A stream that does not wait for the legacy default stream.
 class CudaStream {
  public:
@@ -103,6 +105,9 @@ class CudaStream {
                             size_t bytes) const;
   // Waits until all work queued so far has finished.
   absl::Status Synchronize() const;
+  // Makes work queued on this stream from now on wait (on the device, not
+  // the host) for the work `event` marks (cuStreamWaitEvent).
+  absl::Status WaitFor(const CudaEvent& event) const;
 
   CuStream handle() const { return stream_; }
   const CudaContext& context() const { return *context_; }
@@ -125,10 +130,15 @@ class CudaEvent {
 
   // Marks the point after the work queued on `stream` so far.
   absl::Status Record(const CudaStream& stream) const;
+  // The same on a stream of someone else's (a framework's), in this
+  // context.
+  absl::Status Record(CuStream stream) const;
   // Whether that work has finished (an error when it failed).
   absl::StatusOr<bool> Done() const;
   // Waits until it has.
   absl::Status Synchronize() const;
+
+  CuEvent handle() const { return event_; }
 
  private:
   CudaEvent(std::shared_ptr<const CudaContext> c, CuEvent e)

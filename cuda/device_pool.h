@@ -6,7 +6,11 @@
 // lives while any lease does and frees its memory with its last one.
 //
 // Whoever drops a lease must be done with the buffer: work still reading it
-// on some stream would see the next copy's bytes.
+// on some stream would see the next copy's bytes. A consumer whose work is
+// queued on a stream of its own hands the lease back with ReleaseAfter(that
+// stream) instead: the buffer keeps an event recorded there, and whoever
+// writes it next first makes its stream wait for that event
+// (OrderWritesAfterRelease), on the device, with no host wait.
 #ifndef FUSEDNORM_CUDA_DEVICE_POOL_H_
 #define FUSEDNORM_CUDA_DEVICE_POOL_H_
 
@@ -35,13 +39,25 @@ class DeviceBuffer {
   const DeviceMemory* memory() const { return memory_; }
   explicit operator bool() const { return memory_ != nullptr; }
 
+  // Hands the buffer back once the work queued on `stream` so far (a
+  // stream of the pool's context) has run; the lease is empty afterwards.
+  // The driver's error leaves the lease as it was.
+  absl::Status ReleaseAfter(CuStream stream);
+  // Makes `writer` wait for the work the last ReleaseAfter() marked, if
+  // any, before the writes queued on it next.
+  absl::Status OrderWritesAfterRelease(const CudaStream& writer);
+
  private:
   friend class DeviceBufferPool;
-  DeviceBuffer(std::shared_ptr<DeviceBufferPool> pool, DeviceMemory* memory)
-      : pool_(std::move(pool)), memory_(memory) {}
+  DeviceBuffer(std::shared_ptr<DeviceBufferPool> pool, DeviceMemory* memory,
+               std::unique_ptr<CudaEvent> released_after)
+      : pool_(std::move(pool)),
+        memory_(memory),
+        released_after_(std::move(released_after)) {}
 
   std::shared_ptr<DeviceBufferPool> pool_;
   DeviceMemory* memory_ = nullptr;
+  std::unique_ptr<CudaEvent> released_after_;  // the last reader's mark
 };
 
 class DeviceBufferPool : public std::enable_shared_from_this<DeviceBufferPool> {
@@ -62,13 +78,18 @@ class DeviceBufferPool : public std::enable_shared_from_this<DeviceBufferPool> {
   friend class DeviceBuffer;
   DeviceBufferPool(std::shared_ptr<const CudaContext> context, size_t bytes)
       : context_(std::move(context)), bytes_(bytes) {}
-  void Release(DeviceMemory* memory);
+  void Release(DeviceMemory* memory, std::unique_ptr<CudaEvent> after);
+
+  struct Free {
+    DeviceMemory* memory;
+    std::unique_ptr<CudaEvent> after;  // its last reader's, or null
+  };
 
   const std::shared_ptr<const CudaContext> context_;
   const size_t bytes_;
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<DeviceMemory>> all_;
-  std::vector<DeviceMemory*> free_;
+  std::vector<Free> free_;
 };
 
 }  // namespace fusednorm

@@ -78,6 +78,7 @@ absl::Status ResolveAll(void* lib, const std::string& name, CudaApi* a) {
   FUSEDNORM_RETURN_IF_ERROR(r("cuStreamCreate", &a->stream_create));
   FUSEDNORM_RETURN_IF_ERROR(r("cuStreamDestroy_v2", &a->stream_destroy));
   FUSEDNORM_RETURN_IF_ERROR(r("cuStreamSynchronize", &a->stream_synchronize));
+  FUSEDNORM_RETURN_IF_ERROR(r("cuStreamWaitEvent", &a->stream_wait_event));
   FUSEDNORM_RETURN_IF_ERROR(r("cuEventCreate", &a->event_create));
   FUSEDNORM_RETURN_IF_ERROR(r("cuEventRecord", &a->event_record));
   FUSEDNORM_RETURN_IF_ERROR(r("cuEventQuery", &a->event_query));

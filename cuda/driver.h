@@ -62,11 +62,13 @@ struct CudaApi {
   CuResult (*stream_create)(CuStream*, unsigned flags);  // cuStreamCreate
   CuResult (*stream_destroy)(CuStream);                  // cuStreamDestroy_v2
   CuResult (*stream_synchronize)(CuStream);              // cuStreamSynchronize
-  CuResult (*event_create)(CuEvent*, unsigned flags);    // cuEventCreate
-  CuResult (*event_record)(CuEvent, CuStream);           // cuEventRecord
-  CuResult (*event_query)(CuEvent);                      // cuEventQuery
-  CuResult (*event_synchronize)(CuEvent);                // cuEventSynchronize
-  CuResult (*event_destroy)(CuEvent);                    // cuEventDestroy_v2
+  CuResult (*stream_wait_event)(CuStream, CuEvent,
+                                unsigned flags);       // cuStreamWaitEvent
+  CuResult (*event_create)(CuEvent*, unsigned flags);  // cuEventCreate
+  CuResult (*event_record)(CuEvent, CuStream);         // cuEventRecord
+  CuResult (*event_query)(CuEvent);                    // cuEventQuery
+  CuResult (*event_synchronize)(CuEvent);              // cuEventSynchronize
+  CuResult (*event_destroy)(CuEvent);                  // cuEventDestroy_v2
 };
 
 // The library FUSEDNORM_CUDA_DRIVER names, else libcuda.so.1.

@@ -83,6 +83,9 @@ struct DeviceCopier::Impl {
     Copy c;
     c.batch = std::move(batch);
     FUSEDNORM_ASSIGN_OR_RETURN(c.buffer, p->Acquire());
+    // A buffer handed back with ReleaseAfter(stream): the copy into it
+    // waits, on the device, for the consumer's work on that stream.
+    FUSEDNORM_RETURN_IF_ERROR(c.buffer.OrderWritesAfterRelease(*stream));
     FUSEDNORM_ASSIGN_OR_RETURN(c.event, TakeEvent());
     const size_t bytes = c.batch->count * c.batch->sample_bytes;
     FUSEDNORM_RETURN_IF_ERROR(

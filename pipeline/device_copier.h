@@ -30,8 +30,12 @@
 //
 // The consumer's side of the rule: a DeviceBatch's buffer is reused for a
 // later copy once the DeviceBatch (its buffer lease) is destroyed, so drop it
-// only after the work reading the buffer has finished. The host batch in it
-// may be dropped at any time: its copy is complete.
+// only after the work reading the buffer has finished; or, when that work is
+// queued on a stream of the consumer's (a framework's), hand the buffer back
+// with `batch.buffer.ReleaseAfter(stream)` at once: the next copy into it
+// waits on the device for what that stream had queued (cuStreamWaitEvent),
+// and no thread waits. The host batch in it may be dropped at any time: its
+// copy is complete.
 #ifndef FUSEDNORM_PIPELINE_DEVICE_COPIER_H_
 #define FUSEDNORM_PIPELINE_DEVICE_COPIER_H_
 

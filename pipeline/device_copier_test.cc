@@ -173,6 +173,42 @@ TEST(DeviceCopier, EveryBatchIsCopiedOnceInOrderByteForByte) {
   EXPECT_EQ(end.violations, start.violations);
 }
 
+// A consumer whose work on a buffer is queued on a stream of its own hands
+// the buffer back with ReleaseAfter(that stream) at once: the copy that
+// reuses the buffer waits for that work on the device. The consumer's
+// stream runs only at the end here, so a copy that did not wait would have
+// overwritten every buffer before the reads of it ran.
+TEST(DeviceCopier, ABufferReleasedAfterAStreamIsRewrittenOnlyAfterItsWork) {
+  FakeCuda& fake = FakeCuda::Get();
+  fake.SetEventDelay(2);
+  const Preprocessor p = Make(Pinning::kCuda);
+  const auto ref = Reference(p);
+  auto context = CudaContext::Retain(0);
+  ASSERT_TRUE(context.ok()) << context.status();
+  auto consumer = CudaStream::Create(*context);
+  ASSERT_TRUE(consumer.ok()) << consumer.status();
+  std::unique_ptr<DeviceCopier> copier = StartCopier(p, /*ahead=*/1);
+  ASSERT_NE(copier, nullptr);
+  std::vector<std::vector<uint8_t>> seen;
+  for (;;) {
+    absl::StatusOr<DeviceBatch> d = copier->Next();
+    ASSERT_TRUE(d.ok()) << d.status();
+    if (d->batch == nullptr) break;
+    seen.emplace_back(d->batch->count * d->batch->sample_bytes);
+    ASSERT_TRUE(fake.QueueRead((*consumer)->handle(), d->buffer.ptr(),
+                               seen.back().size(), seen.back().data()));
+    ASSERT_TRUE(d->buffer.ReleaseAfter((*consumer)->handle()).ok());
+    EXPECT_FALSE(d->buffer) << "the lease is handed back";
+  }
+  ASSERT_TRUE((*consumer)->Synchronize().ok());
+  ASSERT_EQ(seen.size(), ref.size());
+  for (size_t i = 0; i < seen.size(); ++i)
+    EXPECT_EQ(seen[i], ref.at(i)) << "batch " << i << ": its buffer was "
+                                  << "rewritten before the consumer's read";
+  EXPECT_LE(copier->stats().buffers, 3u) << "the buffers are reused";
+  EXPECT_FALSE(fake.Calls("cuStreamWaitEvent").empty());
+}
+
 // One copier, restarted for each epoch, keeps the context it retained, its
 // stream and its device buffers; a restart mid-epoch cancels the rest.
 TEST(DeviceCopier, RestartGoesOnWithTheSameContextStreamAndBuffers) {

@@ -54,16 +54,22 @@ constexpr ErrorText kErrors[] = {
 };
 
 struct Event;
-// One queued operation: a copy, or an event's mark.
+struct Stream;
+// One queued operation: a copy, a read of device memory (a stand-in for a
+// kernel), an event's mark, or a wait for another stream's mark.
 struct Op {
   long number = 0;  // copies: the count of queued copies when queued
   uintptr_t dst = 0;
   const unsigned char* src = nullptr;
   size_t bytes = 0;
+  bool read = false;                    // reads: device src into host dst
   std::vector<unsigned char> snapshot;  // the source when queued
   Clock::time_point ready;              // copies: when the device is done
   Event* event = nullptr;               // marks: the event, or null
   long generation = 0;                  // marks: the recording
+  long mark = 0;                        // marks: a number of its own
+  Stream* wait_stream = nullptr;        // waits: the stream and its mark
+  long wait_mark = 0;
 };
 struct Stream {
   std::deque<Op> ops;
@@ -74,6 +80,7 @@ struct Event {
   bool done = true;  // never recorded: complete
   int queries = 0;
   long generation = 0;
+  long mark = 0;  // the last recording's mark
 };
 struct Context {
   int device = 0;
@@ -85,6 +92,7 @@ struct State {
   bool initialized = false;
   int event_delay = 2;
   int copy_ms = 0;  // how long a queued copy takes on the "device"
+  long marks = 0;   // marks queued so far
   std::vector<Context> contexts;  // one per device, never resized
   std::deque<std::string> log;
   FILE* log_file = nullptr;
@@ -176,13 +184,27 @@ std::map<uintptr_t, size_t>::const_iterator Holding(
   return it;
 }
 
-// Runs `s`'s queued operations, up to `until`'s mark (all when null).
-void Run(Stream* s, const Event* until) {
+bool Queued(const Stream& s, long mark) {
+  for (const Op& op : s.ops) {
+    if (op.mark == mark) return true;
+  }
+  return false;
+}
+
+// Runs `s`'s queued operations, up to the mark numbered `until` (all when
+// 0). A wait runs the other stream up to its mark first.
+void Run(Stream* s, long until) {
   State& st = S();
   while (!s->ops.empty()) {
     Op op = std::move(s->ops.front());
     s->ops.pop_front();
-    if (op.event == nullptr && op.src != nullptr) {
+    if (op.wait_stream != nullptr) {
+      if (Queued(*op.wait_stream, op.wait_mark))
+        Run(op.wait_stream, op.wait_mark);
+    } else if (op.read) {
+      std::memcpy(reinterpret_cast<void*>(op.dst), op.src, op.bytes);
+      Log("run read of %zu bytes", op.bytes);
+    } else if (op.event == nullptr && op.src != nullptr) {
       if (std::memcmp(op.snapshot.data(), op.src, op.bytes) != 0) {
         ++st.counts.violations;
         Log("VIOLATION copy %ld: its source changed while it was queued",
@@ -191,19 +213,20 @@ void Run(Stream* s, const Event* until) {
       std::memcpy(reinterpret_cast<void*>(op.dst), op.src, op.bytes);
       ++st.counts.copies_done;
       Log("run copy %ld", op.number);
-    } else if (op.event != nullptr && op.event->generation == op.generation) {
-      op.event->done = true;
-      if (op.event == until) return;
+    } else if (op.mark != 0) {
+      if (op.event != nullptr && op.event->generation == op.generation)
+        op.event->done = true;
+      if (op.mark == until) return;
     }
   }
 }
 
-// When the device finishes `s`'s copies queued before `until`'s mark (all
-// when null).
-Clock::time_point Deadline(const Stream& s, const Event* until) {
+// When the device finishes `s`'s copies queued before the mark numbered
+// `until` (all when 0).
+Clock::time_point Deadline(const Stream& s, long until) {
   Clock::time_point last{};
   for (const Op& op : s.ops) {
-    if (op.event != nullptr && op.event == until) break;
+    if (until != 0 && op.mark == until) break;
     if (op.src != nullptr && op.ready > last) last = op.ready;
   }
   return last;
@@ -266,7 +289,7 @@ Result QueueCopy(uintptr_t dst, const void* src, size_t bytes, Stream* s) {
   const bool pinned = Holding(st.registered, reinterpret_cast<uintptr_t>(src),
                               bytes) != st.registered.end();
   s->ops.push_back(std::move(op));
-  if (!pinned) Run(s, nullptr);  // staged: the source is free on return
+  if (!pinned) Run(s, 0);  // staged: the source is free on return
   return kOk;
 }
 
@@ -507,7 +530,15 @@ FAKE_EXPORT CUresult cuStreamDestroy_v2(CuStream stream) {
   if (r == kOk && s == nullptr) r = kInvalidHandle;
   if (r == kOk) {
     st.counts.pending_at_destroy += static_cast<long>(s->ops.size());
-    Run(s, nullptr);  // the device finishes the work, as the driver says
+    Run(s, 0);  // the device finishes the work, as the driver says
+    for (Stream* other : st.streams) {
+      for (Op& op : other->ops) {
+        if (op.wait_stream == s) op.wait_stream = nullptr;  // it all ran
+      }
+    }
+    for (Op& op : st.legacy.ops) {
+      if (op.wait_stream == s) op.wait_stream = nullptr;
+    }
     for (Event* e : st.events) {
       if (e->stream == s) e->stream = nullptr;
     }
@@ -524,8 +555,8 @@ FAKE_EXPORT CUresult cuStreamSynchronize(CuStream stream) {
   Result r = Begin("cuStreamSynchronize", kInit);
   Stream* s = StreamOf(stream);
   if (r == kOk && s == nullptr) r = kInvalidHandle;
-  if (r == kOk) WaitUntil(&lock, Deadline(*s, nullptr), /*blocking=*/false);
-  if (r == kOk && (s = StreamOf(stream)) != nullptr) Run(s, nullptr);
+  if (r == kOk) WaitUntil(&lock, Deadline(*s, 0), /*blocking=*/false);
+  if (r == kOk && (s = StreamOf(stream)) != nullptr) Run(s, 0);
   Log("cuStreamSynchronize stream=%p -> %d", stream, r);
   return r;
 }
@@ -557,9 +588,28 @@ FAKE_EXPORT CUresult cuEventRecord(CuEvent event, CuStream stream) {
     Op mark;
     mark.event = e;
     mark.generation = ++e->generation;
+    mark.mark = e->mark = ++S().marks;
     s->ops.push_back(std::move(mark));
   }
   Log("cuEventRecord event=%p stream=%p -> %d", event, stream, r);
+  return r;
+}
+
+FAKE_EXPORT CUresult cuStreamWaitEvent(CuStream stream, CuEvent event,
+                                       unsigned flags) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  Result r = Begin("cuStreamWaitEvent", kInit);
+  Stream* s = StreamOf(stream);
+  Event* e = EventOf(event);
+  if (r == kOk && (s == nullptr || e == nullptr)) r = kInvalidHandle;
+  if (r == kOk && flags != 0) r = kInvalidValue;
+  if (r == kOk && !e->done && e->stream != nullptr && e->stream != s) {
+    Op wait;
+    wait.wait_stream = e->stream;
+    wait.wait_mark = e->mark;
+    s->ops.push_back(std::move(wait));
+  }
+  Log("cuStreamWaitEvent stream=%p event=%p -> %d", stream, event, r);
   return r;
 }
 
@@ -571,8 +621,8 @@ FAKE_EXPORT CUresult cuEventQuery(CuEvent event) {
   if (r == kOk && e == nullptr) r = kInvalidHandle;
   if (r == kOk && !e->done) {
     if (++e->queries > S().event_delay && e->stream != nullptr &&
-        Clock::now() >= Deadline(*e->stream, e)) {
-      Run(e->stream, e);
+        Clock::now() >= Deadline(*e->stream, e->mark)) {
+      Run(e->stream, e->mark);
     } else {
       r = kNotReady;
     }
@@ -588,10 +638,10 @@ FAKE_EXPORT CUresult cuEventSynchronize(CuEvent event) {
   Event* e = EventOf(event);
   if (r == kOk && e == nullptr) r = kInvalidHandle;
   if (r == kOk && !e->done && e->stream != nullptr) {
-    WaitUntil(&lock, Deadline(*e->stream, e), (e->flags & 1) != 0);
+    WaitUntil(&lock, Deadline(*e->stream, e->mark), (e->flags & 1) != 0);
     e = EventOf(event);  // destroyed meanwhile: nothing left to wait for
   }
-  if (e != nullptr && !e->done && e->stream != nullptr) Run(e->stream, e);
+  if (e != nullptr && !e->done && e->stream != nullptr) Run(e->stream, e->mark);
   Log("cuEventSynchronize event=%p -> %d", event, r);
   return r;
 }
@@ -646,6 +696,23 @@ FAKE_EXPORT void fake_cuda_fail(const char* call, int nth, int code) {
 FAKE_EXPORT void fake_cuda_set_event_delay(int queries) {
   std::lock_guard<std::mutex> lock(S().mu);
   S().event_delay = queries;
+}
+
+FAKE_EXPORT int fake_cuda_queue_read(CuStream stream, unsigned long long src,
+                                     size_t bytes, void* out) {
+  std::lock_guard<std::mutex> lock(S().mu);
+  State& st = S();
+  Stream* s = StreamOf(stream);
+  if (s == nullptr ||
+      Holding(st.allocations, src, bytes) == st.allocations.end())
+    return kInvalidValue;
+  Op read;
+  read.read = true;
+  read.src = reinterpret_cast<const unsigned char*>(src);
+  read.dst = reinterpret_cast<uintptr_t>(out);
+  read.bytes = bytes;
+  s->ops.push_back(std::move(read));
+  return kOk;
 }
 
 FAKE_EXPORT void fake_cuda_set_copy_ms(int ms) {

@@ -14,6 +14,9 @@
 //     CU_EVENT_BLOCKING_SYNC) or spins it (other events, and
 //     cuStreamSynchronize, as under the primary context's default
 //     schedule), so a test can measure a waiting thread's CPU time;
+//   - cuStreamWaitEvent queues a wait: when its stream runs up to it, the
+//     event's stream first runs up to the event's mark (even if the event
+//     was destroyed or recorded again since, as the driver promises);
 //   - each queued copy keeps a snapshot of its source, and when it runs,
 //     a source that changed in the meantime counts as a violation (a slot
 //     reused while its copy was in flight);
@@ -29,6 +32,8 @@
 #define FUSEDNORM_CUDA_TESTING_FAKE_CUDA_H_
 
 #include <cstddef>
+
+#include "cuda/driver_types.h"
 
 extern "C" {
 
@@ -55,6 +60,11 @@ void fake_cuda_fail(const char* call, int nth, int code);
 void fake_cuda_set_event_delay(int queries);
 // How long each copy queued from now on takes (FAKE_CUDA_COPY_MS).
 void fake_cuda_set_copy_ms(int ms);
+// Queues on `stream` a read of `bytes` bytes of device memory at `src` into
+// `out`, done when the stream runs up to it: a stand-in for a consumer's
+// kernel. 0, or 1 (invalid value) for an unknown stream or range.
+int fake_cuda_queue_read(fusednorm::CuStream stream, unsigned long long src,
+                         size_t bytes, void* out);
 void fake_cuda_counts(FakeCudaCounts* out);
 // Whether [p, p + bytes) lies in one registered range.
 int fake_cuda_is_registered(const void* p, size_t bytes);

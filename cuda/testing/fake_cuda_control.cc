@@ -38,6 +38,7 @@ FakeCuda& FakeCuda::Get() {
     Resolve(lib, "fake_cuda_fail", &f->fail_);
     Resolve(lib, "fake_cuda_set_event_delay", &f->set_event_delay_);
     Resolve(lib, "fake_cuda_set_copy_ms", &f->set_copy_ms_);
+    Resolve(lib, "fake_cuda_queue_read", &f->queue_read_);
     Resolve(lib, "fake_cuda_counts", &f->counts_);
     Resolve(lib, "fake_cuda_is_registered", &f->is_registered_);
     return f;

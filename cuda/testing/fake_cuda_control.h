@@ -28,6 +28,11 @@ class FakeCuda {
   }
   void SetEventDelay(int queries) const { set_event_delay_(queries); }
   void SetCopyMilliseconds(int ms) const { set_copy_ms_(ms); }
+  // Queues a read of device memory on `stream` (fake_cuda.h).
+  bool QueueRead(CuStream stream, CuDevicePtr src, size_t bytes,
+                 void* out) const {
+    return queue_read_(stream, src, bytes, out) == 0;
+  }
   FakeCudaCounts Counts() const;
   bool IsRegistered(const void* p, size_t bytes) const {
     return is_registered_(p, bytes) != 0;
@@ -41,6 +46,7 @@ class FakeCuda {
   void (*fail_)(const char*, int, int) = nullptr;
   void (*set_event_delay_)(int) = nullptr;
   void (*set_copy_ms_)(int) = nullptr;
+  int (*queue_read_)(CuStream, unsigned long long, size_t, void*) = nullptr;
   void (*counts_)(FakeCudaCounts*) = nullptr;
   int (*is_registered_)(const void*, size_t) = nullptr;
 };
