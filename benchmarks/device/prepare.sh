@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds (-c opt) and bundles what run_on_gpu.sh needs on a machine that
 # reaches no package registry: fusednorm, h2d_bandwidth, handoff_check, the
-# driver double, the shared libraries they link (Debian 12's, beside glibc),
-# and 300 seed JPEGs of benchmarks/photo_folder.py. Then smoke-runs the
-# bundle here through the driver double (figures that mean nothing; it
-# checks that every step runs). Usage, from anywhere in the checkout:
+# Python module (for handoff_torch.py), the driver double, the shared
+# libraries they link (Debian 12's, beside glibc), and 300 seed JPEGs of
+# benchmarks/photo_folder.py. Then smoke-runs the bundle here through the
+# driver double (figures that mean nothing; it checks that every step runs). Usage, from anywhere in the checkout:
 #
 #   benchmarks/device/prepare.sh [BUNDLE]   # default benchmarks/device/bundle
 #
@@ -15,7 +15,8 @@ cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 bundle="${1:-benchmarks/device/bundle}"
 
 ./bazelw build -c opt //tools:fusednorm //benchmarks/device:h2d_bandwidth \
-  //benchmarks/device:handoff_check //cuda/testing:libfake_cuda.so
+  //benchmarks/device:handoff_check //cuda/testing:libfake_cuda.so \
+  //python:fusednorm
 bin=bazel-bin  # the -c opt outputs, after that build
 
 rm -rf "$bundle"
@@ -23,11 +24,15 @@ mkdir -p "$bundle/bin" "$bundle/lib"
 cp "$bin/tools/fusednorm" "$bin/benchmarks/device/h2d_bandwidth" \
   "$bin/benchmarks/device/handoff_check" "$bin/cuda/testing/libfake_cuda.so" \
   "$bundle/bin/"
-cp benchmarks/device/run_on_gpu.sh "$bundle/"
+cp benchmarks/device/run_on_gpu.sh benchmarks/device/handoff_torch.py "$bundle/"
+# The Python module, for handoff_torch.py where the machine has torch.
+mkdir -p "$bundle/python/fusednorm"
+cp "$bin"/python/fusednorm/*.py "$bin/python/fusednorm/_fusednorm.so" \
+  "$bundle/python/fusednorm/"
 chmod u+w,+x "$bundle/bin/"* "$bundle/run_on_gpu.sh"
 # Everything they link but the C library itself, which the machine has.
 for exe in "$bundle/bin/fusednorm" "$bundle/bin/h2d_bandwidth" \
-  "$bundle/bin/handoff_check"; do
+  "$bundle/bin/handoff_check" "$bundle/python/fusednorm/_fusednorm.so"; do
   ldd "$exe" | awk '$3 ~ /^\// {print $3}'
 done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done

@@ -12,7 +12,9 @@
 #      images/s at N threads / (N x images/s at 1));
 #   4. the hand-off's promises (handoff_check): two epochs' batches equal
 #      on the device, the CPU time of a thread waiting for long copies, a
-#      child made by fork() refused.
+#      child made by fork() refused; and, where python3 has torch with
+#      CUDA, every batch's bytes on the device through
+#      .cuda(non_blocking=True) and to_device (handoff_torch.py).
 #
 #   run_on_gpu.sh [--smoke] BUNDLE [OUTDIR]
 #
@@ -178,4 +180,10 @@ say "== 4. the hand-off (handoff_check)"
 if ((smoke)); then check_args=(--images=128 --size=32 --bytes=1048576 --copies=2)
 else check_args=(); fi
 "$bin/handoff_check" "${check_args[@]}" 2>&1 | tee -a "$summary"
+export PYTHONPATH="$bundle/python${PYTHONPATH:+:$PYTHONPATH}"
+if python3 -c "import torch, fusednorm; assert torch.cuda.is_available()" 2>/dev/null; then
+  if ((smoke)); then python3 "$bundle/handoff_torch.py" 128 32; else python3 "$bundle/handoff_torch.py"; fi 2>&1 | tee -a "$summary"
+else
+  say "skipped: torch's idioms (python3 here lacks torch with CUDA, or cannot load the bundled module)"
+fi
 say "logs: $out (runs.log, pack.log, summary.txt)"
