@@ -147,9 +147,10 @@ absl::Status CudaStream::CopyToDevice(CuDevicePtr device, const void* host,
 }
 
 absl::Status CudaStream::Synchronize() const {
-  return context_->Call("cuStreamSynchronize", [&](const CudaApi& a) {
-    return a.stream_synchronize(stream_);
-  });
+  FUSEDNORM_ASSIGN_OR_RETURN(std::unique_ptr<CudaEvent> done,
+                             CudaEvent::Create(context_));
+  FUSEDNORM_RETURN_IF_ERROR(done->Record(*this));
+  return done->Synchronize();
 }
 
 absl::Status CudaStream::WaitFor(const CudaEvent& event) const {

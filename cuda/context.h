@@ -103,7 +103,9 @@ class CudaStream {
   // (an event recorded after it, or Synchronize()).
   absl::Status CopyToDevice(CuDevicePtr device, const void* host,
                             size_t bytes) const;
-  // Waits until all work queued so far has finished.
+  // Waits until all work queued so far has finished, asleep (on a
+  // blocking-sync event; cuStreamSynchronize would spin under the primary
+  // context's default schedule).
   absl::Status Synchronize() const;
   // Makes work queued on this stream from now on wait (on the device, not
   // the host) for the work `event` marks (cuStreamWaitEvent).
@@ -119,9 +121,10 @@ class CudaStream {
   CuStream stream_;
 };
 
-// An event without timing data, re-recordable. Synchronize() blocks the
-// thread until the work completes (CU_EVENT_BLOCKING_SYNC); without it the
-// driver spins, taking a core from the decoding workers for the whole copy.
+// An event without timing data, re-recordable. Synchronize() puts the
+// thread to sleep until the work completes (CU_EVENT_BLOCKING_SYNC); without
+// it the driver spins, taking a core from the decoding workers for the
+// whole copy.
 class CudaEvent {
  public:
   static absl::StatusOr<std::unique_ptr<CudaEvent>> Create(

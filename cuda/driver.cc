@@ -77,7 +77,6 @@ absl::Status ResolveAll(void* lib, const std::string& name, CudaApi* a) {
   FUSEDNORM_RETURN_IF_ERROR(r("cuMemcpyDtoH_v2", &a->memcpy_dtoh));
   FUSEDNORM_RETURN_IF_ERROR(r("cuStreamCreate", &a->stream_create));
   FUSEDNORM_RETURN_IF_ERROR(r("cuStreamDestroy_v2", &a->stream_destroy));
-  FUSEDNORM_RETURN_IF_ERROR(r("cuStreamSynchronize", &a->stream_synchronize));
   FUSEDNORM_RETURN_IF_ERROR(r("cuStreamWaitEvent", &a->stream_wait_event));
   FUSEDNORM_RETURN_IF_ERROR(r("cuEventCreate", &a->event_create));
   FUSEDNORM_RETURN_IF_ERROR(r("cuEventRecord", &a->event_record));
@@ -95,6 +94,9 @@ std::string CudaDriverLibrary() {
 
 absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(
     const std::string& library) {
+  // Loaded already (by torch, say), possibly in a parent before a fork().
+  void* earlier = dlopen(library.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (earlier != nullptr) dlclose(earlier);
   // Never closed: registered memory and contexts live as long as the process.
   void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
@@ -106,9 +108,20 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(
   CudaApi api{};
   FUSEDNORM_RETURN_IF_ERROR(ResolveAll(lib, library, &api));
   std::unique_ptr<CudaDriver> d(new CudaDriver(library, api, getpid()));
-  FUSEDNORM_RETURN_IF_ERROR(
-      PrefixStatus(d->Check(api.init(0), "cuInit"),
-                   absl::StrCat("the CUDA driver ", library, ": ")));
+  const CuResult init = api.init(0);
+  absl::Status s =
+      PrefixStatus(d->Check(init, "cuInit"),
+                   absl::StrCat("the CUDA driver ", library, ": "));
+  if (init == kCuErrorNotInitialized && earlier != nullptr) {
+    s = absl::FailedPreconditionError(absl::StrCat(
+        s.message(),
+        "; the driver was loaded before, as in a child made by "
+        "fork() of a process that used CUDA, where CUDA cannot be "
+        "initialized: start the child with multiprocessing's \"spawn\" or "
+        "\"forkserver\" method, or use pinned = \"none\" or \"mlock\" in "
+        "it"));
+  }
+  FUSEDNORM_RETURN_IF_ERROR(s);
   return d;
 }
 

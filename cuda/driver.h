@@ -14,7 +14,9 @@
 // support using it in a child made by fork() (DataLoader workers,
 // multiprocessing, subprocess): there CheckProcess(), hence every call
 // through a CudaContext, is FailedPrecondition naming fork, and the driver
-// is not called at all.
+// is not called at all. A child whose parent used CUDA through another
+// library (torch) gets cuInit's error, which names fork too when the
+// library was loaded before fusednorm's first use.
 #ifndef FUSEDNORM_CUDA_DRIVER_H_
 #define FUSEDNORM_CUDA_DRIVER_H_
 
@@ -34,6 +36,7 @@ namespace fusednorm {
 // The driver's constants fusednorm uses.
 inline constexpr CuResult kCuSuccess = 0;
 inline constexpr CuResult kCuErrorOutOfMemory = 2;
+inline constexpr CuResult kCuErrorNotInitialized = 3;
 inline constexpr CuResult kCuErrorNotReady = 600;
 inline constexpr unsigned kCuMemHostRegisterPortable = 0x01;
 inline constexpr unsigned kCuStreamNonBlocking = 0x01;
@@ -61,7 +64,6 @@ struct CudaApi {
   CuResult (*memcpy_dtoh)(void*, CuDevicePtr, size_t);   // cuMemcpyDtoH_v2
   CuResult (*stream_create)(CuStream*, unsigned flags);  // cuStreamCreate
   CuResult (*stream_destroy)(CuStream);                  // cuStreamDestroy_v2
-  CuResult (*stream_synchronize)(CuStream);              // cuStreamSynchronize
   CuResult (*stream_wait_event)(CuStream, CuEvent,
                                 unsigned flags);       // cuStreamWaitEvent
   CuResult (*event_create)(CuEvent*, unsigned flags);  // cuEventCreate

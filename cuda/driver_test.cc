@@ -75,6 +75,15 @@ TEST(CudaDriver, InitFailureNamesTheCallAndTheDriversError) {
               "detected)");
 }
 
+TEST(CudaDriver, AnInitErrorOfADriverLoadedBeforeNamesFork) {
+  ASSERT_TRUE(CudaDriver::Get().ok());  // the library is loaded already
+  FakeCuda::Get().Fail("cuInit", 1, 3);
+  ExpectError(CudaDriver::Load(CudaDriverLibrary()).status(),
+              StatusCode::kFailedPrecondition,
+              "cuInit: CUDA_ERROR_NOT_INITIALIZED (3, initialization error); "
+              "the driver was loaded before, as in a child made by fork()");
+}
+
 TEST(CudaDriver, ResultsBecomeStatusesOfTheirKind) {
   const CudaDriver& d = **CudaDriver::Get();
   EXPECT_TRUE(d.Check(0, "cuMemAlloc_v2").ok());
@@ -198,9 +207,9 @@ TEST(CudaStream, PageableCopiesAreDoneOnReturnAndErrorsNameTheCall) {
   ExpectError((*stream)->CopyToDevice(dev->ptr(), host.data(), 5001),
               StatusCode::kInvalidArgument,
               "cuMemcpyHtoDAsync_v2: CUDA_ERROR_INVALID_VALUE");
-  FakeCuda::Get().Fail("cuStreamSynchronize", 1, 700);
+  FakeCuda::Get().Fail("cuEventSynchronize", 1, 700);
   ExpectError((*stream)->Synchronize(), StatusCode::kInternal,
-              "cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS");
+              "cuEventSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS");
   FakeCuda::Get().Fail("cuEventCreate", 1, 2);
   ExpectError(CudaEvent::Create(c).status(), StatusCode::kResourceExhausted,
               "cuEventCreate");

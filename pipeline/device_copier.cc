@@ -47,7 +47,9 @@ struct DeviceCopier::Impl {
 
   // Under mu.
   std::shared_ptr<DeviceBufferPool> PoolFor(const Batch& b, absl::Status* st) {
-    if (pool == nullptr) {
+    // Restart() may bring larger batches: a new pool (the old buffers go
+    // with their last leases).
+    if (pool == nullptr || pool->buffer_bytes() < b.slot.bytes()) {
       absl::StatusOr<std::shared_ptr<DeviceBufferPool>> p =
           DeviceBufferPool::Create(context, b.slot.bytes());
       if (!p.ok()) {
@@ -145,7 +147,9 @@ struct DeviceCopier::Impl {
     if (thread.joinable()) thread.join();
     // Every queued copy completes before its batch (and slot) goes.
     stream->Synchronize().IgnoreError();
-    queued.clear();
+    std::deque<Copy> drained;
+    std::lock_guard<std::mutex> lock(mu);
+    drained.swap(queued);
   }
 
   absl::Status StartThread() {
@@ -194,7 +198,13 @@ absl::Status DeviceCopier::Restart(std::shared_ptr<EpochLoader> loader) {
     m.stats = Stats{};
     m.stats.buffers = buffers;
   }
-  return m.StartThread();
+  absl::Status started = m.StartThread();
+  if (!started.ok()) {  // Next() returns the error rather than wait
+    std::lock_guard<std::mutex> lock(m.mu);
+    m.finished = true;
+    m.end = started;
+  }
+  return started;
 }
 
 DeviceCopier::DeviceCopier(std::unique_ptr<Impl> impl)

@@ -92,7 +92,8 @@ class DeviceCopier {
   // context, stream, events and buffers: cancels what is left of the
   // current epoch and waits for its copies first. Stats start again from 0
   // (buffers aside). The error Next() returned from the driver, if any, is
-  // returned again; InvalidArgument for a null loader.
+  // returned again; InvalidArgument for a null loader. Not concurrently
+  // with Next(), WaitReady() or Cancel().
   absl::Status Restart(std::shared_ptr<EpochLoader> loader);
 
   struct Stats {

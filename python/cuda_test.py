@@ -5,9 +5,9 @@ it before the memory goes, the driver's errors and a missing driver are
 exceptions naming them, and pinned=True/False/"mlock"/"none" never ask the
 driver for anything. With torch's CUDA in use, a batch the loop dropped
 right after `.cuda(non_blocking=True)` keeps its bytes until the copy has
-run (a fake of the torch.cuda pieces involved). In a child made by fork() (os.fork, a torch DataLoader's
-workers) the CUDA path is an error naming fork, and other pinnings work as
-in any process.
+run (a fake of the torch.cuda pieces involved). In a child made by fork()
+(os.fork, a torch DataLoader's workers) the CUDA path is an error naming
+fork, and other pinnings work as in any process.
 
 The double is reached through ctypes: loading the library the process's
 driver was loaded from returns the same library, so its counters and
@@ -33,6 +33,7 @@ LOG = os.path.join(tempfile.mkdtemp(), "fake_cuda.log")
 # Before anything loads the driver (it is loaded once, on first use).
 os.environ["FUSEDNORM_CUDA_DRIVER"] = FAKE
 os.environ["FAKE_CUDA_LOG"] = LOG
+os.environ["FAKE_CUDA_DEVICES"] = "2"
 
 import fusednorm  # noqa: E402
 
@@ -149,16 +150,19 @@ class FakeCopy:
 class FakeEvent:
     def __init__(self, cuda, blocking):
         self.cuda, self.blocking, self.copies = cuda, blocking, []
+        self.pid = os.getpid()
 
     def record(self, stream):
-        assert stream == "current"
+        self.stream = stream
         self.copies = list(self.cuda.queued)
         self.cuda.events.append(self)
 
     def query(self):
+        assert self.pid == os.getpid(), "a parent's event used after fork()"
         return all(c.data is not None for c in self.copies)
 
     def synchronize(self):
+        assert self.pid == os.getpid(), "a parent's event used after fork()"
         for c in self.copies:
             c.run()
 
@@ -173,8 +177,12 @@ class FakeTorchCuda:
     def is_initialized(self):
         return self.initialized
 
+    def current_device(self):
+        return 0
+
     def current_stream(self, device=None):
-        return "current"
+        assert isinstance(device, int), "the device named"
+        return f"current stream of device {device}"
 
     def Event(self, enable_timing=False, blocking=False, interprocess=False):
         return FakeEvent(self, blocking)
@@ -225,6 +233,39 @@ class NonBlockingCopies(unittest.TestCase):
                 self.copy_epoch(cuda, pinned, lag=0)
                 self.assertEqual(cuda.events, [])
 
+    def test_the_loaders_cuda_device_is_covered_too(self):
+        cuda = FakeTorchCuda()
+        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+            with fusednorm.Loader(pinned="cuda", cuda_device=1, **self.ARGS) as loader:
+                for images, _ in loader:
+                    cuda.copy(images)
+        streams = sorted({e.stream for e in cuda.events})
+        self.assertEqual(streams, ["current stream of device 0",
+                                   "current stream of device 1"])
+        self.assertEqual(len(cuda.events), 2 * len(loader))
+
+    def test_a_forked_child_never_touches_the_parents_events(self):
+        cuda = FakeTorchCuda()
+        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+            loader = fusednorm.Loader(pinned="cuda", **self.ARGS)
+            epoch = iter(loader)
+            for _ in range(3):
+                images, _ = next(epoch)
+                cuda.copy(images)  # never run: the parent's events stay held
+            del images
+
+            def child():  # what next() and the iterator's end do first
+                epoch._guard.next_asked()
+                epoch._guard.finish()
+                return ""
+
+            out, status = in_child(child)
+            self.assertEqual((out, status), ("", 0))
+            for c in cuda.queued:
+                c.run()
+            del epoch
+            loader.close()
+
     def test_an_iterator_given_up_mid_epoch_waits_for_its_copies(self):
         cuda = FakeTorchCuda()
         with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
@@ -272,6 +313,8 @@ def names_fork(call):
     """'' when call() raises RuntimeError naming fork, else what it did."""
     try:
         call()
+    except fusednorm.SampleError as e:
+        return f"SampleError, as if a sample were bad: {e}"
     except RuntimeError as e:
         return "" if "a child made by fork()" in str(e) else f"RuntimeError: {e}"
     return "no error"

@@ -94,7 +94,10 @@ const std::vector<const Setting*>& LoaderRows() {
     PyErr_SetString(PyExc_MemoryError, std::string(status.message()).c_str());
     throw py::error_already_set();
   }
-  if (status.code() == absl::StatusCode::kCancelled)
+  // Cancelled, and what no sample caused: no driver, a fork()ed child,
+  // memory the OS will not lock.
+  if (status.code() == absl::StatusCode::kCancelled ||
+      status.code() == absl::StatusCode::kFailedPrecondition)
     throw std::runtime_error(std::string(status.message()));
   PyErr_SetString(g_sample_error, std::string(status.message()).c_str());
   throw py::error_already_set();
@@ -179,9 +182,8 @@ class PyEpoch {
     const Split split = core_->options.split;
     const FusedNormalization& fused = core_->preprocessor->fused(split);
     const Size2 size = core_->preprocessor->sample_size(split);
-    std::vector<py::ssize_t> shape =
-        OutputShape(fused, size.height, size.width,
-                    core_->preprocessor->channels(split));
+    std::vector<py::ssize_t> shape = OutputShape(
+        fused, size.height, size.width, core_->preprocessor->channels(split));
     shape.insert(shape.begin(), static_cast<py::ssize_t>(batch->count));
     return InBatch(batch, NumpyDType(fused.dtype()), shape, batch->data);
   }
@@ -276,7 +278,9 @@ class PyLoader {
     });
   }
 
-  size_t batches() const { return core_->preprocessor->batches_per_epoch(core_->options.split); }
+  size_t batches() const {
+    return core_->preprocessor->batches_per_epoch(core_->options.split);
+  }
   std::string Describe() const {
     return core_->preprocessor->Describe(core_->options.split);
   }

@@ -155,9 +155,11 @@ std::string CheckWaits(const Options& o, std::string* figures) {
     if (!device.ok() || !stream.ok() || !event.ok()) {
       failure = "cannot allocate the device buffer, stream or event";
     } else {
-      for (int i = 0; i < o.copies; ++i)
-        (*stream)->CopyToDevice(device->ptr(), host, bytes).IgnoreError();
-      (*event)->Record(**stream).IgnoreError();
+      absl::Status queued;
+      for (int i = 0; i < o.copies && queued.ok(); ++i)
+        queued = (*stream)->CopyToDevice(device->ptr(), host, bytes);
+      if (queued.ok()) queued = (*event)->Record(**stream);
+      if (!queued.ok()) failure = queued.ToString();
       const auto start = std::chrono::steady_clock::now();
       const double cpu = ThreadCpuSeconds();
       if (absl::Status s = (*event)->Synchronize(); !s.ok())

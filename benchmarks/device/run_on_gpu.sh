@@ -180,10 +180,15 @@ say "== 4. the hand-off (handoff_check)"
 if ((smoke)); then check_args=(--images=128 --size=32 --bytes=1048576 --copies=2)
 else check_args=(); fi
 "$bin/handoff_check" "${check_args[@]}" 2>&1 | tee -a "$summary"
+handoff=${PIPESTATUS[0]}
 export PYTHONPATH="$bundle/python${PYTHONPATH:+:$PYTHONPATH}"
 if python3 -c "import torch, fusednorm; assert torch.cuda.is_available()" 2>/dev/null; then
-  if ((smoke)); then python3 "$bundle/handoff_torch.py" 128 32; else python3 "$bundle/handoff_torch.py"; fi 2>&1 | tee -a "$summary"
+  if ((smoke)); then torch_args=(128 32); else torch_args=(); fi
+  python3 "$bundle/handoff_torch.py" "${torch_args[@]}" 2>&1 | tee -a "$summary"
+  ((PIPESTATUS[0] == 0)) || handoff=1
 else
   say "skipped: torch's idioms (python3 here lacks torch with CUDA, or cannot load the bundled module)"
 fi
 say "logs: $out (runs.log, pack.log, summary.txt)"
+# The figures are read, not judged; a broken hand-off promise fails the run.
+exit "$handoff"

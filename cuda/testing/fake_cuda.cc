@@ -641,7 +641,8 @@ FAKE_EXPORT CUresult cuEventSynchronize(CuEvent event) {
     WaitUntil(&lock, Deadline(*e->stream, e->mark), (e->flags & 1) != 0);
     e = EventOf(event);  // destroyed meanwhile: nothing left to wait for
   }
-  if (e != nullptr && !e->done && e->stream != nullptr) Run(e->stream, e->mark);
+  if (r == kOk && e != nullptr && !e->done && e->stream != nullptr)
+    Run(e->stream, e->mark);
   Log("cuEventSynchronize event=%p -> %d", event, r);
   return r;
 }

@@ -186,10 +186,14 @@ class Loader:
     the process, torch's included, so copies from a batch to cuda_device
     are direct and asynchronous. Such a copy reads the batch until it
     completes: with torch's CUDA initialized, each next() holds the batch
-    before it until the work torch had queued on its current stream by then
-    has run (torch.from_numpy(images).cuda(non_blocking=True) is safe), and
-    fusednorm.torch.to_device holds its own. In a child made by fork()
-    pinned="cuda" raises RuntimeError naming fork.
+    before it until the work torch had queued by then on the current
+    stream (of the current device, and of cuda_device when given) has run.
+    So torch.from_numpy(images).cuda(non_blocking=True) in the loop is safe
+    when the copy is queued there, from the loop's thread, before the next
+    batch is asked for; copies on other streams, other threads or ahead of
+    the loop are yours to order (fusednorm.torch.to_device holds its own).
+    In a child made by fork() pinned="cuda" raises RuntimeError naming
+    fork.
 
     Under torch.distributed (initialized), or torchrun's environment (RANK,
     WORLD_SIZE), rank and world_size default to this process's: global
@@ -222,7 +226,9 @@ class Loader:
         return _call_repr("Loader", self.settings, self._kwargs)
 
     def __iter__(self):
-        guard = _CopyGuard() if self._kwargs.get("pinned") == "cuda" else None
+        guard = None
+        if self._kwargs.get("pinned") == "cuda":
+            guard = _CopyGuard(self._kwargs.get("cuda_device"))
         return _Epoch(iter(self._loader), self._bfloat16, guard)
 
     def __len__(self):
@@ -294,42 +300,67 @@ def _torch_cuda():
 
 class _CopyGuard:
     """With pinned="cuda", keeps each batch after the consumer has moved on,
-    until what torch had queued on its current stream by then has run.
+    until what torch had queued by then on its current streams has run.
 
     `torch.from_numpy(images).cuda(non_blocking=True)` from a registered slot
     is a DMA that reads the slot later, and torch protects only host memory
     from its own allocator: once the loop rebinds `images`, the slot would go
     back to the pool and be refilled under the copy. So each next() records
-    an event on torch's current stream (after the copies the loop queued
-    from the batch before) and holds that batch until the event completes;
-    completed ones are let go at each next(), and the epoch's end (or the
-    iterator's) waits for the rest. Without torch's CUDA initialized, no
-    copy can be queued and nothing is held."""
+    an event on torch's current stream of the current device (and of
+    `cuda_device`, when the Loader was given one), after the copies the loop
+    queued from the batch before, and holds that batch until the events
+    complete; completed ones are let go at each next(), and the epoch's end
+    (or the iterator's) waits for the rest. Without torch's CUDA
+    initialized no copy can be queued and nothing is held. In a child made
+    by fork() the parent's events are dropped unused: CUDA cannot be used
+    there."""
 
-    def __init__(self):
-        self._held = []  # (event, batch)
+    def __init__(self, cuda_device=None):
+        self._cuda_device = cuda_device
+        self._held = []  # ([events], batch)
         self._last = None  # the batch handed out last
+        self._pid = _os.getpid()
+
+    def _events(self, cuda):
+        """Events just recorded on the current streams copies may be on."""
+        devices = [cuda.current_device()]
+        if self._cuda_device is not None and self._cuda_device not in devices:
+            devices.append(self._cuda_device)
+        events = []
+        for device in devices:
+            event = cuda.Event(blocking=True)  # waits sleep, not spin
+            event.record(cuda.current_stream(device))
+            events.append(event)
+        return events
+
+    def _forked(self):
+        if self._pid == _os.getpid():
+            return False
+        self._held, self._last = [], None  # the parent's; never touched
+        return True
 
     def next_asked(self):
         """Before the next batch is taken: holds the last one until its
         copies have run, lets go those whose copies have."""
+        if self._forked():
+            return
         last, self._last = self._last, None
         cuda = _torch_cuda()
         if last is not None and cuda is not None:
-            event = cuda.Event(blocking=True)  # waits sleep, not spin
-            event.record(cuda.current_stream())
-            self._held.append((event, last))
-        self._held = [h for h in self._held if not h[0].query()]
+            self._held.append((self._events(cuda), last))
+        self._held = [h for h in self._held
+                      if not all(e.query() for e in h[0])]
 
     def handed(self, batch):
         self._last = batch
 
     def finish(self):
-        """Waits for every held batch's copies, then lets them go."""
+        """Waits for every held batch's copies, letting each go after."""
         self.next_asked()
-        held, self._held = self._held, []
-        for event, _ in held:
-            event.synchronize()
+        while self._held:
+            for event in self._held[0][0]:
+                event.synchronize()
+            del self._held[0]
 
 
 class _Epoch:
