@@ -192,13 +192,30 @@ class FakeTorchCuda:
         return self.queued[-1]
 
 
+def torch_with(cuda):
+    """sys.modules["torch"] replaced, while it lasts, by one whose cuda is
+    `cuda` (the guard looks torch up there; fusednorm never imports it)."""
+    return mock.patch.dict(sys.modules,
+                           {"torch": types.SimpleNamespace(cuda=cuda)})
+
+
+def copy_three(cuda, epoch):
+    """Three batches of `epoch`, each copied and dropped; the last copy and
+    the bytes its batch had."""
+    for _ in range(3):
+        images, _ = next(epoch)
+        expected = images.copy()
+        copy = cuda.copy(images)
+    return copy, expected
+
+
 class NonBlockingCopies(unittest.TestCase):
     ARGS = dict(images=64, batch_size=8, size=16, threads=2, seed=3)
 
     def copy_epoch(self, cuda, pinned, lag=2):
         """Each batch copied as the loop gets it and dropped at once; the
         device runs each copy `lag` batches later. The copies' bytes."""
-        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+        with torch_with(cuda):
             loader = fusednorm.Loader(pinned=pinned, **self.ARGS)
             epoch, copies = iter(loader), []
             for i in range(len(loader)):
@@ -235,7 +252,7 @@ class NonBlockingCopies(unittest.TestCase):
 
     def test_the_loaders_cuda_device_is_covered_too(self):
         cuda = FakeTorchCuda()
-        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+        with torch_with(cuda):
             with fusednorm.Loader(pinned="cuda", cuda_device=1, **self.ARGS) as loader:
                 for images, _ in loader:
                     cuda.copy(images)
@@ -246,13 +263,10 @@ class NonBlockingCopies(unittest.TestCase):
 
     def test_a_forked_child_never_touches_the_parents_events(self):
         cuda = FakeTorchCuda()
-        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+        with torch_with(cuda):
             loader = fusednorm.Loader(pinned="cuda", **self.ARGS)
             epoch = iter(loader)
-            for _ in range(3):
-                images, _ = next(epoch)
-                cuda.copy(images)  # never run: the parent's events stay held
-            del images
+            copy_three(cuda, epoch)  # never run: the parent's events stay held
 
             def child():  # what next() and the iterator's end do first
                 epoch._guard.next_asked()
@@ -268,14 +282,11 @@ class NonBlockingCopies(unittest.TestCase):
 
     def test_an_iterator_given_up_mid_epoch_waits_for_its_copies(self):
         cuda = FakeTorchCuda()
-        with mock.patch.dict(sys.modules, {"torch": types.SimpleNamespace(cuda=cuda)}):
+        with torch_with(cuda):
             loader = fusednorm.Loader(pinned="cuda", **self.ARGS)
             epoch = iter(loader)
-            for _ in range(3):
-                images, _ = next(epoch)
-                expected = images.copy()
-                copy = cuda.copy(images)
-            del images, epoch  # the last batch's copy has not run
+            copy, expected = copy_three(cuda, epoch)
+            del epoch  # the last batch's copy has not run
             self.assertTrue(np.array_equal(copy.data, expected))
             loader.close()
 
