@@ -2,6 +2,8 @@
 // backpressure on the slots, and batches handed out in order.
 #include "pipeline/epoch_loader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -102,6 +104,7 @@ size_t LoaderSettings::local_samples(size_t samples) const {
 }
 
 struct EpochLoader::Impl {
+  pid_t process = getpid();  // the process whose threads are the workers
   const Dataset* dataset = nullptr;
   const Chain* chain = nullptr;
   LoaderSettings s;
@@ -365,13 +368,20 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
 EpochLoader::EpochLoader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 EpochLoader::~EpochLoader() {
+  if (Forked()) {
+    impl_.release();  // NOLINT: the parent's; its threads are not here
+    return;
+  }
   Cancel();
   for (std::thread& t : impl_->workers) t.join();
   // The slots and one the consumer holds stay for the next epoch.
   impl_->station->EndUse(impl_->s.slots + 1);
 }
 
+bool EpochLoader::Forked() const { return getpid() != impl_->process; }
+
 void EpochLoader::Cancel() {
+  if (Forked()) return;
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->StopLocked();
 }
@@ -403,6 +413,7 @@ EpochLoader::DecodedPixels EpochLoader::decoded_pixels() const {
 }
 
 bool EpochLoader::WaitReady(absl::Duration timeout) {
+  if (Forked()) return true;  // Next() says why at once
   Impl& m = *impl_;
   std::unique_lock<std::mutex> lock(m.mu);
   return m.done_cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
@@ -410,6 +421,13 @@ bool EpochLoader::WaitReady(absl::Duration timeout) {
 }
 
 absl::StatusOr<BatchRef> EpochLoader::Next() {
+  if (Forked()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "this epoch was started by process ", impl_->process,
+        " and this is process ", getpid(),
+        ", a child made by fork(): its workers are not here. Start a new "
+        "epoch in the child (iter(loader) in Python)"));
+  }
   Impl& m = *impl_;
   std::unique_lock<std::mutex> lock(m.mu);
   m.done_cv.wait(lock, [&] { return m.Ready(); });

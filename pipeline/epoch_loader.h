@@ -135,6 +135,12 @@ class EpochLoader {
       std::shared_ptr<TransferStation> station);
 
   // Stops the workers cleanly (Cancel(), then joins them).
+  //
+  // An epoch belongs to the process that started it. In a child made by
+  // fork() its workers do not exist (nor may its locks be free): there
+  // Next() is FailedPrecondition naming fork, WaitReady() is true at once,
+  // Cancel() does nothing, and destruction leaves the epoch's memory as it
+  // is instead of joining threads that are not there.
   ~EpochLoader();
 
   // The next batch in order, nullptr after the last, or an error (kFail: the
@@ -176,6 +182,8 @@ class EpochLoader {
  private:
   struct Impl;
   explicit EpochLoader(std::unique_ptr<Impl> impl);
+  // In a child made by fork() since the epoch started.
+  bool Forked() const;
   std::unique_ptr<Impl> impl_;
 };
 

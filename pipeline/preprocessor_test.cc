@@ -2,6 +2,8 @@
 // shards, backpressure, errors reaching the consumer, shutdown, datasets.
 #include "pipeline/preprocessor.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -279,6 +281,53 @@ TEST(Preprocessor, ByteIdenticalAcrossThreadCountsAndOrdered) {
   // Val is not shuffled: indices in order.
   const EpochResult val = RunEpoch(*p, Split::kVal, 0);
   EXPECT_EQ(val.indices.at(0), (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+// What a child made by fork() in the middle of an epoch gets from it: each
+// failed check as a bit, 0 when all hold.
+int ChildOfAForkMidEpoch(std::unique_ptr<EpochLoader> epoch) {
+  int failed = 0;
+  if (!epoch->WaitReady(absl::Seconds(5))) failed |= 1;  // would hang
+  const absl::Status s = epoch->Next().status();
+  if (s.code() != absl::StatusCode::kFailedPrecondition ||
+      s.message().find("a child made by fork(): its workers are not here") ==
+          std::string::npos)
+    failed |= 2;
+  epoch->Cancel();
+  epoch.reset();  // no join of threads that are not here
+  return failed;
+}
+
+TEST(Preprocessor, AnEpochInAChildMadeByForkIsAnErrorNotAHang) {
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(45, 3));
+  absl::StatusOr<Preprocessor> p = SeedExample(data).Commit();
+  ASSERT_TRUE(p.ok()) << p.status();
+  const EpochResult reference = RunEpoch(*p, Split::kTrain, 2);
+  auto epoch = p->StartEpoch(Split::kTrain, 2);
+  ASSERT_TRUE(epoch.ok()) << epoch.status();
+  absl::StatusOr<BatchRef> first = (*epoch)->Next();
+  ASSERT_TRUE(first.ok() && *first != nullptr);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(ChildOfAForkMidEpoch(*std::move(epoch)));
+  int status = 0;
+  for (int i = 0; i < 1000 && waitpid(child, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (waitpid(child, &status, WNOHANG) == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the child hung on the inherited epoch";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "bits of ChildOfAForkMidEpoch's checks";
+  // The parent's epoch goes on, byte for byte.
+  std::vector<std::vector<uint8_t>> rest;
+  for (absl::StatusOr<BatchRef> b; (b = (*epoch)->Next()).ok() && *b;)
+    rest.emplace_back((*b)->data,
+                      (*b)->data + (*b)->count * (*b)->sample_bytes);
+  ASSERT_EQ(rest.size() + 1, reference.bytes.size());
+  for (size_t i = 0; i < rest.size(); ++i)
+    EXPECT_EQ(rest[i], reference.bytes.at(i + 1)) << "batch " << i + 1;
 }
 
 // 37 samples in batches of 8: global batches 0..4, the last of 5 samples.

@@ -356,6 +356,32 @@ class Fork(unittest.TestCase):
         cuda.close()
         plain.close()
 
+    def test_an_epoch_in_progress_at_the_fork_is_an_error_in_the_child(self):
+        loader = fusednorm.Loader(pinned="none", seed=4, **SMALL)
+        epochs = [iter(loader)]
+        first = next(epochs[0])
+
+        def child():
+            try:
+                next(epochs[0])
+                problem = "no error"
+            except RuntimeError as e:
+                problem = "" if "its workers are not here" in str(e) else str(e)
+            del epochs[:]  # freed without joining the parent's workers
+            new = epoch_digest(loader)  # a new epoch has workers of its own
+            loader.close()  # as at the interpreter's exit: no hang
+            return problem + "|" + new
+
+        out, status = in_child(child)
+        self.assertEqual(status, 0)
+        problem, digest = out.split("|")
+        self.assertEqual(problem, "")
+        self.assertEqual(digest, epoch_digest(loader), "the child's new epoch")
+        self.assertEqual(len(list(epochs[0])), len(loader) - 1,
+                         "the parent's epoch goes on")
+        del first
+        loader.close()
+
     def test_torch_dataloader_workers_use_inherited_loaders(self):
         try:
             import torch.utils.data as data

@@ -193,7 +193,8 @@ class Loader:
     batch is asked for; copies on other streams, other threads or ahead of
     the loop are yours to order (fusednorm.torch.to_device holds its own).
     In a child made by fork() pinned="cuda" raises RuntimeError naming
-    fork.
+    fork, and so does an iterator of an epoch under way at the fork (its
+    workers are the parent's); a new iter(loader) works there.
 
     Under torch.distributed (initialized), or torchrun's environment (RANK,
     WORLD_SIZE), rank and world_size default to this process's: global
