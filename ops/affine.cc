@@ -114,24 +114,22 @@ Point2 Apply(const AffineMatrix& m, double x, double y) {
   return {m[0] * x + m[1] * y + m[2], m[3] * x + m[4] * y + m[5]};
 }
 
-absl::StatusOr<RotatePlan> PlanRotate(Size2 input, double degrees,
-                                      bool expand,
+absl::StatusOr<RotatePlan> PlanRotate(Size2 input, double degrees, bool expand,
                                       std::optional<Point2> center) {
   const double w = static_cast<double>(input.width);
   const double h = static_cast<double>(input.height);
   const Point2 c = center ? *center : Point2{w / 2.0, h / 2.0};
   const double r = -(degrees * kDegToRad);
-  AffineMatrix m = {PythonRound15(std::cos(r)),  PythonRound15(std::sin(r)),
-                    0.0,
-                    PythonRound15(-std::sin(r)), PythonRound15(std::cos(r)),
-                    0.0};
+  AffineMatrix m = {
+      PythonRound15(std::cos(r)),  PythonRound15(std::sin(r)), 0.0,
+      PythonRound15(-std::sin(r)), PythonRound15(std::cos(r)), 0.0};
   const Point2 t = Apply(m, -c.first - 0.0, -c.second - 0.0);
   m[2] = t.first + c.first;
   m[5] = t.second + c.second;
   if (!expand) return RotatePlan{m, input};
   double lo_x = HUGE_VAL, hi_x = -HUGE_VAL, lo_y = HUGE_VAL, hi_y = -HUGE_VAL;
-  for (const Point2& corner : {Point2{0, 0}, Point2{w, 0}, Point2{w, h},
-                              Point2{0, h}}) {
+  for (const Point2& corner :
+       {Point2{0, 0}, Point2{w, 0}, Point2{w, h}, Point2{0, h}}) {
     const Point2 p = Apply(m, corner.first, corner.second);
     lo_x = std::min(lo_x, p.first);
     hi_x = std::max(hi_x, p.first);
@@ -144,13 +142,13 @@ absl::StatusOr<RotatePlan> PlanRotate(Size2 input, double degrees,
   if (!(nw >= 1 && nh >= 1 && nw <= kMaxSide && nh <= kMaxSide)) {
     return InvalidArgumentCat("rotating ", input.height, "x", input.width,
                               " by ", degrees, " degrees with expand gives ",
-                              nh, "x", nw, ": sides must be in 1..",
-                              kMaxSide);
+                              nh, "x", nw, ": sides must be in 1..", kMaxSide);
   }
   const Point2 shift = Apply(m, -(nw - w) / 2.0, -(nh - h) / 2.0);
   m[2] = shift.first;
   m[5] = shift.second;
-  return RotatePlan{m, Size2{static_cast<int64_t>(nh), static_cast<int64_t>(nw)}};
+  return RotatePlan{m,
+                    Size2{static_cast<int64_t>(nh), static_cast<int64_t>(nw)}};
 }
 
 }  // namespace
@@ -238,8 +236,8 @@ absl::Status PillowTransform(const AugmentKernelInfo& kernel,
   for (const double v : a) {
     if (!std::isfinite(v)) {
       return InvalidArgumentCat(
-          "the affine matrix (", a[0], ", ", a[1], ", ", a[2], ", ", a[3],
-          ", ", a[4], ", ", a[5],
+          "the affine matrix (", a[0], ", ", a[1], ", ", a[2], ", ", a[3], ", ",
+          a[4], ", ", a[5],
           ") is not finite (a scale that rounds to 0, or a NaN)");
     }
   }

@@ -81,8 +81,7 @@ TEST(Affine, PillowsRotatedSizes) {
   }
   // A far center spans a size no image has: refused, never cast.
   ExpectError(RotatedSize({20, 37}, 30.0, true, Point2{1e300, 5}).status(),
-              absl::StatusCode::kInvalidArgument,
-              "with expand gives");
+              absl::StatusCode::kInvalidArgument, "with expand gives");
 }
 
 TEST(AugmentSpace, TorchsBins) {
@@ -225,10 +224,10 @@ TEST(Policies, BadDecisionsAreRefused) {
   auto pair = [](const char* name, double m) {
     return ArgValue::Tuple({ArgValue::Text(name), ArgValue::Float(m)});
   };
-  ExpectError(op->DecisionFromFields(field({pair("Posterize", 9.0)}), {8, 8})
-                  .status(),
-              absl::StatusCode::kInvalidArgument,
-              "Posterize magnitude = 9: int(magnitude) bits must be in 0..8");
+  ExpectError(
+      op->DecisionFromFields(field({pair("Posterize", 9.0)}), {8, 8}).status(),
+      absl::StatusCode::kInvalidArgument,
+      "Posterize magnitude = 9: int(magnitude) bits must be in 0..8");
   ExpectError(
       op->DecisionFromFields(field({pair("Blur", 1.0)}), {8, 8}).status(),
       absl::StatusCode::kInvalidArgument, "'Blur' is not an op");

@@ -73,10 +73,10 @@ absl::StatusOr<int> AffineOp::OutputChannels(int channels) const {
 absl::Status AffineOp::Validate() const {
   FUSEDNORM_RETURN_IF_ERROR(
       PrefixStatus(kernel_.status(), absl::StrCat(op_name(), ": ")));
-  if (center_ && !(std::isfinite(center_->first) &&
-                   std::isfinite(center_->second))) {
-    return InvalidArgumentCat(op_name(), " center = ",
-                              FormatArg(CenterArg()), ": must be finite");
+  if (center_ &&
+      !(std::isfinite(center_->first) && std::isfinite(center_->second))) {
+    return InvalidArgumentCat(op_name(), " center = ", FormatArg(CenterArg()),
+                              ": must be finite");
   }
   return fill_.Validate(op_name());
 }
@@ -124,17 +124,16 @@ OpDecision RandomRotation::Decide(Size2, SampleStream& stream) const {
   return d;
 }
 
-absl::Status RandomRotation::Apply(const ImageView& input,
-                                   const OpDecision& d, OpWorkspace* ws,
-                                   Image* output) const {
+absl::Status RandomRotation::Apply(const ImageView& input, const OpDecision& d,
+                                   OpWorkspace* ws, Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
   FUSEDNORM_RETURN_IF_ERROR(
       DecidedOutputSize({input.height, input.width}, d).status());
   return PrefixStatus(
-      PillowRotate(**kernel_, input, d.angle, FilterOf(interpolation_),
-                   expand_, center_, fill_.Color(), &ws->affine, output),
+      PillowRotate(**kernel_, input, d.angle, FilterOf(interpolation_), expand_,
+                   center_, fill_.Color(), &ws->affine, output),
       absl::StrCat(op_name(), ": "));
 }
 
@@ -177,17 +176,17 @@ absl::Status RandomAffine::Validate() const {
   if (r_.translate) {
     const auto [tx, ty] = *r_.translate;
     if (!(tx >= 0 && tx <= 1 && ty >= 0 && ty <= 1)) {
-      return InvalidArgumentCat("RandomAffine translate = ",
-                                FormatArg(PairArg(*r_.translate)),
-                                ": translation fractions must be in [0, 1]");
+      return InvalidArgumentCat(
+          "RandomAffine translate = ", FormatArg(PairArg(*r_.translate)),
+          ": translation fractions must be in [0, 1]");
     }
   }
   if (r_.scale) {
     FUSEDNORM_RETURN_IF_ERROR(CheckRange("RandomAffine", "scale", *r_.scale));
     if (!(static_cast<float>(r_.scale->first) > 0)) {
-      return InvalidArgumentCat("RandomAffine scale = ",
-                                FormatArg(PairArg(*r_.scale)),
-                                ": scale values must be positive floats");
+      return InvalidArgumentCat(
+          "RandomAffine scale = ", FormatArg(PairArg(*r_.scale)),
+          ": scale values must be positive floats");
     }
   }
   if (!r_.shear.empty()) {
@@ -196,8 +195,8 @@ absl::Status RandomAffine::Validate() const {
                                 " values: give 1, 2 or 4");
     }
     for (size_t i = 0; i < r_.shear.size(); i += 2) {
-      FUSEDNORM_RETURN_IF_ERROR(CheckRange(
-          "RandomAffine", "shear", {r_.shear[i], r_.shear[i + 1]}));
+      FUSEDNORM_RETURN_IF_ERROR(
+          CheckRange("RandomAffine", "shear", {r_.shear[i], r_.shear[i + 1]}));
     }
   }
   return AffineOp::Validate();
@@ -207,7 +206,8 @@ OpDecision RandomAffine::Decide(Size2 input, SampleStream& stream) const {
   OpDecision d;
   d.angle = UniformFloat32(r_.degrees.first, r_.degrees.second, stream);
   if (r_.translate) {
-    const double max_dx = r_.translate->first * static_cast<double>(input.width);
+    const double max_dx =
+        r_.translate->first * static_cast<double>(input.width);
     const double max_dy =
         r_.translate->second * static_cast<double>(input.height);
     // int(round(x)).
@@ -231,14 +231,13 @@ absl::Status RandomAffine::Apply(const ImageView& input, const OpDecision& d,
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
-  return PrefixStatus(
-      TorchvisionAffine(**kernel_, input, d.angle,
-                        {static_cast<double>(d.translate[0]),
-                         static_cast<double>(d.translate[1])},
-                        d.scale, {d.shear[0], d.shear[1]}, center_,
-                        FilterOf(interpolation_), fill_.Color(), &ws->affine,
-                        output),
-      absl::StrCat(op_name(), ": "));
+  return PrefixStatus(TorchvisionAffine(**kernel_, input, d.angle,
+                                        {static_cast<double>(d.translate[0]),
+                                         static_cast<double>(d.translate[1])},
+                                        d.scale, {d.shear[0], d.shear[1]},
+                                        center_, FilterOf(interpolation_),
+                                        fill_.Color(), &ws->affine, output),
+                      absl::StrCat(op_name(), ": "));
 }
 
 std::vector<NamedArg> RandomAffine::DecisionFields(const OpDecision& d) const {
@@ -314,8 +313,7 @@ absl::Status RandomPixelOp::Apply(const ImageView& input, const OpDecision& d,
   return ApplyOp(**kernel_, input, output);
 }
 
-std::vector<NamedArg> RandomPixelOp::DecisionFields(
-    const OpDecision& d) const {
+std::vector<NamedArg> RandomPixelOp::DecisionFields(const OpDecision& d) const {
   return {{field(), ArgValue::Bool(d.apply)}};
 }
 

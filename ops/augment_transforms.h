@@ -52,9 +52,8 @@ class AffineOp : public PreprocessOp {
 
 class RandomRotation : public AffineOp {
  public:
-  RandomRotation(std::pair<double, double> degrees,
-                 Interpolation interpolation, bool expand,
-                 std::optional<Point2> center, FillArg fill)
+  RandomRotation(std::pair<double, double> degrees, Interpolation interpolation,
+                 bool expand, std::optional<Point2> center, FillArg fill)
       : AffineOp(interpolation, std::move(fill), center),
         degrees_(degrees),
         expand_(expand) {}
@@ -95,9 +94,7 @@ class RandomAffine : public AffineOp {
   std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::Status Validate() const override;
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override {
-    return input;
-  }
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override { return input; }
   bool KeepsSize() const override { return true; }
   OpDecision Decide(Size2 input, SampleStream& stream) const override;
   absl::Status Apply(const ImageView& input, const OpDecision& decision,
@@ -113,9 +110,7 @@ class RandomAffine : public AffineOp {
 // The base of the ops applied with probability p.
 class RandomPixelOp : public PreprocessOp {
  public:
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override {
-    return input;
-  }
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override { return input; }
   bool KeepsSize() const override { return true; }
   absl::StatusOr<int> OutputChannels(int channels) const override;
   absl::Status Validate() const override;
@@ -131,8 +126,7 @@ class RandomPixelOp : public PreprocessOp {
   explicit RandomPixelOp(double p);
   // The op on a whole image (its channels checked).
   virtual absl::Status ApplyOp(const AugmentKernelInfo& kernel,
-                               const ImageView& input,
-                               Image* output) const = 0;
+                               const ImageView& input, Image* output) const = 0;
   // The decision's field: torchvision's functional name of the op.
   virtual const char* field() const = 0;
   // Whether RGBA images are taken (ImageOps' tables refuse them).

@@ -216,8 +216,7 @@ absl::Status AugmentPolicy::Apply(const ImageView& input,
   return absl::OkStatus();
 }
 
-std::vector<NamedArg> AugmentPolicy::DecisionFields(
-    const OpDecision& d) const {
+std::vector<NamedArg> AugmentPolicy::DecisionFields(const OpDecision& d) const {
   std::vector<ArgValue> ops;
   for (int i = 0; i < d.step_count; ++i) {
     ops.push_back(ArgValue::Tuple({ArgValue::Text(AugmentOpName(d.steps[i].op)),
@@ -287,8 +286,8 @@ std::unique_ptr<PreprocessOp> AutoAugment::Clone() const {
 OpDecision AutoAugment::Decide(Size2 input, SampleStream& stream) const {
   // get_params: a sub-policy, two probabilities (float32) and two signs.
   const absl::Span<const SubPolicy> policies = SubPolicies(policy_);
-  const SubPolicy& sub = policies[stream.UniformInt(
-      0, static_cast<int64_t>(policies.size()) - 1)];
+  const SubPolicy& sub =
+      policies[stream.UniformInt(0, static_cast<int64_t>(policies.size()) - 1)];
   const float probs[2] = {stream.Uniform(), stream.Uniform()};
   const int64_t signs[2] = {stream.UniformInt(0, 1), stream.UniformInt(0, 1)};
   OpDecision d;
@@ -334,14 +333,13 @@ absl::Status RandAugment::Validate() const {
 }
 
 OpDecision RandAugment::Decide(Size2 input, SampleStream& stream) const {
-  const absl::Span<const AugmentOp> ops =
-      SpaceOps(AugmentSpace::kRandAugment);
+  const absl::Span<const AugmentOp> ops = SpaceOps(AugmentSpace::kRandAugment);
   OpDecision d;
   for (int64_t k = 0; k < num_ops_; ++k) {
     const AugmentOp op =
         ops[stream.UniformInt(0, static_cast<int64_t>(ops.size()) - 1)];
-    DrawSigned(AugmentSpace::kRandAugment, op, bins_, magnitude_, input,
-               stream, &d);
+    DrawSigned(AugmentSpace::kRandAugment, op, bins_, magnitude_, input, stream,
+               &d);
   }
   return d;
 }

@@ -201,8 +201,7 @@ absl::Status AdjustColors(const ColorKernelInfo& kernel, const ImageView& input,
   ForEachBlock(input, kMaxColorPixels,
                [&](const uint8_t* in, int64_t offset, int64_t pixels) {
                  kernel.adjust(in, output->pixels.data() + offset * C, pixels,
-                               C, steps, first,
-                               contrast < 0 ? nullptr : &luma);
+                               C, steps, first, contrast < 0 ? nullptr : &luma);
                });
   if (contrast < 0) return absl::OkStatus();
   // ImageEnhance.Contrast: int(mean + 0.5) of the image's L.

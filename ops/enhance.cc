@@ -146,8 +146,7 @@ absl::Status Posterize(const AugmentKernelInfo& kernel, const ImageView& input,
 
 absl::Status Solarize(const AugmentKernelInfo& kernel, const ImageView& input,
                       double threshold, Image* output) {
-  return LookUpAll(kernel, "Solarize", input, SolarizeTable(threshold),
-                   output);
+  return LookUpAll(kernel, "Solarize", input, SolarizeTable(threshold), output);
 }
 
 absl::Status Invert(const AugmentKernelInfo& kernel, const ImageView& input,

@@ -78,14 +78,16 @@ Resize::Resize(int64_t size, Resampling resampling,
 Resize::Resize(Size2 size, ResizeFilter filter)
     : Resize(size, Resampling{Interpolation::kBilinear, filter}) {}
 Resize::Resize(Size2 size, Resampling resampling)
-    : exact_(size), resampling_(resampling), resizer_(MakeResizer(resampling)) {}
+    : exact_(size),
+      resampling_(resampling),
+      resizer_(MakeResizer(resampling)) {}
 
 std::vector<NamedArg> Resize::args() const {
-  return {{"size", shorter_ > 0 ? ArgValue::Int(shorter_) : SizeArg(exact_)},
-          {"interpolation", InterpolationArg(resampling_.interpolation)},
-          {"max_size",
-           max_size_ ? ArgValue::Int(*max_size_) : ArgValue::None()},
-          {"antialias", ArgValue::Bool(true)}};
+  return {
+      {"size", shorter_ > 0 ? ArgValue::Int(shorter_) : SizeArg(exact_)},
+      {"interpolation", InterpolationArg(resampling_.interpolation)},
+      {"max_size", max_size_ ? ArgValue::Int(*max_size_) : ArgValue::None()},
+      {"antialias", ArgValue::Bool(true)}};
 }
 
 std::unique_ptr<PreprocessOp> Resize::Clone() const {
@@ -364,8 +366,7 @@ absl::Status RandomHorizontalFlip::Apply(const ImageView& input,
                                          OpWorkspace*, Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   const int C = input.channels;
-  FUSEDNORM_RETURN_IF_ERROR(
-      ShapeImage(input.height, input.width, C, output));
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(input.height, input.width, C, output));
   for (int64_t y = 0; y < input.height; ++y) {
     const uint8_t* in = input.pixels.data() + y * input.row_stride;
     uint8_t* out = output->pixels.data() + y * input.width * C;
@@ -383,12 +384,11 @@ std::unique_ptr<PreprocessOp> RandomVerticalFlip::Clone() const {
 }
 
 absl::Status RandomVerticalFlip::Apply(const ImageView& input,
-                                       const OpDecision& decision,
-                                       OpWorkspace*, Image* output) const {
+                                       const OpDecision& decision, OpWorkspace*,
+                                       Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   const int C = input.channels;
-  FUSEDNORM_RETURN_IF_ERROR(
-      ShapeImage(input.height, input.width, C, output));
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(input.height, input.width, C, output));
   const size_t row = static_cast<size_t>(input.width * C);
   for (int64_t y = 0; y < input.height; ++y) {
     const int64_t from = decision.apply ? input.height - 1 - y : y;

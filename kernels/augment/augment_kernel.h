@@ -49,8 +49,8 @@ enum class AffineFilter : uint8_t { kNearest, kBilinear, kBicubic };
 struct AugmentInput {
   const uint8_t* pixels;
   int64_t height, width;
-  int channels;            // 1, 3 or 4
-  int64_t row_stride;      // bytes, >= width * channels
+  int channels;        // 1, 3 or 4
+  int64_t row_stride;  // bytes, >= width * channels
 };
 
 struct AugmentKernelInfo {
@@ -64,15 +64,14 @@ struct AugmentKernelInfo {
   // The affine transform of `in` into the compact out_height x out_width
   // image `out` (in's channels) by Pillow's inverse matrix `a` (finite);
   // writes only the pixels whose point has an input pixel.
-  void (*affine)(const AugmentInput& in, const double a[6],
-                 AffineFilter filter, uint8_t* out, int64_t out_height,
-                 int64_t out_width);
+  void (*affine)(const AugmentInput& in, const double a[6], AffineFilter filter,
+                 uint8_t* out, int64_t out_height, int64_t out_width);
   // Sharpness with blend factor `alpha` (finite): out has in's size.
   void (*sharpen)(const AugmentInput& in, float alpha, uint8_t* out);
   // out = luts[c * 256 + value] for each value of channel c, `pixels`
   // compact pixels of `channels`.
-  void (*lookup)(const uint8_t* in, uint8_t* out, int64_t pixels,
-                 int channels, const uint8_t* luts);
+  void (*lookup)(const uint8_t* in, uint8_t* out, int64_t pixels, int channels,
+                 const uint8_t* luts);
   // hist[c * 256 + value] += 1 for each value of channel c of `pixels`
   // compact pixels (at most 2^32 - 1 in all, counts included).
   void (*histogram)(const uint8_t* in, int64_t pixels, int channels,
