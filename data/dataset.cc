@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codecs/codec.h"
+#include "core/digest.h"
 #include "core/status.h"
 #include "data/read_file.h"
 #include "rng/philox.h"
@@ -34,6 +36,9 @@ class Synthetic : public Dataset {
   }
   size_t size() const override { return count_; }
   int channels() const override { return 3; }
+  uint64_t IndexDigest() const override {
+    return Digest().Text("synthetic").Number(count_).Number(seed_).value();
+  }
   absl::Status Read(size_t index, SampleBuffer* buffer,
                     RawSample* out) const override {
     FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, count_));
@@ -93,6 +98,22 @@ class InMemory : public Dataset {
   int channels() const override {
     return images_.empty() ? 3 : images_[0].channels;
   }
+  // The pixels and labels, digested on first use.
+  uint64_t IndexDigest() const override {
+    std::call_once(digest_once_, [&] {
+      Digest d;
+      d.Text("in-memory").Number(images_.size());
+      for (size_t i = 0; i < images_.size(); ++i) {
+        const Image& im = images_[i];
+        d.Number(static_cast<uint64_t>(im.height))
+            .Number(static_cast<uint64_t>(im.width))
+            .Number(static_cast<uint64_t>(labels_[i]))
+            .Bytes(im.pixels.data(), im.pixels.size());
+      }
+      digest_ = d.value();
+    });
+    return digest_;
+  }
   absl::Status Read(size_t index, SampleBuffer*,
                     RawSample* out) const override {
     FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, images_.size()));
@@ -108,6 +129,8 @@ class InMemory : public Dataset {
   std::vector<Image> images_;
   std::vector<int64_t> labels_;
   std::string name_;
+  mutable std::once_flag digest_once_;
+  mutable uint64_t digest_ = 0;
 };
 
 class Folder : public Dataset {
@@ -119,6 +142,25 @@ class Folder : public Dataset {
   }
   size_t size() const override { return files_.size(); }
   int channels() const override { return 3; }
+  // The files' paths below the root, labels and sizes (a file that cannot
+  // be looked at counts as size 2^64 - 1), on first use.
+  uint64_t IndexDigest() const override {
+    std::call_once(digest_once_, [&] {
+      Digest d;
+      d.Text("folder").Number(files_.size());
+      for (const auto& [path, label] : files_) {
+        struct stat st;
+        const uint64_t size = stat(path.c_str(), &st) == 0
+                                  ? static_cast<uint64_t>(st.st_size)
+                                  : ~uint64_t{0};
+        d.Text(absl::string_view(path).substr(root_.size()))
+            .Number(static_cast<uint64_t>(label))
+            .Number(size);
+      }
+      digest_ = d.value();
+    });
+    return digest_;
+  }
   absl::Status Read(size_t index, SampleBuffer* buffer,
                     RawSample* out) const override {
     FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, files_.size()));
@@ -137,6 +179,8 @@ class Folder : public Dataset {
  private:
   std::string root_;
   std::vector<std::pair<std::string, int64_t>> files_;
+  mutable std::once_flag digest_once_;
+  mutable uint64_t digest_ = 0;
 };
 
 // Sorted entries of a directory (no "." or ".."), or NotFound.
@@ -165,6 +209,10 @@ uint32_t BigEndian32(const uint8_t* p) {
 }
 
 }  // namespace
+
+uint64_t Dataset::IndexDigest() const {
+  return Digest().Text(name()).Number(size()).value();
+}
 
 absl::StatusOr<Image> DecodeRawSample(const RawSample& raw) {
   if (raw.is_encoded()) return DecodeWhole(raw.encoded, raw.what);

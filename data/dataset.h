@@ -65,6 +65,15 @@ class Dataset {
   virtual absl::Status CheckUnchanged(const RawSample& sample) const {
     return absl::OkStatus();
   }
+
+  // A digest of the dataset's index (core/digest.h), the same wherever the
+  // same data is opened: its sample count and what tells its samples
+  // apart -- the files' names (relative to the folder, or the shards'
+  // base names) and sizes, an in-memory dataset's pixels and labels. A
+  // resumed run compares it with the one it was saved with. The default
+  // digests name() and size(). Thread-safe; may take a while the first
+  // time (a folder's files are looked at once).
+  virtual uint64_t IndexDigest() const;
 };
 
 // A sample read by Read(), decoded whole into an image of its own.

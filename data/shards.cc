@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "codecs/codec.h"
 #include "codecs/npy.h"
+#include "core/digest.h"
 #include "core/status.h"
 #include "data/mapped_file.h"
 #include "data/tar.h"
@@ -83,6 +84,19 @@ class Shards : public Dataset {
 
   absl::Status CheckUnchanged(const RawSample& sample) const override {
     return files_[samples_[sample.index].shard]->CheckUnchanged();
+  }
+
+  // The shards' base names and sizes, and the sample count.
+  uint64_t IndexDigest() const override {
+    Digest d;
+    d.Text("shards").Number(samples_.size()).Number(paths_.size());
+    for (size_t i = 0; i < paths_.size(); ++i) {
+      const size_t slash = paths_[i].rfind('/');
+      d.Text(slash == std::string::npos ? paths_[i]
+                                        : paths_[i].substr(slash + 1))
+          .Number(files_[i]->bytes().size());
+    }
+    return d.value();
   }
 
  private:
