@@ -110,8 +110,6 @@ struct EpochLoader::Impl {
   LoaderSettings s;
   uint32_t epoch = 0;
   std::unique_ptr<EpochOrder> order;  // this rank's batches and samples
-  // Task number of each local batch's first sample.
-  std::vector<size_t> first_task;
   size_t total_tasks = 0;
   std::shared_ptr<TransferStation> station;
 
@@ -137,19 +135,18 @@ struct EpochLoader::Impl {
   size_t samples = 0;  // of the epoch, over all ranks
 
   size_t BatchCount(size_t j) const { return order->BatchSamples(j); }
-  size_t BatchOfTask(size_t t) const {
-    return std::upper_bound(first_task.begin(), first_task.end(), t) -
-           first_task.begin() - 1;
-  }
+  // Every batch but the last is full.
+  size_t FirstTask(size_t j) const { return j * s.batch_size; }
+  size_t BatchOfTask(size_t t) const { return t / s.batch_size; }
 
-  // The epoch's order and this rank's batches.
-  void Plan() {
+  // The epoch's order and this rank's batches after the first `start` of
+  // the epoch's.
+  absl::Status Plan(uint64_t start) {
     samples = s.epoch_samples(dataset->size());
-    order = std::make_unique<EpochOrder>(s, epoch, samples);
-    for (size_t j = 0; j < order->batches(); ++j) {
-      first_task.push_back(total_tasks);
-      total_tasks += order->BatchSamples(j);
-    }
+    FUSEDNORM_RETURN_IF_ERROR(EpochOrder::CheckStart(s, samples, start));
+    order = std::make_unique<EpochOrder>(s, epoch, samples, start);
+    total_tasks = order->samples();
+    return absl::OkStatus();
   }
 
   // Runs one sample into position `pos` of `slot` with the worker's
@@ -271,7 +268,7 @@ struct EpochLoader::Impl {
       });
       if (stop || next_task >= total_tasks) return;
       const size_t t = next_task++;
-      const size_t j = BatchOfTask(t), pos = t - first_task[j], r = j % s.slots;
+      const size_t j = BatchOfTask(t), pos = t - FirstTask(j), r = j % s.slots;
       if (pos == 0) {
         if (absl::Status st = OpenBatch(j, r); !st.ok()) {
           fatal = st;
@@ -333,7 +330,7 @@ struct EpochLoader::Impl {
 
 absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
     const Dataset& dataset, const Chain& chain, const LoaderSettings& settings,
-    uint32_t epoch, std::shared_ptr<TransferStation> station) {
+    uint32_t epoch, std::shared_ptr<TransferStation> station, uint64_t start) {
   auto m = std::make_unique<Impl>();
   m->dataset = &dataset;
   m->chain = &chain;
@@ -341,7 +338,7 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   m->epoch = epoch;
   m->counters.ops = std::vector<std::atomic<int64_t>>(chain.ops.size());
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
-  m->Plan();
+  FUSEDNORM_RETURN_IF_ERROR(m->Plan(start));
   const size_t batch_bytes = settings.batch_size * chain.sample_bytes;
   if (station == nullptr) {
     return absl::InvalidArgumentError("an epoch needs a transfer station");
@@ -387,6 +384,18 @@ void EpochLoader::Cancel() {
 }
 
 size_t EpochLoader::batches() const { return impl_->order->batches(); }
+
+EpochLoader::Position EpochLoader::resume_position() const {
+  size_t j = 0;
+  if (Forked()) {
+    j = impl_->handed_out;  // no thread of the parent's is here to move it
+  } else {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    j = impl_->handed_out;
+  }
+  if (j >= impl_->order->batches()) return {impl_->epoch + 1, 0};
+  return {impl_->epoch, impl_->order->BatchesBefore(j)};
+}
 
 size_t EpochLoader::max_in_flight() const {
   std::lock_guard<std::mutex> lock(impl_->mu);

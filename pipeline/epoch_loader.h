@@ -128,11 +128,15 @@ class EpochLoader {
   // Starts the workers of epoch `epoch`: `chain` over `dataset`, shuffled
   // when `settings.shuffle`, filling slots of `station` (the Preprocessor's
   // pool; its slots must hold a batch: InvalidArgument otherwise). The
-  // dataset and chain must outlive the loader.
+  // dataset and chain must outlive the loader. With `start` > 0 the epoch
+  // resumes after that many of its batches (over all ranks) were handed
+  // out: pipeline/epoch_order.h says which batches are left, and each is
+  // byte for byte the batch of the same number in an epoch run whole;
+  // InvalidArgument when the epoch has no batch after them.
   static absl::StatusOr<std::unique_ptr<EpochLoader>> Start(
       const Dataset& dataset, const Chain& chain,
       const LoaderSettings& settings, uint32_t epoch,
-      std::shared_ptr<TransferStation> station);
+      std::shared_ptr<TransferStation> station, uint64_t start = 0);
 
   // Stops the workers cleanly (Cancel(), then joins them).
   //
@@ -156,6 +160,16 @@ class EpochLoader {
   // returns Cancelled. Thread-safe, also while Next() waits.
   void Cancel();
   size_t batches() const;
+
+  // Where a run that stops now resumes: this epoch after the batches
+  // handed out over all ranks when every rank has handed out as many as
+  // this one (so any rank may save it, between two steps), or, once this
+  // rank's batches are all out, the next epoch's start.
+  struct Position {
+    uint32_t epoch = 0;
+    uint64_t batches = 0;
+  };
+  Position resume_position() const;
   // Largest number of batches that were being filled at once (<= slots).
   size_t max_in_flight() const;
 

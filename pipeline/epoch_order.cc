@@ -2,18 +2,12 @@
 #include "pipeline/epoch_order.h"
 
 #include <algorithm>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
-#include "rng/philox.h"
 
 namespace fusednorm {
 namespace {
-
-// The epoch's shuffle draws from this sample index's stream, which no sample
-// uses (sample streams are far below it).
-constexpr uint64_t kShuffleStream = (uint64_t{1} << 63) - 1;
 
 // RASampler's per-rank length: floor(n // 256 * 256 / world).
 size_t SelectedSamples(size_t n, int world) {
@@ -54,48 +48,85 @@ size_t EpochOrder::LocalSamples(const LoaderSettings& s, size_t samples) {
   return std::min(n, LocalBatches(s, samples) * s.batch_size);
 }
 
-EpochOrder::EpochOrder(const LoaderSettings& s, uint32_t epoch, size_t n)
-    : s_(s), samples_(n) {
-  order_.resize(n);
-  for (size_t i = 0; i < n; ++i) order_[i] = i;
-  if (s.shuffle && n > 1) {
-    SampleStream r(s.seed, epoch, kShuffleStream);  // Fisher-Yates
-    for (size_t i = n - 1; i > 0; --i)
-      std::swap(order_[i], order_[r.UniformInt(0, static_cast<int64_t>(i))]);
-  }
+absl::Status EpochOrder::CheckStart(const LoaderSettings& s, size_t n,
+                                    uint64_t start) {
+  if (start == 0) return absl::OkStatus();
   if (s.repeats <= 1) {
-    for (const uint64_t g : s.RankBatches(n)) {
-      batch_numbers_.push_back(g);
-      batch_samples_.push_back(s.BatchSamples(g, n));
-    }
-    return;
+    if (start < s.global_batches(n)) return absl::OkStatus();
+    return InvalidArgumentCat("resuming after ", start,
+                              " batches: the epoch has ", s.global_batches(n),
+                              " batches of ", s.batch_size, " samples");
   }
-  const size_t mine = LocalSamples(s, n);
-  for (size_t j = 0, done = 0; done < mine; ++j) {
-    batch_numbers_.push_back(j * static_cast<uint64_t>(s.world) + s.rank);
-    batch_samples_.push_back(std::min(s.batch_size, mine - done));
-    done += batch_samples_.back();
+  const uint64_t world = static_cast<uint64_t>(s.world);
+  if (start % world == 0 && start / world < LocalBatches(s, n))
+    return absl::OkStatus();
+  return InvalidArgumentCat(
+      "resuming after ", start,
+      " batches with repeated_augmentations = ", s.repeats, ": each of the ",
+      s.world, " ranks has ", LocalBatches(s, n),
+      " batches, so it must be a multiple of ", s.world, " below ",
+      LocalBatches(s, n) * world);
+}
+
+EpochOrder::EpochOrder(const LoaderSettings& s, uint32_t epoch, size_t n,
+                       uint64_t start)
+    : s_(s),
+      samples_(n),
+      start_(s.repeats <= 1 ? start : start / s.world),
+      permutation_(s.seed, epoch, n) {
+  const uint64_t world = static_cast<uint64_t>(s.world);
+  if (s.repeats > 1) {
+    batches_ = LocalBatches(s, n) - start_;
+  } else {
+    const uint64_t rest = s.global_batches(n) - start;
+    batches_ = s.drop_last ? rest / world : (rest + world - 1) / world;
   }
 }
 
+uint64_t EpochOrder::Order(uint64_t position) const {
+  return s_.shuffle ? permutation_(position) : position;
+}
+
+uint64_t EpochOrder::BatchNumber(size_t j) const {
+  const uint64_t world = static_cast<uint64_t>(s_.world);
+  if (s_.repeats <= 1) return start_ + s_.rank + j * world;
+  return (start_ + j) * world + s_.rank;
+}
+
+size_t EpochOrder::BatchSamples(size_t j) const {
+  if (s_.repeats <= 1) return s_.BatchSamples(BatchNumber(j), samples_);
+  const size_t done = (start_ + j) * s_.batch_size;
+  return std::min(s_.batch_size, LocalSamples(s_, samples_) - done);
+}
+
+size_t EpochOrder::samples() const {
+  if (batches_ == 0) return 0;
+  return (batches_ - 1) * s_.batch_size + BatchSamples(batches_ - 1);
+}
+
+uint64_t EpochOrder::BatchesBefore(size_t j) const {
+  const uint64_t world = static_cast<uint64_t>(s_.world);
+  return s_.repeats <= 1 ? start_ + j * world : (start_ + j) * world;
+}
+
 bool EpochOrder::Padding(size_t j) const {
-  return s_.repeats <= 1 && batch_numbers_[j] >= s_.global_batches(samples_);
+  return s_.repeats <= 1 && BatchNumber(j) >= s_.global_batches(samples_);
 }
 
 EpochOrder::Sample EpochOrder::At(size_t j, size_t pos) const {
   if (s_.repeats <= 1) {
     // Padding batches (past the epoch's end) wrap around to its start.
     const uint64_t index =
-        order_[(batch_numbers_[j] * s_.batch_size + pos) % samples_];
+        Order((BatchNumber(j) * s_.batch_size + pos) % samples_);
     return {index, index};
   }
   // Position k of this rank's list is position rank + k * world of the
   // repeated list, which past n * r repeats its start.
   const uint64_t r = static_cast<uint64_t>(s_.repeats);
-  const uint64_t k = j * s_.batch_size + pos;
+  const uint64_t k = (start_ + j) * s_.batch_size + pos;
   uint64_t q = static_cast<uint64_t>(s_.rank) + k * s_.world;
   q %= samples_ * r;
-  const uint64_t index = order_[q / r];
+  const uint64_t index = Order(q / r);
   return {index, (q % r) * samples_ + index};
 }
 

@@ -1,8 +1,8 @@
 // Which samples an epoch hands this rank, batch by batch, and the stream
 // each one draws its decisions from.
 //
-// The epoch's order is a Fisher-Yates shuffle of its samples from the
-// stream (seed, epoch, 2^63 - 1) (the identity without shuffling). Then:
+// The epoch's order is EpochPermutation(seed, epoch, n) (the identity
+// without shuffling), computed position by position. Then:
 //
 //   - by default (LoaderSettings's rules): global batch b holds positions
 //     b * batch_size .. of the order and goes to rank b % world; sample i
@@ -18,15 +18,23 @@
 // Every rank gets as many batches either way. A batch also has a number
 // for its own stream (the batch transform's): its global number, or with
 // repeats j * world + rank for this rank's batch j.
+//
+// An epoch resumed after `start` of its batches (over all ranks) were
+// handed out deals the rest the same way: by default global batches
+// start + rank, start + rank + world, ..., as many per rank as the
+// remaining ones make (rounded up with padding batches, or down with
+// drop_last), for any world size, so the batches themselves do not change;
+// with repeats (whose lists depend on the world size) rank k skips its
+// first start / world batches. Nothing here grows with the epoch's size.
 #ifndef FUSEDNORM_PIPELINE_EPOCH_ORDER_H_
 #define FUSEDNORM_PIPELINE_EPOCH_ORDER_H_
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "pipeline/epoch_loader.h"
+#include "pipeline/epoch_permutation.h"
 
 namespace fusednorm {
 
@@ -36,16 +44,30 @@ inline constexpr int kMaxRepeats = 64;
 class EpochOrder {
  public:
   // The order of epoch `epoch` of `samples` samples under `settings`
-  // (its seed, shuffle, batch size, rank, world size, drop_last, repeats).
-  EpochOrder(const LoaderSettings& settings, uint32_t epoch, size_t samples);
+  // (its seed, shuffle, batch size, rank, world size, drop_last, repeats),
+  // from the batch after the first `start` (CheckStart must accept it).
+  EpochOrder(const LoaderSettings& settings, uint32_t epoch, size_t samples,
+             uint64_t start = 0);
+
+  // InvalidArgument unless an epoch of `samples` can resume after `start`
+  // batches under `settings`: start < its global batches (0 always), and
+  // with repeats a multiple of the world size below its batch count.
+  static absl::Status CheckStart(const LoaderSettings& settings, size_t samples,
+                                 uint64_t start);
 
   // This rank's batches, the samples of its batch j, and that batch's
   // number (for its stream, and to tell padding batches: number >=
-  // global_batches of the default order).
-  size_t batches() const { return batch_samples_.size(); }
-  size_t BatchSamples(size_t j) const { return batch_samples_[j]; }
-  uint64_t BatchNumber(size_t j) const { return batch_numbers_[j]; }
+  // global_batches of the default order). Every batch but the last is
+  // full.
+  size_t batches() const { return batches_; }
+  size_t BatchSamples(size_t j) const;
+  uint64_t BatchNumber(size_t j) const;
   bool Padding(size_t j) const;
+  // The samples of this rank's batches.
+  size_t samples() const;
+  // The epoch's batches (over all ranks) handed out once every rank has
+  // handed out its first j (what a resume state counts).
+  uint64_t BatchesBefore(size_t j) const;
 
   // The dataset index and the stream of sample `pos` of batch j.
   struct Sample {
@@ -59,11 +81,14 @@ class EpochOrder {
   static size_t LocalSamples(const LoaderSettings& s, size_t samples);
 
  private:
+  // The dataset index at `position` of the order.
+  uint64_t Order(uint64_t position) const;
+
   LoaderSettings s_;
   size_t samples_;
-  std::vector<uint64_t> order_;
-  std::vector<size_t> batch_samples_;
-  std::vector<uint64_t> batch_numbers_;
+  uint64_t start_;  // default order: global batches; repeats: local ones
+  size_t batches_ = 0;
+  EpochPermutation permutation_;
 };
 
 // repeated_augmentations = repeats: in 1..kMaxRepeats.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/format_names.h"
 #include "core/status.h"
@@ -335,6 +336,41 @@ size_t Preprocessor::batches_per_epoch(Split split) const {
   return EpochOrder::LocalBatches(state_->Settings(split), samples_per_epoch());
 }
 
+LoaderSettings Preprocessor::loader_settings(Split split) const {
+  return state_->Settings(split);
+}
+
+std::string Preprocessor::PixelRecipe(Split split) const {
+  const Chain& c = state_->chain(split);
+  const FusedNormalization& f = *c.fused;
+  const LoaderSettings l = state_->Settings(split);
+  std::vector<std::string> parts;
+  for (const auto& op : c.ops) parts.push_back(op->name());
+  const auto floats = [](const std::vector<float>& v) {
+    return absl::StrJoin(v, ",", [](std::string* out, float x) {
+      absl::StrAppend(out, absl::StrFormat("%.9g", x));
+    });
+  };
+  const EraseOptions& e = f.erase();
+  parts.push_back(absl::StrCat(
+      "FusedNormalization(mean=", floats(f.normalization().mean),
+      " std=", floats(f.normalization().std), " ", DTypeName(f.dtype()), " ",
+      LayoutName(f.layout()), " ", ModeName(f.mode()),
+      absl::StrFormat(" flip=%.17g erase=%d p=%.17g scale=%.17g,%.17g "
+                      "ratio=%.17g,%.17g value=",
+                      f.flip_p(), e.enabled, e.p, e.scale_min, e.scale_max,
+                      e.ratio_min, e.ratio_max),
+      floats(e.value), ")"));
+  std::string out = absl::StrJoin(parts, " -> ");
+  if (c.batch_op != nullptr) absl::StrAppend(&out, " => ", c.batch_op->name());
+  absl::StrAppend(&out, absl::StrFormat(" targets=%d,%.17g", c.num_classes,
+                                        c.label_smoothing));
+  absl::StrAppend(&out, " samples=", samples_per_epoch(),
+                  " batch_size=", l.batch_size, " shuffle=", l.shuffle,
+                  " repeats=", l.repeats, " decode_scale=", l.decode_scale);
+  return out;
+}
+
 std::string Preprocessor::Describe(Split split) const {
   const Chain& c = state_->chain(split);
   std::vector<std::string> parts;
@@ -355,7 +391,7 @@ std::string Preprocessor::Describe(Split split) const {
 }
 
 absl::StatusOr<std::unique_ptr<EpochLoader>> Preprocessor::StartEpoch(
-    Split split, uint32_t epoch) const {
+    Split split, uint32_t epoch, uint64_t start) const {
   const LoaderSettings settings = state_->Settings(split);
   const Chain& chain = state_->chain(split);
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
@@ -363,7 +399,7 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> Preprocessor::StartEpoch(
       std::shared_ptr<TransferStation> station,
       state_->Station(settings.batch_size * chain.sample_bytes));
   return EpochLoader::Start(*state_->dataset, chain, settings, epoch,
-                            std::move(station));
+                            std::move(station), start);
 }
 
 }  // namespace fusednorm

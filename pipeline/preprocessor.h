@@ -74,13 +74,23 @@ class Preprocessor {
   // Every epoch fills the Preprocessor's pool of transfer slots: the first
   // maps (and pins or registers) them, later ones reuse them; between
   // epochs the pool keeps slots + 1 (transfer_station.h's EndUse).
-  absl::StatusOr<std::unique_ptr<EpochLoader>> StartEpoch(Split split,
-                                                          uint32_t epoch) const;
+  // With `start` > 0 the epoch resumes after that many of its batches
+  // (over all ranks): EpochLoader::Start.
+  absl::StatusOr<std::unique_ptr<EpochLoader>> StartEpoch(
+      Split split, uint32_t epoch, uint64_t start = 0) const;
 
   // The transform chain of a split, e.g. "RandomResizedCrop(size=(224,
   // 224), ...) -> FusedNormalization(float32 hwc fast, flip p=0.5, ...)",
   // and its batch transform after " => " where it has one.
   std::string Describe(Split split) const;
+  // Everything but the seed that fixes a split's order and pixels, as
+  // text: each op with its parameters, the fused op's settings (its kernel
+  // aside), the batch transform, the targets, the epoch's samples, shuffle,
+  // repeats, reduced-size decoding and the batch size. What a resume state
+  // digests (pipeline/resume_state.h).
+  std::string PixelRecipe(Split split) const;
+  // The loader settings a split's epochs run with.
+  LoaderSettings loader_settings(Split split) const;
   const FusedNormalization& fused(Split split) const;
   // The class names of a split's real ops, in chain order (what the
   // epoch loader's per-op stage times are for).

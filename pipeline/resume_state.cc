@@ -1,0 +1,197 @@
+// ResumeState (resume_state.h): made from a Preprocessor, written and read
+// as flat JSON (core/flat_json.h), checked against a Preprocessor.
+#include "pipeline/resume_state.h"
+
+#include <map>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/digest.h"
+#include "core/flat_json.h"
+#include "core/names.h"
+#include "core/status.h"
+#include "pipeline/epoch_order.h"
+
+namespace fusednorm {
+namespace {
+
+constexpr char kFormat[] = "fusednorm-resume-state";
+
+using Fields = std::vector<std::pair<std::string, FlatJsonValue>>;
+
+// Every field but the check, in the order they are written.
+Fields FieldsOf(const ResumeState& s) {
+  return {{"format", std::string(kFormat)},
+          {"version", kResumeStateVersion},
+          {"epoch", uint64_t{s.epoch}},
+          {"batches", s.batches},
+          {"samples_handed", s.samples_handed},
+          {"seed", s.seed},
+          {"split", s.split},
+          {"batch_size", s.batch_size},
+          {"samples", s.samples},
+          {"dataset", s.dataset},
+          {"recipe", s.recipe},
+          {"repeated_augmentations", s.repeats},
+          {"world_size", s.world_size}};
+}
+
+std::string Check(const Fields& fields) {
+  Digest d;
+  for (const auto& [key, value] : fields) {
+    d.Text(key);
+    if (const auto* n = std::get_if<uint64_t>(&value)) {
+      d.Number(*n);
+    } else {
+      d.Text(std::get<std::string>(value));
+    }
+  }
+  return d.Hex();
+}
+
+// Reads field `key` of `json` into `out` (a number or a string).
+template <typename T>
+absl::Status Take(const std::map<std::string, FlatJsonValue>& json,
+                  const std::string& key, absl::string_view what, T* out) {
+  const auto it = json.find(key);
+  if (it == json.end())
+    return InvalidArgumentCat(what, ": the key \"", key, "\" is missing");
+  const T* v = std::get_if<T>(&it->second);
+  if (v == nullptr) {
+    return InvalidArgumentCat(
+        what, ": \"", key, "\" must be a ",
+        std::is_same_v<T, uint64_t> ? "number" : "string");
+  }
+  *out = *v;
+  return absl::OkStatus();
+}
+
+// "name = a in the state, b here".
+template <typename A, typename B>
+absl::Status Differs(absl::string_view name, const A& saved, const B& here) {
+  return InvalidArgumentCat("the resume state is for another run: ", name,
+                            " = ", saved, " in the state, ", here, " here");
+}
+
+}  // namespace
+
+ResumeState MakeResumeState(const Preprocessor& p, Split split,
+                            EpochLoader::Position position) {
+  const LoaderSettings l = p.loader_settings(split);
+  ResumeState s;
+  s.epoch = position.epoch;
+  s.batches = position.batches;
+  s.samples_handed = position.batches * l.batch_size;
+  s.seed = l.seed;
+  s.split = NameOf(SplitNames(), split);
+  s.batch_size = l.batch_size;
+  s.samples = p.samples_per_epoch();
+  s.dataset = absl::StrFormat("%016x", p.dataset().IndexDigest());
+  s.recipe = Digest().Text(p.PixelRecipe(split)).Hex();
+  s.repeats = static_cast<uint64_t>(l.repeats);
+  s.world_size = static_cast<uint64_t>(l.world);
+  return s;
+}
+
+std::string ResumeStateJson(const ResumeState& state) {
+  Fields fields = FieldsOf(state);
+  fields.emplace_back("check", Check(fields));
+  return WriteFlatJson(fields);
+}
+
+absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
+                                             absl::string_view what) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const auto json, ReadFlatJson(text, what));
+  std::string format;
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "format", what, &format));
+  uint64_t version = 0, epoch = 0;
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "version", what, &version));
+  if (format != kFormat || version != kResumeStateVersion) {
+    return InvalidArgumentCat(what, ": format \"", format, "\" version ",
+                              version,
+                              " is not a resume state this build "
+                              "reads (\"",
+                              kFormat, "\" version ", kResumeStateVersion, ")");
+  }
+  ResumeState s;
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "epoch", what, &epoch));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "batches", what, &s.batches));
+  FUSEDNORM_RETURN_IF_ERROR(
+      Take(json, "samples_handed", what, &s.samples_handed));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "seed", what, &s.seed));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "split", what, &s.split));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "batch_size", what, &s.batch_size));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "samples", what, &s.samples));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "dataset", what, &s.dataset));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "recipe", what, &s.recipe));
+  FUSEDNORM_RETURN_IF_ERROR(
+      Take(json, "repeated_augmentations", what, &s.repeats));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "world_size", what, &s.world_size));
+  std::string check;
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "check", what, &check));
+  if (epoch > UINT32_MAX)
+    return InvalidArgumentCat(what, ": epoch ", epoch, " is past 2^32 - 1");
+  s.epoch = static_cast<uint32_t>(epoch);
+  const Fields fields = FieldsOf(s);
+  if (json.size() != fields.size() + 1) {
+    for (const auto& [key, value] : json) {
+      bool known = key == "check";
+      for (const auto& f : fields) known = known || f.first == key;
+      if (!known)
+        return InvalidArgumentCat(what, ": unknown key \"", key, "\"");
+    }
+  }
+  if (check != Check(fields)) {
+    return InvalidArgumentCat(what, ": its check (", check,
+                              ") does not match its content (", Check(fields),
+                              "): the state was edited or damaged");
+  }
+  return s;
+}
+
+absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
+                              Split split) {
+  const ResumeState here = MakeResumeState(p, split, {});
+  if (state.samples != here.samples)
+    return Differs("the epoch's samples", state.samples, here.samples);
+  if (state.dataset != here.dataset) {
+    return Differs("the dataset's index digest (its files' names and sizes)",
+                   state.dataset, here.dataset);
+  }
+  if (state.seed != here.seed) return Differs("seed", state.seed, here.seed);
+  if (state.split != here.split)
+    return Differs("split", state.split, here.split);
+  if (state.batch_size != here.batch_size)
+    return Differs("batch_size", state.batch_size, here.batch_size);
+  if (state.recipe != here.recipe) {
+    return Differs("the recipe's digest", state.recipe,
+                   absl::StrCat(here.recipe, " (this run's recipe: ",
+                                p.PixelRecipe(split), ")"));
+  }
+  if (state.repeats != here.repeats)
+    return Differs("repeated_augmentations", state.repeats, here.repeats);
+  if (state.repeats > 1 && state.world_size != here.world_size) {
+    return InvalidArgumentCat(
+        "the resume state was saved with world_size = ", state.world_size,
+        " and repeated_augmentations = ", state.repeats,
+        ", whose ranks' lists depend on the world size: resume it with "
+        "world_size = ",
+        state.world_size, ", not ", here.world_size);
+  }
+  if (state.samples_handed != state.batches * state.batch_size) {
+    return InvalidArgumentCat(
+        "the resume state's samples_handed = ", state.samples_handed,
+        " is not batches x "
+        "batch_size = ",
+        state.batches, " x ", state.batch_size);
+  }
+  return PrefixStatus(
+      EpochOrder::CheckStart(p.loader_settings(split), here.samples,
+                             state.batches),
+      absl::StrCat("the resume state (epoch ", state.epoch, "): "));
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,70 @@
+// Where a run of a Preprocessor's split stands, to resume it exactly: a
+// few hundred bytes of flat JSON, the same on every rank, plain data that
+// goes into a training checkpoint as it is (Python's Loader.state_dict()).
+//
+// A sample's pixels depend only on (seed, epoch, index) and an epoch's
+// order only on (seed, epoch), so the state is a position -- the epoch and
+// how many of its batches (over all ranks) were handed out -- plus what
+// must not change for that position to mean the same samples and pixels:
+// the dataset's index (its sample count and digest), the seed, the split,
+// the batch size and a digest of the recipe (Preprocessor::PixelRecipe).
+// The world size and thread count may change, and so may drop_last:
+// pipeline/epoch_order.h deals what is left. With repeated augmentations
+// the ranks' lists depend on the world size, so it must stay. A "check"
+// digest over the rest tells a state that was edited or damaged.
+#ifndef FUSEDNORM_PIPELINE_RESUME_STATE_H_
+#define FUSEDNORM_PIPELINE_RESUME_STATE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "pipeline/epoch_loader.h"
+#include "pipeline/preprocessor.h"
+
+namespace fusednorm {
+
+inline constexpr uint64_t kResumeStateVersion = 1;
+
+struct ResumeState {
+  // Where the run stands: `epoch`, after `batches` of its batches over all
+  // ranks (samples_handed samples).
+  uint32_t epoch = 0;
+  uint64_t batches = 0;
+  uint64_t samples_handed = 0;
+  // What must not change.
+  uint64_t seed = 0;
+  std::string split;  // train, val
+  uint64_t batch_size = 0;
+  uint64_t samples = 0;     // an epoch's, over all ranks
+  std::string dataset;      // Dataset::IndexDigest, 16 hex digits
+  std::string recipe;       // a digest of PixelRecipe, 16 hex digits
+  uint64_t repeats = 1;     // repeated_augmentations
+  uint64_t world_size = 1;  // when saved
+};
+
+// The state of `p`'s `split` at `position` (EpochLoader::resume_position).
+ResumeState MakeResumeState(const Preprocessor& p, Split split,
+                            EpochLoader::Position position);
+
+// The state as one line of JSON, with its format, version and check.
+std::string ResumeStateJson(const ResumeState& state);
+
+// Reads ResumeStateJson's text (`what` names it in errors): InvalidArgument
+// for text that is not that JSON (truncated, say), a key missing or
+// unknown, another format or version, or a check that does not match.
+absl::StatusOr<ResumeState> ParseResumeState(absl::string_view json,
+                                             absl::string_view what);
+
+// OK when `state` resumes `p`'s `split`; else InvalidArgument naming the
+// first difference (the dataset, the seed, the split, the batch size, the
+// recipe, repeats and the world size) or a position the epoch does not
+// have.
+absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
+                              Split split);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_PIPELINE_RESUME_STATE_H_
