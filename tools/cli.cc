@@ -49,8 +49,8 @@ const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"run",
        "run the training (or --split val) pipeline over a dataset and report",
-       Join(RecipeSettings(),
-            {&kEpochsFlag, &kOutputFlag, &kPreviewFlag, &kDeviceCopyFlag}),
+       Join(RecipeSettings(), {&kEpochsFlag, &kOutputFlag, &kPreviewFlag,
+                               &kDeviceCopyFlag, &kStateOutFlag, &kResumeFlag}),
        &RunCommand, &TransformsListHelp},
       {"normalize", "normalize uint8 images from .npy/PNG/JPEG into a .npy",
        Join({&kInputFlag, &kOutputFlag},

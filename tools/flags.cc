@@ -22,6 +22,16 @@ const Setting kDeviceCopyFlag{
     "copy each batch to a buffer on --cuda-device while the workers fill "
     "the next, as a trainer's loader would (needs an NVIDIA driver; with "
     "--pinned=cuda the copies are direct and asynchronous)"};
+const Setting kStateOutFlag{
+    "state_out", SettingType::kText, "",
+    "write where the run stands (a resume state, one line of JSON) to FILE "
+    "at the start and after each batch, atomically"};
+const Setting kResumeFlag{
+    "resume", SettingType::kText, "",
+    "resume from a state --state-out wrote: the run goes on from its epoch "
+    "and batch to the end of the epochs the other flags name, with the "
+    "same bytes (they must give the same dataset, seed, batch size and "
+    "transforms; world size and threads may differ)"};
 const Setting kFlipFlag{"flip",
                         SettingType::kChoice,
                         "random",

@@ -20,6 +20,8 @@ extern const Setting kOutputFlag;
 extern const Setting kPreviewFlag;
 extern const Setting kEpochsFlag;
 extern const Setting kDeviceCopyFlag;
+extern const Setting kStateOutFlag;
+extern const Setting kResumeFlag;
 extern const Setting kFlipFlag;
 extern const Setting kEraseFlag;
 extern const Setting kPrintDecisionsFlag;

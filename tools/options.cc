@@ -103,6 +103,8 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(o.device_copy, v.Bool(kDeviceCopyFlag));
   o.output = ResolvePath(v.Text(kOutputFlag));
   o.preview = ResolvePath(v.Text(kPreviewFlag));
+  o.state_out = ResolvePath(v.Text(kStateOutFlag));
+  o.resume = ResolvePath(v.Text(kResumeFlag));
   return o;
 }
 

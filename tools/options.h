@@ -56,6 +56,8 @@ struct RunOptions {
   int epochs = 0;
   std::string output, preview;  // resolved paths, or ""
   bool device_copy = false;     // each batch copied to recipe's cuda_device
+  // --state-out and --resume: resolved paths, or "".
+  std::string state_out, resume;
 };
 absl::StatusOr<RunOptions> RunOptionsFromFlags(const SettingValues& flags);
 

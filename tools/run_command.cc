@@ -13,9 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/status.h"
+#include "data/atomic_file.h"
+#include "data/read_file.h"
 #include "kernels/dispatch.h"
 #include "pipeline/device_copier.h"
+#include "pipeline/epoch_order.h"
 #include "pipeline/recipe.h"
+#include "pipeline/resume_state.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
 #include "tools/interrupt.h"
@@ -68,10 +72,10 @@ absl::Status WaitInterruptibly(Source& source) {
 // of device buffers).
 class EpochBatches {
  public:
-  absl::Status Start(const Preprocessor& p, const RunOptions& o, int e) {
-    FUSEDNORM_ASSIGN_OR_RETURN(
-        loader_, p.StartEpoch(o.recipe.split,
-                              o.recipe.epoch + static_cast<uint32_t>(e)));
+  absl::Status Start(const Preprocessor& p, const RunOptions& o, uint32_t epoch,
+                     uint64_t start) {
+    FUSEDNORM_ASSIGN_OR_RETURN(loader_,
+                               p.StartEpoch(o.recipe.split, epoch, start));
     if (!o.device_copy) return absl::OkStatus();
     if (copier_ != nullptr) return copier_->Restart(loader_);
     FUSEDNORM_ASSIGN_OR_RETURN(
@@ -116,12 +120,73 @@ class EpochBatches {
   std::unique_ptr<DeviceCopier> copier_;  // --device-copy
 };
 
-// One epoch: every batch to the report, the preview and `output`.
-absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o, int e,
-                      EpochBatches& batches, NpyWriter* output,
-                      Progress* progress, Results* r) {
-  FUSEDNORM_RETURN_IF_ERROR(batches.Start(p, o, e));
-  for (;;) {
+// The epochs the run goes through: the flags', or from a --resume state's
+// epoch and batch to the end of the flags' last epoch.
+struct RunSpan {
+  uint32_t first = 0;  // epoch
+  uint64_t start = 0;  // batches of the first epoch already handed out
+  int epochs = 0;
+  // The epoch and start of the span's e-th epoch.
+  uint32_t epoch(int e) const { return first + static_cast<uint32_t>(e); }
+  uint64_t start_of(int e) const { return e == 0 ? start : 0; }
+};
+
+// This rank's epoch from `start` on (which batches and samples are left).
+EpochOrder Rest(const Preprocessor& p, const RunOptions& o, uint64_t start) {
+  return EpochOrder(p.loader_settings(o.recipe.split), 0, p.samples_per_epoch(),
+                    start);
+}
+
+// This rank's batches (or samples) over the span.
+template <typename Count>
+uint64_t Total(const Preprocessor& p, const RunOptions& o, const RunSpan& span,
+               Count count) {
+  if (span.epochs == 0) return 0;
+  return count(Rest(p, o, span.start)) +
+         uint64_t(span.epochs - 1) * count(Rest(p, o, 0));
+}
+
+absl::StatusOr<RunSpan> Span(const Preprocessor& p, const RunOptions& o) {
+  RunSpan span{o.recipe.epoch, 0, o.epochs};
+  if (o.resume.empty()) return span;
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
+                             ReadFileBytes(o.resume));
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const ResumeState state,
+      ParseResumeState(
+          absl::string_view(reinterpret_cast<const char*>(bytes.data()),
+                            bytes.size()),
+          o.resume));
+  FUSEDNORM_RETURN_IF_ERROR(
+      PrefixStatus(CheckResumeState(state, p, o.recipe.split),
+                   absl::StrCat(o.resume, ": ")));
+  const uint64_t end = uint64_t{o.recipe.epoch} + o.epochs;
+  span.first = state.epoch;
+  span.start = state.batches;
+  span.epochs = state.epoch >= end ? 0 : static_cast<int>(end - state.epoch);
+  return span;
+}
+
+// --state-out: the state after every batch, written whole or not at all.
+absl::Status WriteState(const Preprocessor& p, const RunOptions& o,
+                        EpochLoader::Position position) {
+  if (o.state_out.empty()) return absl::OkStatus();
+  const std::string json =
+      ResumeStateJson(MakeResumeState(p, o.recipe.split, position)) + "\n";
+  return WriteFileAtomically(
+      o.state_out,
+      {{reinterpret_cast<const uint8_t*>(json.data()), json.size()}});
+}
+
+// One epoch: every batch to the report, the preview, `output` and the
+// state.
+absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o,
+                      const RunSpan& span, int e, EpochBatches& batches,
+                      NpyWriter* output, Progress* progress, Results* r) {
+  const EpochOrder rest = Rest(p, o, span.start_of(e));
+  FUSEDNORM_RETURN_IF_ERROR(
+      batches.Start(p, o, span.epoch(e), span.start_of(e)));
+  for (size_t j = 0;; ++j) {
     FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, batches.Next());
     if (batch == nullptr) break;
     r->skipped += batch->skipped;
@@ -134,18 +199,23 @@ absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o, int e,
     }
     Keep(*batch, o, r);
     progress->Batch(batch->count);
+    const bool last = j + 1 >= rest.batches();
+    FUSEDNORM_RETURN_IF_ERROR(
+        WriteState(p, o,
+                   {last ? span.epoch(e) + 1 : span.epoch(e),
+                    last ? 0 : rest.BatchesBefore(j + 1)}));
   }
   batches.AddTo(r);
   return absl::OkStatus();
 }
 
-// --output: the epochs' samples of this rank, in order.
+// --output: this rank's samples of the span's epochs, in order.
 absl::StatusOr<std::optional<NpyWriter>> OutputFile(const Preprocessor& p,
-                                                    const RunOptions& o) {
+                                                    const RunOptions& o,
+                                                    const RunSpan& span) {
   if (o.output.empty()) return std::nullopt;
-  const int64_t count =
-      static_cast<int64_t>(p.local_samples_per_epoch(o.recipe.split)) *
-      o.epochs;
+  const int64_t count = static_cast<int64_t>(
+      Total(p, o, span, [](const EpochOrder& rest) { return rest.samples(); }));
   FUSEDNORM_ASSIGN_OR_RETURN(NpyWriter w,
                              OutputNpy(o.output, p.fused(o.recipe.split),
                                        p.sample_size(o.recipe.split),
@@ -154,12 +224,14 @@ absl::StatusOr<std::optional<NpyWriter>> OutputFile(const Preprocessor& p,
 }
 
 absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
-                       Progress* progress, Results* r) {
-  FUSEDNORM_ASSIGN_OR_RETURN(std::optional<NpyWriter> output, OutputFile(p, o));
+                       const RunSpan& span, Progress* progress, Results* r) {
+  FUSEDNORM_ASSIGN_OR_RETURN(std::optional<NpyWriter> output,
+                             OutputFile(p, o, span));
+  FUSEDNORM_RETURN_IF_ERROR(WriteState(p, o, {span.first, span.start}));
   EpochBatches batches;
-  for (int e = 0; e < o.epochs; ++e) {
-    FUSEDNORM_RETURN_IF_ERROR(
-        RunEpoch(p, o, e, batches, output ? &*output : nullptr, progress, r));
+  for (int e = 0; e < span.epochs; ++e) {
+    FUSEDNORM_RETURN_IF_ERROR(RunEpoch(
+        p, o, span, e, batches, output ? &*output : nullptr, progress, r));
   }
   progress->Finish();
   if (output) FUSEDNORM_RETURN_IF_ERROR(output->Commit());
@@ -241,10 +313,17 @@ absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
   const Preprocessor& p = *built;
   std::fprintf(out, "dataset %s, %zu images; %s\n", data->name().c_str(),
                p.samples_per_epoch(), p.Describe(o.recipe.split).c_str());
-  Progress progress(err, p.batches_per_epoch(o.recipe.split) * o.epochs);
+  FUSEDNORM_ASSIGN_OR_RETURN(const RunSpan span, Span(p, o));
+  if (!o.resume.empty()) {
+    std::fprintf(out, "resuming epoch %u after %llu of its batches\n",
+                 span.first, static_cast<unsigned long long>(span.start));
+  }
+  Progress progress(err, Total(p, o, span, [](const EpochOrder& rest) {
+                      return rest.batches();
+                    }));
   Results r;
   const Interruptible interruptible;  // Ctrl-C cancels the epoch
-  FUSEDNORM_RETURN_IF_ERROR(RunEpochs(p, o, &progress, &r));
+  FUSEDNORM_RETURN_IF_ERROR(RunEpochs(p, o, span, &progress, &r));
   Report(out, p, o, progress, r);
   return WritePreviewFile(out, p, o, r);
 }
