@@ -10,7 +10,10 @@
 //   - close() (also at exit) cancels every epoch; an iterator of a closed
 //     Loader raises ValueError;
 //   - next() waits in short slices and checks for signals between them, so
-//     Ctrl-C stops it within about one sample's time.
+//     Ctrl-C stops it within about one sample's time;
+//   - state_dict() is where the iterator advanced last stands (its epoch's
+//     batches handed out, pipeline/resume_state.h), load_state_dict() sets
+//     where the next iter() starts.
 #include "python/loader_py.h"
 
 #include <pybind11/numpy.h>
@@ -31,6 +34,7 @@
 #include "ops/resize.h"
 #include "pipeline/recipe.h"
 #include "pipeline/recipe_settings.h"
+#include "pipeline/resume_state.h"
 #include "python/convert.h"
 #include "python/gil.h"
 #include "python/settings_py.h"
@@ -60,6 +64,9 @@ struct LoaderCore {
   std::shared_ptr<const Preprocessor> preprocessor;
   std::mutex mu;  // guards the fields below; never taken with the GIL held
   uint32_t next_epoch = 0;
+  uint64_t next_start = 0;  // batches of next_epoch already handed out
+  // Where the iterator advanced (or made) last stands.
+  EpochLoader::Position position;
   bool closed = false;
   bool exiting = false;  // closed by the interpreter's exit: iterators end
   std::vector<std::weak_ptr<EpochState>> epochs;
@@ -115,7 +122,12 @@ class PyEpoch {
     WaitForBatch(*loader);
     absl::StatusOr<BatchRef> batch = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(state_->next_mu);
-      return loader->Next();
+      absl::StatusOr<BatchRef> b = loader->Next();
+      if (b.ok()) {
+        std::lock_guard<std::mutex> core_lock(core_->mu);
+        core_->position = loader->resume_position();
+      }
+      return b;
     });
     if (!batch.ok()) Failed(batch.status());
     if (*batch == nullptr) throw py::stop_iteration();
@@ -219,6 +231,7 @@ class PyLoader {
     core_->options = Value(RecipeFromSettings(values));
     core_->copy = Value(values.Bool(kCopySetting));
     core_->next_epoch = core_->options.epoch;
+    core_->position = {core_->options.epoch, 0};
     absl::StatusOr<std::shared_ptr<const Dataset>> data =
         WithoutGil([&] { return OpenRecipeDataset(core_->options); });
     Raise(data.status(), NotFound::kFile);
@@ -241,9 +254,12 @@ class PyLoader {
         return absl::OkStatus();
       }
       state->epoch = core_->next_epoch++;
+      const uint64_t start = std::exchange(core_->next_start, 0);
       absl::StatusOr<std::unique_ptr<EpochLoader>> loader =
-          core_->preprocessor->StartEpoch(core_->options.split, state->epoch);
+          core_->preprocessor->StartEpoch(core_->options.split, state->epoch,
+                                          start);
       if (!loader.ok()) return loader.status();
+      core_->position = {state->epoch, start};
       state->loader = *std::move(loader);
       core_->epochs.push_back(state);
       return absl::OkStatus();
@@ -286,6 +302,34 @@ class PyLoader {
   }
   py::list skipped() const { return py::cast(core_->skipped); }
 
+  // The resume state's JSON text.
+  std::string StateDict() const {
+    return WithoutGil([&] {
+      EpochLoader::Position position;
+      {
+        std::lock_guard<std::mutex> lock(core_->mu);
+        position = core_->position;
+      }  // a folder's first digest looks at every file: not under the lock
+      return ResumeStateJson(MakeResumeState(*core_->preprocessor,
+                                             core_->options.split, position));
+    });
+  }
+
+  // Checks the state's JSON text; the next iter() starts where it says.
+  void LoadStateDict(const std::string& json) {
+    const ResumeState state = Value(ParseResumeState(json, "the state"));
+    Raise(WithoutGil([&] {
+      return CheckResumeState(state, *core_->preprocessor,
+                              core_->options.split);
+    }));
+    WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(core_->mu);
+      core_->next_epoch = state.epoch;
+      core_->next_start = state.batches;
+      core_->position = {state.epoch, state.batches};
+    });
+  }
+
  private:
   std::shared_ptr<LoaderCore> core_;
 };
@@ -310,6 +354,8 @@ void BindLoader(py::module_& m) {
       .def("__len__", &PyLoader::batches)
       .def("close", &PyLoader::Close, py::arg("exiting") = false)
       .def("describe", &PyLoader::Describe)
+      .def("state_dict", &PyLoader::StateDict)
+      .def("load_state_dict", &PyLoader::LoadStateDict, py::arg("json"))
       .def_property_readonly("skipped", &PyLoader::skipped)
       .def_property_readonly_static("settings", [](py::object) {
         return DescribeSettings(LoaderRows());
