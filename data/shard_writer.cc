@@ -14,6 +14,7 @@
 #include "codecs/npy.h"
 #include "core/status.h"
 #include "data/atomic_file.h"
+#include "data/shard_index.h"
 #include "data/tar.h"
 #include "ops/resize.h"
 
@@ -160,14 +161,16 @@ class ShardWriter {
     return absl::OkStatus();
   }
 
-  // Ends the current shard (two zero blocks) and renames it into place.
+  // Ends the current shard (two zero blocks), renames it into place and
+  // writes its index beside it (data/shard_index.h).
   absl::Status Close() {
     if (!file_) return absl::OkStatus();
     FUSEDNORM_RETURN_IF_ERROR(Put(std::string(2 * kTarBlock, '\0')));
     report_->bytes += file_->bytes_written();
     const absl::Status s = file_->Commit();
     file_.reset();
-    return s;
+    FUSEDNORM_RETURN_IF_ERROR(s);
+    return WriteShardIndex(report_->shards.back()).status();
   }
 
  private:

@@ -12,7 +12,8 @@
 // A shard ends before the next sample would take it past shard_bytes. A
 // sample larger than that on its own gets a shard of its own, and a warning
 // naming it. Each shard is written atomically (data/atomic_file.h): a
-// failed pack leaves only complete shards.
+// failed pack leaves only complete shards. Each shard's index is written
+// beside it once the shard is (SHARD.fnidx, data/shard_index.h).
 #ifndef FUSEDNORM_DATA_SHARD_WRITER_H_
 #define FUSEDNORM_DATA_SHARD_WRITER_H_
 

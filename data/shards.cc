@@ -2,6 +2,9 @@
 // per-sample index, and reading a sample in place.
 #include "data/shards.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -15,6 +18,8 @@
 #include "core/digest.h"
 #include "core/status.h"
 #include "data/mapped_file.h"
+#include "data/read_file.h"
+#include "data/shard_index.h"
 #include "data/tar.h"
 
 namespace fusednorm {
@@ -22,26 +27,11 @@ namespace {
 
 constexpr size_t kMaxShards = 1000000;
 
-// One sample of the index.
+// One sample: its shard and its entry in the shard's index.
 struct ShardSample {
   uint32_t shard = 0;
-  bool has_image = false;
-  bool npy = false;
-  size_t offset = 0, size = 0;  // the image member
-  std::string link_error;       // the image member is a broken link
-  int64_t label = -1;
-  std::string key;
+  ShardEntry entry;
 };
-
-// Splits a member name into its sample key and lower-case extension.
-void KeyAndExtension(const std::string& name, std::string* key,
-                     std::string* ext) {
-  const size_t slash = name.rfind('/');
-  const size_t dot = name.find('.', slash == std::string::npos ? 0 : slash + 1);
-  *key = name.substr(0, dot);
-  *ext = dot == std::string::npos ? ""
-                                  : absl::AsciiStrToLower(name.substr(dot + 1));
-}
 
 class Shards : public Dataset {
  public:
@@ -71,14 +61,15 @@ class Shards : public Dataset {
           absl::StrCat("sample ", index, " >= ", samples_.size()));
     }
     const ShardSample& s = samples_[index];
+    const ShardEntry& e = s.entry;
     *out = RawSample();
     out->index = index;
-    out->label = s.label;
+    out->label = e.label;
     absl::StrAppend(&out->what, "sample ", index, " (", paths_[s.shard],
-                    " at byte ", s.offset, ", key ", s.key, ")");
-    if (!s.link_error.empty())
-      return InvalidArgumentCat(out->what, ": its image ", s.link_error);
-    out->encoded = files_[s.shard]->bytes().subspan(s.offset, s.size);
+                    " at byte ", e.offset, ", key ", e.key, ")");
+    if (!e.link_error.empty())
+      return InvalidArgumentCat(out->what, ": its image ", e.link_error);
+    out->encoded = files_[s.shard]->bytes().subspan(e.offset, e.size);
     return absl::OkStatus();
   }
 
@@ -106,51 +97,31 @@ class Shards : public Dataset {
   int channels_;
 };
 
-// Adds member `m` of shard `shard` to the index (a new sample when its key
-// differs from the last one's).
-absl::Status AddMember(const TarMember& m, uint32_t shard,
-                       absl::Span<const uint8_t> bytes, const std::string& path,
-                       std::vector<ShardSample>* samples, bool* open) {
-  std::string key, ext;
-  KeyAndExtension(m.name, &key, &ext);
-  const Codec* codec = CodecForExtension(ext);
-  const bool image = codec != nullptr;
-  if (!image && ext != "cls") return absl::OkStatus();
-  if (!*open || samples->back().shard != shard || samples->back().key != key) {
-    samples->push_back({shard, false, false, 0, 0, "", -1, key});
-    *open = true;
-  }
-  ShardSample& s = samples->back();
-  const std::string where =
-      absl::StrCat(path, ": member ", m.name, " at byte ", m.offset);
-  if (ext == "cls") {
-    if (!m.link_error.empty())
-      return InvalidArgumentCat(where, ": .cls ", m.link_error);
-    const absl::string_view text(
-        reinterpret_cast<const char*>(bytes.data() + m.offset), m.size);
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &s.label))
-      return InvalidArgumentCat(where, ": .cls is not an integer");
-    return absl::OkStatus();
-  }
-  if (s.has_image)
-    return InvalidArgumentCat(where, ": a second image for key ", key);
-  s.has_image = true;
-  s.npy = codec->channels == 0;  // the file says (.npy)
-  s.offset = m.offset;
-  s.size = m.size;
-  s.link_error = m.link_error;
-  return absl::OkStatus();
-}
-
-// The channel count of sample `s` (3 for encoded images; an .npy's header
-// says its own).
-absl::StatusOr<int> Channels(const ShardSample& s,
-                             absl::Span<const uint8_t> bytes,
-                             const std::string& what) {
-  if (!s.npy || !s.link_error.empty()) return 3;
+// The shard's index: SHARD.fnidx where there is one (checked against the
+// shard's size), else made from the shard's tar headers.
+absl::StatusOr<ShardIndex> LoadIndex(const MappedFile& file,
+                                     const std::string& path) {
+  const std::string index_path = ShardIndexPath(path);
+  struct stat st;
+  if (stat(index_path.c_str(), &st) != 0 && errno == ENOENT)
+    return IndexShard(file.bytes(), path, /*digest=*/false);
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> text,
+                             ReadFileBytes(index_path));
   FUSEDNORM_ASSIGN_OR_RETURN(
-      const NpyArray a, ParseNpyImage(bytes.subspan(s.offset, s.size), what));
-  return static_cast<int>(a.shape[2]);
+      ShardIndex index,
+      ParseShardIndex(
+          absl::string_view(reinterpret_cast<const char*>(text.data()),
+                            text.size()),
+          index_path));
+  if (index.bytes != file.bytes().size()) {
+    return InvalidArgumentCat(
+        index_path, " indexes ", index.bytes, " bytes but ", path, " has ",
+        file.bytes().size(),
+        ": the shard changed after it was indexed (run `fusednorm index "
+        "--data ",
+        path, "` again, or remove the index)");
+  }
+  return index;
 }
 
 }  // namespace
@@ -199,28 +170,15 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
     FUSEDNORM_ASSIGN_OR_RETURN(files.emplace_back(),
                                MappedFile::Open(paths[shard]));
     const MappedFile& file = *files.back();
-    const absl::Span<const uint8_t> bytes = file.bytes();
-    FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<TarMember> members,
-                               ReadTarIndex(bytes, paths[shard]));
-    const size_t first = samples.size();
-    bool open = false;
-    for (const TarMember& m : members) {
-      FUSEDNORM_RETURN_IF_ERROR(
-          AddMember(m, shard, bytes, paths[shard], &samples, &open));
+    FUSEDNORM_ASSIGN_OR_RETURN(ShardIndex index, LoadIndex(file, paths[shard]));
+    if (channels != 0 && index.channels != 0 && index.channels != channels) {
+      return InvalidArgumentCat(paths[shard], ": key ", index.samples[0].key,
+                                ": ", index.channels,
+                                " channels, earlier samples ", channels);
     }
-    for (size_t i = first; i < samples.size(); ++i) {
-      const ShardSample& s = samples[i];
-      const std::string what = absl::StrCat(paths[shard], ": key ", s.key);
-      if (!s.has_image)
-        return InvalidArgumentCat(what, " has no ", KnownExtensions(),
-                                  " member");
-      FUSEDNORM_ASSIGN_OR_RETURN(const int c, Channels(s, bytes, what));
-      if (channels != 0 && c != channels) {
-        return InvalidArgumentCat(what, ": ", c, " channels, earlier samples ",
-                                  channels);
-      }
-      channels = c;
-    }
+    if (index.channels != 0) channels = index.channels;
+    for (ShardEntry& e : index.samples)
+      samples.push_back({shard, std::move(e)});
     // An index read while the shard changed under it is no index.
     FUSEDNORM_RETURN_IF_ERROR(file.CheckUnchanged());
   }

@@ -14,6 +14,7 @@
 #include "codecs/codec.h"
 #include "codecs/encode.h"
 #include "codecs/npy.h"
+#include "data/shard_index.h"
 #include "data/tar.h"
 #include "gtest/gtest.h"
 
@@ -101,6 +102,89 @@ TEST(Shards, GroupsByKeyAcrossFormatsAndShards) {
     EXPECT_EQ(s->image.pixels, images[i].pixels) << i;
   }
   EXPECT_NE((*d)->name().find("g-0.tar + 1 more"), std::string::npos);
+}
+
+// The index round-trips keys with spaces, '%' and UTF-8, npy members,
+// labels and broken links, and opening through it reads the same samples.
+TEST(ShardIndex, RoundTripsAndOpensTheSameSamples) {
+  const Image a = Random(8, 9, 3, 4), b = Random(5, 4, 3, 5);
+  const std::string path =
+      WriteShard("idx-0.tar", {{"a b%c.png", Str(*EncodePng(a))},
+                               {"a b%c.cls", "-3"},
+                               {"n\xc3\xa4me.npy", Npy(b)},
+                               {"plain.png", Str(*EncodePng(b))},
+                               {"plain.cls", "12"}});
+  absl::StatusOr<std::unique_ptr<Dataset>> scanned = OpenShards({path});
+  ASSERT_TRUE(scanned.ok()) << scanned.status();
+  absl::StatusOr<ShardIndex> written = WriteShardIndex(path);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->samples.size(), 3u);
+  EXPECT_EQ(written->samples[0].key, "a b%c");
+  EXPECT_EQ(written->samples[0].label, -3);
+  EXPECT_TRUE(written->samples[1].npy);
+  const std::string text = ShardIndexText(*written);
+  EXPECT_NE(text.find(" a%20b%25c\n"), std::string::npos) << text;
+  absl::StatusOr<ShardIndex> read = ParseShardIndex(text, "x.fnidx");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(ShardIndexText(*read), text);
+  absl::StatusOr<std::unique_ptr<Dataset>> indexed = OpenShards({path});
+  ASSERT_TRUE(indexed.ok()) << indexed.status();
+  EXPECT_EQ((*indexed)->IndexDigest(), (*scanned)->IndexDigest());
+  for (size_t i = 0; i < 3; ++i) {
+    SampleBuffer b1, b2;
+    RawSample r1, r2;
+    ASSERT_TRUE((*scanned)->Read(i, &b1, &r1).ok());
+    ASSERT_TRUE((*indexed)->Read(i, &b2, &r2).ok());
+    EXPECT_EQ(r1.what, r2.what);
+    EXPECT_EQ(r1.label, r2.label);
+    EXPECT_EQ(Str({r1.encoded.begin(), r1.encoded.end()}),
+              Str({r2.encoded.begin(), r2.encoded.end()}));
+  }
+  std::remove(ShardIndexPath(path).c_str());
+}
+
+TEST(ShardIndex, DamagedIndexesNameTheLine) {
+  const std::string good =
+      "fusednorm-shard-index 1\n"
+      "bytes 4096 digest - channels 3 samples 1\n"
+      "512 100 image 2 key\n";
+  ASSERT_TRUE(ParseShardIndex(good, "s.fnidx").ok());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"", "not a shard index"},
+      {"fusednorm-shard-index 2\n", "not a shard index"},
+      {"fusednorm-shard-index 1\n", "line 2 is missing"},
+      {"fusednorm-shard-index 1\nbytes 4096\n", "line 2: expected"},
+      {"fusednorm-shard-index 1\nbytes 4096 digest XYZ channels 3 samples 0\n",
+       "line 2: expected"},
+      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 2\n"
+       "512 100 image 2 key\n",
+       "line 2 says 2 samples, 1 lines follow"},
+      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+       "4000 100 image 2 key\n",
+       "line 3: bytes 4000..+100 are not inside the shard's 4096"},
+      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+       "512 100 webp 2 key\n",
+       "line 3: kind \"webp\""},
+      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+       "512 100 image 2 k%zz\n",
+       "line 3: the key is empty or badly escaped"},
+      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+       "512 100 link 2 key\n",
+       "line 3: a link, and only a link"},
+      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+       "+512 100 image 2 key\n",
+       "line 3: offset, size or label"},
+      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 0 samples 1\n"
+       "512 100 image 2 key\n",
+       "line 2: channels 0 with 1 samples"},
+  };
+  for (const auto& [text, needle] : bad) {
+    const absl::Status s = ParseShardIndex(text, "s.fnidx").status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(s.message().find("s.fnidx"), absl::string_view::npos) << s;
+    EXPECT_NE(s.message().find(needle), absl::string_view::npos)
+        << s << " should say " << needle;
+  }
 }
 
 TEST(Shards, ErrorsNameTheShard) {

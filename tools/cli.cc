@@ -63,6 +63,11 @@ const std::vector<Command>& Commands() {
       {"pack", "write a dataset as WebDataset tar shards (JPEG or raw .npy)",
        Join({&kDataSetting, &kDatasetSetting, &kPathSetting}, PackSettings()),
        &PackCommand},
+      {"index",
+       "write the index of each shard beside it (SHARD.fnidx), so that "
+       "opening them reads the indexes instead of the shards",
+       {&kIndexDataFlag},
+       &IndexCommand},
       {"kernels",
        "list the kernel variants and the default choice",
        {},

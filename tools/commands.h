@@ -24,6 +24,10 @@ absl::Status NormalizeCommand(const SettingValues& flags, FILE* out, FILE* err);
 // `fusednorm pack`: a dataset into WebDataset shards.
 absl::Status PackCommand(const SettingValues& flags, FILE* out, FILE* err);
 
+// `fusednorm index`: writes each shard's index beside it
+// (tools/index_command.cc).
+absl::Status IndexCommand(const SettingValues& flags, FILE* out, FILE* err);
+
 // `fusednorm run`: the training or val pipeline over a dataset, with a
 // report (and optionally the batches as .npy and a preview PNG).
 absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err);

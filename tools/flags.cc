@@ -32,6 +32,9 @@ const Setting kResumeFlag{
     "and batch to the end of the epochs the other flags name, with the "
     "same bytes (they must give the same dataset, seed, batch size and "
     "transforms; world size and threads may differ)"};
+const Setting kIndexDataFlag{
+    "data", SettingType::kText, "",
+    "WebDataset shards to index: a.tar,b.tar or train-{000000..000146}.tar"};
 const Setting kFlipFlag{"flip",
                         SettingType::kChoice,
                         "random",

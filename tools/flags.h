@@ -22,6 +22,7 @@ extern const Setting kEpochsFlag;
 extern const Setting kDeviceCopyFlag;
 extern const Setting kStateOutFlag;
 extern const Setting kResumeFlag;
+extern const Setting kIndexDataFlag;  // index's --data
 extern const Setting kFlipFlag;
 extern const Setting kEraseFlag;
 extern const Setting kPrintDecisionsFlag;

@@ -1,7 +1,9 @@
 """`fusednorm pack` and shard reading against Python's tarfile, the reader
 (and writer) WebDataset itself uses: packed shards open with tarfile and
 hold each sample's original JPEG/PNG bytes and label; shards tarfile writes
-(PAX format, long names, directories) run through `fusednorm run`."""
+(PAX format, long names, directories) run through `fusednorm run`, the
+same with the index `fusednorm index` writes beside them (SHARD.fnidx) as
+without; pack writes that index itself; a stale index is refused."""
 
 import io
 import os
@@ -36,6 +38,25 @@ def folder(root):
 
 def run(*args):
     return subprocess.run([binary(), *args], capture_output=True, text=True)
+
+
+def run_indexed(test, shards, *args):
+    """`fusednorm run ARGS` before and after `fusednorm index --data shards`:
+    the second result, after checking both print and write the same."""
+    out = args[args.index("--output") + 1]
+    first = run(*args)
+    before = np.load(out) if first.returncode == 0 else None
+    r = run("index", "--data", shards)
+    test.assertEqual(r.returncode, 0, r.stderr)
+    second = run(*args)
+    test.assertEqual(second.returncode, first.returncode)
+    if first.returncode != 0:  # the same error (else progress timings differ)
+        test.assertEqual(second.stderr, first.stderr)
+    if before is not None:
+        test.assertTrue(np.array_equal(np.load(out), before))
+    for path in shards.split(","):
+        os.remove(path + ".fnidx")
+    return second
 
 
 class Shards(unittest.TestCase):
@@ -110,8 +131,8 @@ class Shards(unittest.TestCase):
                         info.size = len(data)
                         t.addfile(info, io.BytesIO(data))
             out = os.path.join(d, "out.npy")
-            r = run("run", "--data", path, "--split", "val", "--size", "8",
-                    "--preset", "none", "--output", out)
+            r = run_indexed(self, path, "run", "--data", path, "--split", "val",
+                            "--size", "8", "--preset", "none", "--output", out)
             self.assertEqual(r.returncode, 0, r.stderr)
             red = np.load(out)[:, :, :, 0]
             self.assertTrue(np.allclose(red[0], 50 / 255) and np.allclose(red[1], 100 / 255))
@@ -140,12 +161,12 @@ class Shards(unittest.TestCase):
             out = os.path.join(d, "out.npy")
             common = ["run", "--data", shard, "--split", "val", "--size", "8",
                       "--preset", "none", "--batch-size", "4", "--output", out]
-            r = run(*common)
+            r = run_indexed(self, shard, *common)
             self.assertEqual(r.returncode, 1)
             self.assertIn("key d", r.stderr)
             self.assertIn('links to "missing.png", which is not a file of the archive',
                           r.stderr)
-            r = run(*common, "--on-error", "skip")
+            r = run_indexed(self, shard, *common, "--on-error", "skip")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("4 images in", r.stdout)
             self.assertIn("1 skipped", r.stdout)
@@ -154,6 +175,45 @@ class Shards(unittest.TestCase):
             for k in range(3):
                 self.assertTrue(np.allclose(red[k], 200 / 255), k)
             self.assertFalse(red[3].any())
+
+    def test_pack_writes_the_index_index_rewrites_it_and_stale_ones_fail(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder(os.path.join(d, "src"))
+            pattern = os.path.join(d, "s-%02d.tar")
+            r = run("pack", "--data", os.path.join(d, "src"), "--output", pattern,
+                    "--shard-bytes", "8K")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
+            self.assertGreater(len(shards), 2)
+            packed = {}
+            for s in shards:
+                with open(os.path.join(d, s + ".fnidx")) as f:
+                    packed[s] = f.read()
+                self.assertTrue(packed[s].startswith("fusednorm-shard-index 1\n"))
+            spec = os.path.join(d, f"s-{{00..{len(shards) - 1:02d}}}.tar")
+            r = run("index", "--data", spec)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"indexed {len(shards)} shards (10 samples", r.stdout)
+            for s in shards:  # the same text, digests included
+                with open(os.path.join(d, s + ".fnidx")) as f:
+                    self.assertEqual(f.read(), packed[s])
+            # A shard rewritten after it was indexed.
+            with open(os.path.join(d, shards[1]), "ab") as f:
+                f.write(bytes(512))
+            r = run("run", "--data", spec, "--size", "8")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn(f"{shards[1]}.fnidx indexes", r.stderr)
+            self.assertIn("the shard changed after it was indexed", r.stderr)
+            # A damaged index names its line.
+            with open(os.path.join(d, shards[0] + ".fnidx"), "a") as f:
+                f.write("512 1 image 0 extra\n")
+            r = run("run", "--data", spec, "--size", "8")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn(f"{shards[0]}.fnidx: line 2 says", r.stderr)
+            for bad in (os.path.join(d, "src"), ""):
+                r = run("index", "--data", bad)
+                self.assertEqual(r.returncode, 2)
+                self.assertIn("give WebDataset shards", r.stderr)
 
     def test_errors_name_the_shard(self):
         with tempfile.TemporaryDirectory() as d:

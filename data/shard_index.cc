@@ -1,0 +1,261 @@
+// ShardIndex (shard_index.h): made from a shard's tar members, written and
+// read as text.
+#include "data/shard_index.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "codecs/codec.h"
+#include "codecs/npy.h"
+#include "core/digest.h"
+#include "core/status.h"
+#include "data/atomic_file.h"
+#include "data/mapped_file.h"
+#include "data/tar.h"
+
+namespace fusednorm {
+namespace {
+
+constexpr char kMagic[] = "fusednorm-shard-index 1";
+
+// Splits a member name into its sample key and lower-case extension.
+void KeyAndExtension(const std::string& name, std::string* key,
+                     std::string* ext) {
+  const size_t slash = name.rfind('/');
+  const size_t dot = name.find('.', slash == std::string::npos ? 0 : slash + 1);
+  *key = name.substr(0, dot);
+  *ext = dot == std::string::npos ? ""
+                                  : absl::AsciiStrToLower(name.substr(dot + 1));
+}
+
+// Adds member `m` to `samples` (a new sample when its key differs from the
+// last one's); `images` says which samples have their image.
+absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
+                       const std::string& path,
+                       std::vector<ShardEntry>* samples,
+                       std::vector<bool>* images) {
+  std::string key, ext;
+  KeyAndExtension(m.name, &key, &ext);
+  const Codec* codec = CodecForExtension(ext);
+  if (codec == nullptr && ext != "cls") return absl::OkStatus();
+  if (samples->empty() || samples->back().key != key) {
+    samples->push_back({key, 0, 0, false, "", -1});
+    images->push_back(false);
+  }
+  ShardEntry& s = samples->back();
+  const std::string where =
+      absl::StrCat(path, ": member ", m.name, " at byte ", m.offset);
+  if (ext == "cls") {
+    if (!m.link_error.empty())
+      return InvalidArgumentCat(where, ": .cls ", m.link_error);
+    const absl::string_view text(
+        reinterpret_cast<const char*>(bytes.data() + m.offset), m.size);
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &s.label))
+      return InvalidArgumentCat(where, ": .cls is not an integer");
+    return absl::OkStatus();
+  }
+  if (images->back())
+    return InvalidArgumentCat(where, ": a second image for key ", key);
+  images->back() = true;
+  s.npy = codec->channels == 0;  // the file says (.npy)
+  s.offset = m.offset;
+  s.size = m.size;
+  s.link_error = m.link_error;
+  return absl::OkStatus();
+}
+
+// The channel count of sample `s` (3 for encoded images; an .npy's header
+// says its own).
+absl::StatusOr<int> Channels(const ShardEntry& s,
+                             absl::Span<const uint8_t> bytes,
+                             const std::string& what) {
+  if (!s.npy || !s.link_error.empty()) return 3;
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const NpyArray a, ParseNpyImage(bytes.subspan(s.offset, s.size), what));
+  return static_cast<int>(a.shape[2]);
+}
+
+// '%', spaces and bytes outside printable ASCII as %XX.
+std::string Escape(absl::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u > 0x20 && u < 0x7f && u != '%') {
+      out += c;
+    } else {
+      absl::StrAppend(&out, absl::StrFormat("%%%02X", u));
+    }
+  }
+  return out;
+}
+
+bool Unescape(absl::string_view text, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (u <= 0x20 || u >= 0x7f) return false;
+    if (u != '%') {
+      *out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return false;
+    int v = 0;
+    for (int k = 1; k <= 2; ++k) {
+      const char h = text[i + k];
+      if (!absl::ascii_isxdigit(h)) return false;
+      v = v * 16 + (absl::ascii_isdigit(h) ? h - '0'
+                                           : absl::ascii_tolower(h) - 'a' + 10);
+    }
+    *out += static_cast<char>(v);
+    i += 2;
+  }
+  return true;
+}
+
+// One sample line (fields split at single spaces).
+absl::Status ParseEntry(const std::vector<absl::string_view>& f,
+                        uint64_t shard_bytes, ShardEntry* e) {
+  if (f.size() != 5 && f.size() != 6)
+    return absl::InvalidArgumentError("expected 5 fields (6 for a link)");
+  if (!absl::SimpleAtoi(f[0], &e->offset) ||
+      !absl::SimpleAtoi(f[1], &e->size) || !absl::SimpleAtoi(f[3], &e->label) ||
+      !absl::ascii_isdigit(f[0][0]) || !absl::ascii_isdigit(f[1][0]))
+    return absl::InvalidArgumentError("offset, size or label is not a number");
+  if (e->offset > shard_bytes || e->size > shard_bytes - e->offset) {
+    return InvalidArgumentCat("bytes ", e->offset, "..+", e->size,
+                              " are not inside the shard's ", shard_bytes);
+  }
+  if (!Unescape(f[4], &e->key) || e->key.empty())
+    return absl::InvalidArgumentError("the key is empty or badly escaped");
+  const bool link = f[2] == "link";
+  if (!link && f[2] != "image" && f[2] != "npy")
+    return InvalidArgumentCat("kind \"", f[2], "\" is not image, npy or link");
+  if (link != (f.size() == 6) ||
+      (link && (!Unescape(f[5], &e->link_error) || e->link_error.empty())))
+    return absl::InvalidArgumentError("a link, and only a link, ends with why");
+  e->npy = f[2] == "npy";
+  return absl::OkStatus();
+}
+
+// The header's second line.
+absl::Status ParseHeader(absl::string_view line, ShardIndex* index,
+                         uint64_t* samples) {
+  const std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
+  if (f.size() != 8 || f[0] != "bytes" || f[2] != "digest" ||
+      f[4] != "channels" || f[6] != "samples" ||
+      !absl::SimpleAtoi(f[1], &index->bytes) ||
+      !absl::SimpleAtoi(f[5], &index->channels) ||
+      !absl::SimpleAtoi(f[7], samples) ||
+      (f[3] != "-" &&
+       (f[3].size() != 16 || f[3].find_first_not_of("0123456789abcdef") !=
+                                 absl::string_view::npos)) ||
+      index->channels < 0 || index->channels > 4) {
+    return absl::InvalidArgumentError(
+        "expected \"bytes N digest HEX channels C samples N\"");
+  }
+  index->digest = std::string(f[3]);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ShardIndexPath(const std::string& shard) {
+  return shard + ".fnidx";
+}
+
+absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
+                                      const std::string& path, bool digest) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<TarMember> members,
+                             ReadTarIndex(bytes, path));
+  ShardIndex index;
+  index.bytes = bytes.size();
+  index.digest =
+      digest ? Digest().Bytes(bytes.data(), bytes.size()).Hex() : "-";
+  std::vector<bool> images;
+  for (const TarMember& m : members) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        AddMember(m, bytes, path, &index.samples, &images));
+  }
+  for (size_t i = 0; i < index.samples.size(); ++i) {
+    const ShardEntry& s = index.samples[i];
+    const std::string what = absl::StrCat(path, ": key ", s.key);
+    if (!images[i])
+      return InvalidArgumentCat(what, " has no ", KnownExtensions(), " member");
+    FUSEDNORM_ASSIGN_OR_RETURN(const int c, Channels(s, bytes, what));
+    if (index.channels != 0 && c != index.channels) {
+      return InvalidArgumentCat(what, ": ", c, " channels, earlier samples ",
+                                index.channels);
+    }
+    index.channels = c;
+  }
+  return index;
+}
+
+absl::StatusOr<ShardIndex> WriteShardIndex(const std::string& path) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::unique_ptr<MappedFile> file,
+                             MappedFile::Open(path));
+  FUSEDNORM_ASSIGN_OR_RETURN(ShardIndex index,
+                             IndexShard(file->bytes(), path, /*digest=*/true));
+  // An index of bytes that changed while they were read is no index.
+  FUSEDNORM_RETURN_IF_ERROR(file->CheckUnchanged());
+  const std::string text = ShardIndexText(index);
+  FUSEDNORM_RETURN_IF_ERROR(WriteFileAtomically(
+      ShardIndexPath(path),
+      {{reinterpret_cast<const uint8_t*>(text.data()), text.size()}}));
+  return index;
+}
+
+std::string ShardIndexText(const ShardIndex& index) {
+  std::string out = absl::StrCat(kMagic, "\nbytes ", index.bytes, " digest ",
+                                 index.digest, " channels ", index.channels,
+                                 " samples ", index.samples.size(), "\n");
+  for (const ShardEntry& e : index.samples) {
+    const char* kind = !e.link_error.empty() ? "link" : e.npy ? "npy" : "image";
+    absl::StrAppend(&out, e.offset, " ", e.size, " ", kind, " ", e.label, " ",
+                    Escape(e.key));
+    if (!e.link_error.empty()) absl::StrAppend(&out, " ", Escape(e.link_error));
+    out += '\n';
+  }
+  return out;
+}
+
+absl::StatusOr<ShardIndex> ParseShardIndex(absl::string_view text,
+                                           const std::string& path) {
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  if (lines.empty() || lines[0] != kMagic) {
+    return InvalidArgumentCat(path,
+                              ": not a shard index (its first line is "
+                              "not \"",
+                              kMagic, "\")");
+  }
+  if (lines.back().empty()) lines.pop_back();  // the last line's newline
+  ShardIndex index;
+  uint64_t samples = 0;
+  if (lines.size() < 2) return InvalidArgumentCat(path, ": line 2 is missing");
+  FUSEDNORM_RETURN_IF_ERROR(
+      PrefixStatus(ParseHeader(lines[1], &index, &samples),
+                   absl::StrCat(path, ": line 2: ")));
+  if (samples != lines.size() - 2) {
+    return InvalidArgumentCat(path, ": line 2 says ", samples, " samples, ",
+                              lines.size() - 2, " lines follow");
+  }
+  index.samples.resize(samples);
+  for (size_t i = 0; i < samples; ++i) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        PrefixStatus(ParseEntry(absl::StrSplit(lines[i + 2], ' '), index.bytes,
+                                &index.samples[i]),
+                     absl::StrCat(path, ": line ", i + 3, ": ")));
+  }
+  if ((samples == 0) != (index.channels == 0)) {
+    return InvalidArgumentCat(path, ": line 2: channels ", index.channels,
+                              " with ", samples, " samples");
+  }
+  return index;
+}
+
+}  // namespace fusednorm
