@@ -25,9 +25,10 @@ class Reader {
     for (;;) {
       const size_t at = SkipSpace();
       FUSEDNORM_ASSIGN_OR_RETURN(std::string key, String());
-      if (out.count(key) != 0) return Error(at, "\"" + key + "\" twice");
+      if (out.count(key) != 0)
+        return Error(at, "each key once, not \"" + key + "\" twice");
       FUSEDNORM_RETURN_IF_ERROR(Expect(':'));
-      FUSEDNORM_ASSIGN_OR_RETURN(FlatJsonValue value, Value());
+      FUSEDNORM_ASSIGN_OR_RETURN(FlatJsonValue value, Value(key));
       out.emplace(std::move(key), std::move(value));
       if (Peek() == '}') return Close(out);
       FUSEDNORM_RETURN_IF_ERROR(Expect(','));
@@ -40,8 +41,11 @@ class Reader {
         what_, ": not a flat JSON object of numbers and strings: at byte ", at,
         " (of ", text_.size(), ") expected ", expected);
   }
+  // JSON's white space: space, tab, line feed, carriage return.
   size_t SkipSpace() {
-    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
+      ++pos_;
     return pos_;
   }
   char Peek() {
@@ -68,7 +72,7 @@ class Reader {
       return Error(pos_, "a printable character or '\"'");
     return std::string(text_.substr(begin, pos_++ - begin));
   }
-  absl::StatusOr<FlatJsonValue> Value() {
+  absl::StatusOr<FlatJsonValue> Value(const std::string& key) {
     if (Peek() == '"') {
       FUSEDNORM_ASSIGN_OR_RETURN(std::string s, String());
       return FlatJsonValue(std::move(s));
@@ -78,13 +82,19 @@ class Reader {
     while (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) {
       const uint64_t d = static_cast<uint64_t>(text_[pos_] - '0');
       if (v > (~uint64_t{0} - d) / 10)
-        return Error(begin, "an integer below 2^64");
+        return Error(begin, "an integer below 2^64 for \"" + key + "\"");
       v = v * 10 + d;
       ++pos_;
     }
-    if (pos_ == begin) return Error(pos_, "a non-negative integer or a string");
-    if (pos_ - begin > 1 && text_[begin] == '0')
-      return Error(begin, "an integer without leading zeros");
+    const std::string plain =
+        "a string or a non-negative integer (no sign, fraction, exponent or "
+        "leading zero) for \"" +
+        key + "\"";
+    if (pos_ == begin || (pos_ - begin > 1 && text_[begin] == '0'))
+      return Error(begin, plain);
+    if (pos_ < text_.size() &&
+        (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E'))
+      return Error(begin, plain);
     return FlatJsonValue(v);
   }
 

@@ -25,6 +25,19 @@ TEST(FlatJsonTest, RoundTripsAndReadsWhatPythonWrites) {
   EXPECT_TRUE(ReadFlatJson(" {} ", "s").ok());
 }
 
+TEST(FlatJsonTest, ValueErrorsNameTheKey) {
+  for (const char* bad : {"{\"batches\": 3.0}", "{\"batches\": 1e3}",
+                          "{\"batches\": -1}", "{\"batches\": true}"}) {
+    const auto read = ReadFlatJson(bad, "state");
+    EXPECT_NE(read.status().message().find(
+                  "a string or a non-negative integer (no sign, fraction, "
+                  "exponent or leading zero) for \"batches\""),
+              std::string::npos)
+        << read.status();
+  }
+  EXPECT_FALSE(ReadFlatJson("{\"a\":\v1}", "state").ok());
+}
+
 TEST(FlatJsonTest, RefusesEverythingElseNamingTheByte) {
   for (const char* bad : {"",
                           "{",
@@ -57,7 +70,7 @@ TEST(FlatJsonTest, RefusesEverythingElseNamingTheByte) {
   EXPECT_NE(ReadFlatJson("{\"a\": 1, \"a\": 2}", "s")
                 .status()
                 .message()
-                .find("\"a\" twice"),
+                .find("each key once, not \"a\" twice"),
             std::string::npos);
 }
 

@@ -116,7 +116,8 @@ struct EpochLoader::Impl {
   std::mutex mu;
   std::condition_variable work_cv, done_cv;
   size_t next_task = 0;   // next sample to hand to a worker
-  size_t handed_out = 0;  // local batches returned by Next()
+  size_t handed_out = 0;  // local batches Next() took from the ring
+  size_t delivered = 0;   // of those, the ones it returned (not an error)
   // Per ring position j % slots: the batch being filled, its samples
   // finished, whether its batch work is done (the batch is ready), and the
   // position and status of its first failed sample.
@@ -388,10 +389,10 @@ size_t EpochLoader::batches() const { return impl_->order->batches(); }
 EpochLoader::Position EpochLoader::resume_position() const {
   size_t j = 0;
   if (Forked()) {
-    j = impl_->handed_out;  // no thread of the parent's is here to move it
+    j = impl_->delivered;  // no thread of the parent's is here to move it
   } else {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    j = impl_->handed_out;
+    j = impl_->delivered;
   }
   if (j >= impl_->order->batches()) return {impl_->epoch + 1, 0};
   return {impl_->epoch, impl_->order->BatchesBefore(j)};
@@ -452,6 +453,7 @@ absl::StatusOr<BatchRef> EpochLoader::Next() {
     m.StopLocked();
     return m.first_status[r];
   }
+  ++m.delivered;
   return batch;
 }
 

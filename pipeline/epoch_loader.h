@@ -132,7 +132,9 @@ class EpochLoader {
   // resumes after that many of its batches (over all ranks) were handed
   // out: pipeline/epoch_order.h says which batches are left, and each is
   // byte for byte the batch of the same number in an epoch run whole;
-  // InvalidArgument when the epoch has no batch after them.
+  // InvalidArgument unless `start` is below the epoch's batch count
+  // (EpochOrder::CheckStart; with drop_last what is left may still give
+  // this rank none).
   static absl::StatusOr<std::unique_ptr<EpochLoader>> Start(
       const Dataset& dataset, const Chain& chain,
       const LoaderSettings& settings, uint32_t epoch,
@@ -164,7 +166,8 @@ class EpochLoader {
   // Where a run that stops now resumes: this epoch after the batches
   // handed out over all ranks when every rank has handed out as many as
   // this one (so any rank may save it, between two steps), or, once this
-  // rank's batches are all out, the next epoch's start.
+  // rank's batches are all out, the next epoch's start. A batch Next()
+  // failed with (kFail) was not handed out.
   struct Position {
     uint32_t epoch = 0;
     uint64_t batches = 0;

@@ -343,7 +343,6 @@ LoaderSettings Preprocessor::loader_settings(Split split) const {
 std::string Preprocessor::PixelRecipe(Split split) const {
   const Chain& c = state_->chain(split);
   const FusedNormalization& f = *c.fused;
-  const LoaderSettings l = state_->Settings(split);
   std::vector<std::string> parts;
   for (const auto& op : c.ops) parts.push_back(op->name());
   const auto floats = [](const std::vector<float>& v) {
@@ -365,9 +364,6 @@ std::string Preprocessor::PixelRecipe(Split split) const {
   if (c.batch_op != nullptr) absl::StrAppend(&out, " => ", c.batch_op->name());
   absl::StrAppend(&out, absl::StrFormat(" targets=%d,%.17g", c.num_classes,
                                         c.label_smoothing));
-  absl::StrAppend(&out, " samples=", samples_per_epoch(),
-                  " batch_size=", l.batch_size, " shuffle=", l.shuffle,
-                  " repeats=", l.repeats, " decode_scale=", l.decode_scale);
   return out;
 }
 

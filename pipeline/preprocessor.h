@@ -83,11 +83,12 @@ class Preprocessor {
   // 224), ...) -> FusedNormalization(float32 hwc fast, flip p=0.5, ...)",
   // and its batch transform after " => " where it has one.
   std::string Describe(Split split) const;
-  // Everything but the seed that fixes a split's order and pixels, as
-  // text: each op with its parameters, the fused op's settings (its kernel
-  // aside), the batch transform, the targets, the epoch's samples, shuffle,
-  // repeats, reduced-size decoding and the batch size. What a resume state
-  // digests (pipeline/resume_state.h).
+  // A split's transforms as text, every parameter that changes pixels
+  // written out: each op, the fused op's settings (its kernel aside), the
+  // batch transform and the targets. What a resume state digests
+  // (pipeline/resume_state.h); the loader settings that change the order
+  // or the pixels (seed, batch size, shuffle, repeats, reduced-size
+  // decoding, the epoch's samples) it keeps by name.
   std::string PixelRecipe(Split split) const;
   // The loader settings a split's epochs run with.
   LoaderSettings loader_settings(Split split) const;

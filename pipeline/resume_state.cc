@@ -35,6 +35,8 @@ Fields FieldsOf(const ResumeState& s) {
           {"samples", s.samples},
           {"dataset", s.dataset},
           {"recipe", s.recipe},
+          {"shuffle", s.shuffle},
+          {"decode_scale", s.decode_scale},
           {"repeated_augmentations", s.repeats},
           {"world_size", s.world_size}};
 }
@@ -91,6 +93,8 @@ ResumeState MakeResumeState(const Preprocessor& p, Split split,
   s.samples = p.samples_per_epoch();
   s.dataset = absl::StrFormat("%016x", p.dataset().IndexDigest());
   s.recipe = Digest().Text(p.PixelRecipe(split)).Hex();
+  s.shuffle = l.shuffle ? 1 : 0;
+  s.decode_scale = l.decode_scale ? 1 : 0;
   s.repeats = static_cast<uint64_t>(l.repeats);
   s.world_size = static_cast<uint64_t>(l.world);
   return s;
@@ -127,6 +131,8 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "samples", what, &s.samples));
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "dataset", what, &s.dataset));
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "recipe", what, &s.recipe));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "shuffle", what, &s.shuffle));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "decode_scale", what, &s.decode_scale));
   FUSEDNORM_RETURN_IF_ERROR(
       Take(json, "repeated_augmentations", what, &s.repeats));
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "world_size", what, &s.world_size));
@@ -158,19 +164,20 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
   if (state.samples != here.samples)
     return Differs("the epoch's samples", state.samples, here.samples);
   if (state.dataset != here.dataset) {
-    return Differs("the dataset's index digest (its files' names and sizes)",
-                   state.dataset, here.dataset);
+    return Differs(
+        "the dataset's index digest (its files' names and sizes, or its "
+        "contents)",
+        state.dataset, here.dataset);
   }
   if (state.seed != here.seed) return Differs("seed", state.seed, here.seed);
   if (state.split != here.split)
     return Differs("split", state.split, here.split);
   if (state.batch_size != here.batch_size)
     return Differs("batch_size", state.batch_size, here.batch_size);
-  if (state.recipe != here.recipe) {
-    return Differs("the recipe's digest", state.recipe,
-                   absl::StrCat(here.recipe, " (this run's recipe: ",
-                                p.PixelRecipe(split), ")"));
-  }
+  if (state.shuffle != here.shuffle)
+    return Differs("shuffle", state.shuffle, here.shuffle);
+  if (state.decode_scale != here.decode_scale)
+    return Differs("decode_scale", state.decode_scale, here.decode_scale);
   if (state.repeats != here.repeats)
     return Differs("repeated_augmentations", state.repeats, here.repeats);
   if (state.repeats > 1 && state.world_size != here.world_size) {
@@ -180,6 +187,11 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
         ", whose ranks' lists depend on the world size: resume it with "
         "world_size = ",
         state.world_size, ", not ", here.world_size);
+  }
+  if (state.recipe != here.recipe) {
+    return Differs("the transforms' digest", state.recipe,
+                   absl::StrCat(here.recipe, " (this run's transforms: ",
+                                p.PixelRecipe(split), ")"));
   }
   if (state.samples_handed != state.batches * state.batch_size) {
     return InvalidArgumentCat(

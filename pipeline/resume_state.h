@@ -7,11 +7,14 @@
 // how many of its batches (over all ranks) were handed out -- plus what
 // must not change for that position to mean the same samples and pixels:
 // the dataset's index (its sample count and digest), the seed, the split,
-// the batch size and a digest of the recipe (Preprocessor::PixelRecipe).
+// the batch size, shuffling, reduced-size decoding, repeats and a digest
+// of the transforms (Preprocessor::PixelRecipe).
 // The world size and thread count may change, and so may drop_last:
 // pipeline/epoch_order.h deals what is left. With repeated augmentations
 // the ranks' lists depend on the world size, so it must stay. A "check"
-// digest over the rest tells a state that was edited or damaged.
+// digest over the rest tells a state that was damaged or edited by hand;
+// it is no signature (anyone can recompute it), so it does not stop a
+// deliberate forgery.
 #ifndef FUSEDNORM_PIPELINE_RESUME_STATE_H_
 #define FUSEDNORM_PIPELINE_RESUME_STATE_H_
 
@@ -38,11 +41,13 @@ struct ResumeState {
   uint64_t seed = 0;
   std::string split;  // train, val
   uint64_t batch_size = 0;
-  uint64_t samples = 0;     // an epoch's, over all ranks
-  std::string dataset;      // Dataset::IndexDigest, 16 hex digits
-  std::string recipe;       // a digest of PixelRecipe, 16 hex digits
-  uint64_t repeats = 1;     // repeated_augmentations
-  uint64_t world_size = 1;  // when saved
+  uint64_t samples = 0;       // an epoch's, over all ranks
+  std::string dataset;        // Dataset::IndexDigest, 16 hex digits
+  std::string recipe;         // a digest of PixelRecipe, 16 hex digits
+  uint64_t shuffle = 1;       // 0 or 1
+  uint64_t decode_scale = 0;  // 0 or 1
+  uint64_t repeats = 1;       // repeated_augmentations
+  uint64_t world_size = 1;    // when saved
 };
 
 // The state of `p`'s `split` at `position` (EpochLoader::resume_position).
@@ -59,9 +64,9 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view json,
                                              absl::string_view what);
 
 // OK when `state` resumes `p`'s `split`; else InvalidArgument naming the
-// first difference (the dataset, the seed, the split, the batch size, the
-// recipe, repeats and the world size) or a position the epoch does not
-// have.
+// first difference (the dataset, the seed, the split, the batch size,
+// shuffle, decode_scale, repeats and the world size, the transforms) or a
+// position the epoch does not have.
 absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
                               Split split);
 

@@ -30,6 +30,7 @@ struct RunSpec {
   int repeats = 1;
   int world = 1;
   bool mix = true;
+  bool shuffle = true;
 };
 
 Preprocessor Make(const RunSpec& r) {
@@ -43,6 +44,7 @@ Preprocessor Make(const RunSpec& r) {
       .threads(r.threads)
       .seed(r.seed)
       .repeated_augmentations(r.repeats)
+      .shuffle(r.shuffle)
       .shard(0, r.world);
   if (r.mix) b.batch_transform(MixUp(0.4, 10));
   absl::StatusOr<Preprocessor> p = b.Commit();
@@ -118,7 +120,7 @@ TEST(ResumeStateTest, RunsThatDifferAreRefusedNamingTheDifference) {
     RunSpec run;
     std::string needle;
   };
-  std::vector<Other> others(6);
+  std::vector<Other> others(7);
   others[0].run.samples = 38;
   others[0].needle = "the epoch's samples = 37 in the state, 38 here";
   others[1].run.data_seed = 1;
@@ -128,9 +130,11 @@ TEST(ResumeStateTest, RunsThatDifferAreRefusedNamingTheDifference) {
   others[3].run.batch = 5;
   others[3].needle = "batch_size = 4 in the state, 5 here";
   others[4].run.erase = 0.25;
-  others[4].needle = "the recipe's digest";
+  others[4].needle = "the transforms' digest";
   others[5].run.mix = false;
-  others[5].needle = "the recipe's digest";
+  others[5].needle = "the transforms' digest";
+  others[6].run.shuffle = false;
+  others[6].needle = "shuffle = 1 in the state, 0 here";
   for (const Other& o : others) {
     ExpectError(CheckResumeState(s, Make(o.run), Split::kTrain),
                 StatusCode::kInvalidArgument, o.needle);
@@ -156,6 +160,10 @@ TEST(ResumeStateTest, RepeatsKeepTheirWorldSize) {
   ExpectError(CheckResumeState(s, Make(r), Split::kTrain),
               StatusCode::kInvalidArgument,
               "saved with world_size = 2 and repeated_augmentations = 2");
+  r.repeats = 1;
+  ExpectError(CheckResumeState(s, Make(r), Split::kTrain),
+              StatusCode::kInvalidArgument,
+              "repeated_augmentations = 2 in the state, 1 here");
 }
 
 TEST(ResumeStateTest, PositionsTheEpochDoesNotHaveAreRefused) {

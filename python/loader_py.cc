@@ -11,9 +11,9 @@
 //     Loader raises ValueError;
 //   - next() waits in short slices and checks for signals between them, so
 //     Ctrl-C stops it within about one sample's time;
-//   - state_dict() is where the iterator advanced last stands (its epoch's
-//     batches handed out, pipeline/resume_state.h), load_state_dict() sets
-//     where the next iter() starts.
+//   - state_dict() is where the newest iterator stands (its epoch's batches
+//     handed out, pipeline/resume_state.h), load_state_dict() sets where
+//     the next iter() starts; older iterators no longer move it.
 #include "python/loader_py.h"
 
 #include <pybind11/numpy.h>
@@ -50,6 +50,7 @@ struct EpochState {
   std::mutex next_mu;  // serializes next(); never taken with the GIL held
   std::shared_ptr<EpochLoader> loader;
   uint32_t epoch = 0;
+  uint64_t generation = 0;   // LoaderCore::generation when it was made
   bool interrupted = false;  // a signal arrived while next() waited
   // (index, reason) of this epoch's skips. Plain C++ values: the state may
   // be freed without the GIL.
@@ -65,8 +66,11 @@ struct LoaderCore {
   std::mutex mu;  // guards the fields below; never taken with the GIL held
   uint32_t next_epoch = 0;
   uint64_t next_start = 0;  // batches of next_epoch already handed out
-  // Where the iterator advanced (or made) last stands.
+  // Where the newest iterator stands (or where load_state_dict put the
+  // next one): iter() and load_state_dict() start a new generation, and
+  // only the current generation's iterator moves the position.
   EpochLoader::Position position;
+  uint64_t generation = 0;
   bool closed = false;
   bool exiting = false;  // closed by the interpreter's exit: iterators end
   std::vector<std::weak_ptr<EpochState>> epochs;
@@ -125,7 +129,8 @@ class PyEpoch {
       absl::StatusOr<BatchRef> b = loader->Next();
       if (b.ok()) {
         std::lock_guard<std::mutex> core_lock(core_->mu);
-        core_->position = loader->resume_position();
+        if (core_->generation == state_->generation)
+          core_->position = loader->resume_position();
       }
       return b;
     });
@@ -253,13 +258,18 @@ class PyLoader {
         closed = true;
         return absl::OkStatus();
       }
-      state->epoch = core_->next_epoch++;
-      const uint64_t start = std::exchange(core_->next_start, 0);
+      // Nothing moves until the epoch has started: a failed iter() leaves
+      // the next one (and state_dict()) where they were.
+      state->epoch = core_->next_epoch;
+      const uint64_t start = core_->next_start;
       absl::StatusOr<std::unique_ptr<EpochLoader>> loader =
           core_->preprocessor->StartEpoch(core_->options.split, state->epoch,
                                           start);
       if (!loader.ok()) return loader.status();
+      ++core_->next_epoch;
+      core_->next_start = 0;
       core_->position = {state->epoch, start};
+      state->generation = ++core_->generation;
       state->loader = *std::move(loader);
       core_->epochs.push_back(state);
       return absl::OkStatus();
@@ -327,6 +337,7 @@ class PyLoader {
       core_->next_epoch = state.epoch;
       core_->next_start = state.batches;
       core_->position = {state.epoch, state.batches};
+      ++core_->generation;  // live iterators no longer move the position
     });
   }
 

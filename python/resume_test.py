@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import types
 import unittest
 
 import numpy as np
@@ -116,6 +117,27 @@ class SameLayout(unittest.TestCase):
         other.load_state_dict(first.state_dict())
         self.assertEqual(other.state_dict(), first.state_dict())
 
+    def test_older_iterators_and_failed_iters_do_not_move_the_state(self):
+        first = loader(threads=1)
+        take(iter(first), 3)
+        state = first.state_dict()
+        other = loader(threads=1)
+        it = iter(other)
+        take(it, 1)
+        other.load_state_dict(state)
+        take(it, 2)  # an iterator made before the load
+        self.assertEqual(other.state_dict(), state)
+        self.assertEqual(take(iter(other), 2), self.epochs[0][3:5])
+        # An iter() that fails (no CUDA driver here) starts nothing.
+        cuda = loader(threads=1, pinned="cuda")
+        cuda.load_state_dict(types.MappingProxyType(state))
+        try:
+            iter(cuda)
+        except RuntimeError:
+            self.assertEqual(cuda.state_dict(), state)
+        else:
+            self.skipTest("a CUDA driver is loaded here")
+
     def test_state_is_plain_data_for_a_checkpoint(self):
         state = loader(threads=1).state_dict()
         for key, value in state.items():
@@ -146,9 +168,9 @@ class Refusals(unittest.TestCase):
                      images=38)
         self.refused(ValueError, "batch_size = 4 in the state, 5 here",
                      batch_size=5)
-        self.refused(ValueError, "the recipe's digest",
+        self.refused(ValueError, "the transforms' digest",
                      batch_transforms="CutMix(1.0)")
-        self.refused(ValueError, "the recipe's digest", size=32)
+        self.refused(ValueError, "the transforms' digest", size=32)
         self.refused(ValueError, "split = train in the state, val here",
                      split="val", batch_transforms=None, num_classes=0)
 

@@ -4,6 +4,8 @@
 // copies every batch to a CUDA device as it comes (--device-copy, as a
 // trainer's loader would), writes it to --output and the first samples to
 // --preview. Ctrl-C stops it within about a sample's time, leaving no file.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -32,6 +34,8 @@ namespace fusednorm {
 namespace {
 
 constexpr size_t kPreviewSamples = 16;
+// Resume states take a few hundred bytes; a larger --resume file is not one.
+constexpr size_t kMaxStateBytes = 64 << 10;
 
 // What the epochs produced: totals, the skipped samples, and the first
 // samples kept for --preview (--output is written as batches come).
@@ -149,6 +153,13 @@ uint64_t Total(const Preprocessor& p, const RunOptions& o, const RunSpan& span,
 absl::StatusOr<RunSpan> Span(const Preprocessor& p, const RunOptions& o) {
   RunSpan span{o.recipe.epoch, 0, o.epochs};
   if (o.resume.empty()) return span;
+  struct stat st;
+  if (stat(o.resume.c_str(), &st) == 0 &&
+      static_cast<uint64_t>(st.st_size) > kMaxStateBytes) {
+    return InvalidArgumentCat(o.resume, ": ", st.st_size,
+                              " bytes is no resume state (they take under ",
+                              kMaxStateBytes, ")");
+  }
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
                              ReadFileBytes(o.resume));
   FUSEDNORM_ASSIGN_OR_RETURN(
@@ -160,7 +171,13 @@ absl::StatusOr<RunSpan> Span(const Preprocessor& p, const RunOptions& o) {
   FUSEDNORM_RETURN_IF_ERROR(
       PrefixStatus(CheckResumeState(state, p, o.recipe.split),
                    absl::StrCat(o.resume, ": ")));
-  const uint64_t end = uint64_t{o.recipe.epoch} + o.epochs;
+  if (state.epoch < o.recipe.epoch) {
+    return InvalidArgumentCat(
+        o.resume, ": the state is at epoch ", state.epoch,
+        ", before this run's first (--epoch = ", o.recipe.epoch, ")");
+  }
+  // The state's epoch is in [epoch, epoch + epochs], or the run is over.
+  const uint64_t end = uint64_t{o.recipe.epoch} + uint64_t(o.epochs);
   span.first = state.epoch;
   span.start = state.batches;
   span.epochs = state.epoch >= end ? 0 : static_cast<int>(end - state.epoch);

@@ -22,6 +22,7 @@ RuntimeError.
 
 import atexit as _atexit
 import json as _json
+from collections.abc import Mapping as _Mapping
 import os as _os
 import sys as _sys
 import weakref as _weakref
@@ -214,9 +215,9 @@ class Loader:
     fusednorm.SampleError (on_error="fail"), or is listed in the iterator's
     and the Loader's `skipped` (on_error="skip").
 
-    state_dict() and load_state_dict() resume a stopped run mid-epoch with
-    the same bytes, on any thread count and world size: see their
-    docstrings."""
+    state_dict() and load_state_dict() resume a stopped run mid-epoch: the
+    same bytes on any thread count, and on another world size each batch
+    left once with its bytes: see their docstrings."""
 
     settings = _fusednorm.Loader.settings
 
@@ -246,16 +247,19 @@ class Loader:
     def state_dict(self):
         """Where the loader stands, as a small dict of ints and strings that
         goes into a training checkpoint as it is (JSON-able): the epoch of
-        the iterator advanced last and how many of its batches the ranks
-        have handed out (this rank's count times world_size: every rank
-        gives the same state after the same number of steps), plus
-        digests of the dataset's index and the recipe, the seed, the split
-        and the batch size, and a check over all of it. A finished epoch
-        stands at the start of the next; a Loader not yet iterated at its
-        `epoch`. Counts batches handed to you, not those prefetched."""
+        the newest iterator (made by iter() after any load_state_dict())
+        and how many of its batches the ranks have handed out (where it
+        started, plus this rank's count times world_size: every rank gives
+        the same state after the same number of steps), plus digests of the
+        dataset's index and the transforms, the seed, the split, the batch
+        size and the other settings that change the order or the pixels,
+        and a check over all of it (against damage, not forgery). A
+        finished epoch stands at the start of the next; a Loader not yet
+        iterated at its `epoch`. Counts batches handed to you, not those
+        prefetched."""
         return _json.loads(self._loader.state_dict())
 
-    def load_state_dict(self, state):
+    def load_state_dict(self, state_dict):
         """Makes the next iter(loader) resume where `state` (from
         state_dict(), of this Loader or one with the same data, seed,
         batch_size and transforms) stands; later iterators go on with the
@@ -263,14 +267,17 @@ class Loader:
         the run that was never stopped, for any thread count; on another
         world_size the ranks share what is left of the epoch (each batch
         once, every rank as many, as a run with that world size pads or
-        drops the last round) and later epochs are those of a run that
-        had it from the start. ValueError names what differs (dataset,
-        seed, recipe, ...) or says the state was edited or damaged."""
-        if not isinstance(state, dict):
-            raise TypeError(f"load_state_dict: state must be the dict "
-                            f"state_dict() returns, not {type(state).__name__}")
+        drops the last round of what is left; global batch b keeps its
+        bytes) and later epochs are those of a run that had it from the
+        start. ValueError names what differs (dataset, seed, transforms,
+        ...) or says the state was edited or damaged. Iterators made
+        before the call no longer move state_dict()."""
+        if not isinstance(state_dict, _Mapping):
+            raise TypeError(f"load_state_dict: state_dict must be the dict "
+                            f"state_dict() returns, not "
+                            f"{type(state_dict).__name__}")
         try:
-            text = _json.dumps(state)
+            text = _json.dumps(dict(state_dict))
         except (TypeError, ValueError) as e:
             raise TypeError(f"load_state_dict: state must hold plain ints and "
                             f"strings as state_dict() returns: {e}") from None
