@@ -180,6 +180,42 @@ TEST(ResumeStateTest, PositionsTheEpochDoesNotHaveAreRefused) {
               StatusCode::kInvalidArgument, "after 10 batches");
 }
 
+// Sample 9 cannot be read: with kFail the batch that holds it is an error.
+class FailsAtNine : public Dataset {
+ public:
+  std::string name() const override { return "fails-at-nine"; }
+  size_t size() const override { return 20; }
+  int channels() const override { return 3; }
+  absl::Status Read(size_t index, SampleBuffer* buffer,
+                    RawSample* out) const override {
+    if (index == 9) return absl::DataLossError("sample 9: unreadable");
+    return inner_->Read(index, buffer, out);
+  }
+
+ private:
+  std::unique_ptr<Dataset> inner_ = MakeSyntheticDataset(20);
+};
+
+TEST(ResumeStateTest, ABatchThatFailedWasNotHandedOut) {
+  absl::StatusOr<Preprocessor> p =
+      PreprocessorBuilder()
+          .dataset(std::make_shared<FailsAtNine>())
+          .train_transforms(RandomResizedCrop(24))
+          .val_transforms(Resize(28), CenterCrop(24))
+          .batch_size(4)
+          .threads(2)
+          .Commit();
+  ASSERT_TRUE(p.ok()) << p.status();
+  auto loader = p->StartEpoch(Split::kVal, 0);  // in index order
+  ASSERT_TRUE(loader.ok());
+  for (int j = 0; j < 2; ++j) ASSERT_TRUE((*loader)->Next().ok());
+  EXPECT_EQ((*loader)->resume_position().batches, 2u);
+  ExpectError((*loader)->Next().status(), StatusCode::kDataLoss, "sample 9");
+  const EpochLoader::Position after = (*loader)->resume_position();
+  EXPECT_EQ(after.epoch, 0u);
+  EXPECT_EQ(after.batches, 2u);
+}
+
 TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
   const Preprocessor p = Make({});
   const std::string text =
