@@ -78,7 +78,7 @@ FOREIGN_KEYWORDS = {
     "write_mode": "FFCV's RGBImageField",
     "blocking": "torch.cuda.Event(blocking=True)",
 }
-COMMANDS = ("run", "normalize", "pack", "kernels")
+COMMANDS = ("run", "normalize", "pack", "index", "kernels")
 FENCE = re.compile(r"^```(\S*)\s*$")
 NOTE = re.compile(r"^<!--\s*(not run|output of):\s*(.*?)\s*-->\s*$")
 
