@@ -11,11 +11,32 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
 namespace fusednorm {
 
+namespace {
+
+// OK when `path` is absent or a regular file; a symbolic link, device,
+// pipe, socket or directory there would be replaced by the rename (or the
+// rename would fail after all the writing), so it is refused up front.
+absl::Status CheckReplaceable(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
+    return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      path, ": cannot write: it exists and is not a regular file (",
+      S_ISLNK(st.st_mode)   ? "a symbolic link"
+      : S_ISDIR(st.st_mode) ? "a directory"
+                            : "a device, pipe or socket",
+      "), which writing whole files would replace"));
+}
+
+}  // namespace
+
 absl::StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
+  if (absl::Status s = CheckReplaceable(path); !s.ok()) return s;
   std::string temp = path + ".tmp-XXXXXX";
   std::vector<char> name(temp.begin(), temp.end());
   name.push_back('\0');
@@ -76,6 +97,10 @@ absl::Status AtomicFile::Commit() {
     unlink(temp_.c_str());
     return absl::DataLossError(
         absl::StrCat(path_, ": close failed: ", std::strerror(error)));
+  }
+  if (absl::Status s = CheckReplaceable(path_); !s.ok()) {
+    unlink(temp_.c_str());
+    return s;
   }
   if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
     const int error = errno;

@@ -3,6 +3,9 @@
 // to a temporary file of this writer's own (PATH.tmp-XXXXXX, created
 // exclusively next to PATH), which is flushed to disk and renamed into place
 // only when all of them are written. The last writer to finish wins, whole.
+// A path that holds something other than a regular file (a symbolic link,
+// a device such as /dev/full, a pipe, a directory) is refused, at Create
+// and again before the rename: replacing it is never what was meant.
 #ifndef FUSEDNORM_DATA_ATOMIC_FILE_H_
 #define FUSEDNORM_DATA_ATOMIC_FILE_H_
 

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -96,6 +97,45 @@ TEST(AtomicFile, AbandonedOrFailedWritesLeaveNothing) {
     EXPECT_TRUE(Entries(dir).empty());
   }
   chmod(dir.c_str(), 0700);
+}
+
+// A device, a symbolic link or a directory at the path is refused, before
+// and after the writing, and left as it was.
+TEST(AtomicFile, RefusesToReplaceWhatIsNotARegularFile) {
+  const std::string dir = Dir();
+  const std::string target = dir + "/target", link = dir + "/link";
+  std::ofstream(target) << "kept";
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  ASSERT_EQ(mkdir((dir + "/sub").c_str(), 0700), 0);
+  for (const std::string& path :
+       {std::string("/dev/null"), link, dir + "/sub"}) {
+    const absl::Status s = WriteFileAtomically(path, {Bytes("x")});
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << path;
+    EXPECT_NE(s.message().find(path + ": cannot write: it exists and is not "
+                                      "a regular file"),
+              std::string::npos)
+        << s;
+  }
+  struct stat st;
+  ASSERT_EQ(lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  // Made a link while the file was being written: refused at the rename.
+  auto f = AtomicFile::Create(dir + "/late");
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE(f->Write(Bytes("late")).ok());
+  ASSERT_EQ(symlink(target.c_str(), (dir + "/late").c_str()), 0);
+  EXPECT_EQ(f->Commit().code(), absl::StatusCode::kFailedPrecondition);
+  std::ifstream in(target);
+  std::string kept;
+  in >> kept;
+  EXPECT_EQ(kept, "kept");
+  unlink(link.c_str());
+  unlink((dir + "/late").c_str());
+  unlink(target.c_str());
+  rmdir((dir + "/sub").c_str());
+  EXPECT_TRUE(Entries(dir).empty());
 }
 
 }  // namespace

@@ -117,7 +117,8 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(
     const std::string& path) {
   std::unique_ptr<MappedFile> f(new MappedFile());
   f->path_ = path;
-  f->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: opening a pipe must not wait for a writer.
+  f->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (f->fd_ < 0) {
     const std::string why = std::strerror(errno);
     return errno == ENOENT
@@ -127,6 +128,10 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(
   if (fstat(f->fd_, &f->opened_) != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
+  }
+  if (!S_ISREG(f->opened_.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not a regular file (a directory, device, pipe or socket)"));
   }
   if (f->opened_.st_size == 0) return f;
   const size_t size = static_cast<size_t>(f->opened_.st_size);

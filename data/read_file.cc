@@ -34,13 +34,23 @@ bool ReadFully(int fd, uint8_t* dst, size_t n) {
 }
 
 absl::Status ReadOpen(int fd, const std::string& path,
-                      std::vector<uint8_t>* out) {
+                      std::vector<uint8_t>* out, size_t max_bytes) {
   struct stat before, after;
   if (fstat(fd, &before) != 0) {
     return absl::DataLossError(
         absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
   }
+  if (!S_ISREG(before.st_mode)) {
+    return InvalidArgumentCat(
+        path, ": not a regular file (",
+        S_ISDIR(before.st_mode) ? "a directory" : "a device, pipe or socket",
+        ")");
+  }
   const size_t size = static_cast<size_t>(before.st_size);
+  if (size > max_bytes) {
+    return InvalidArgumentCat(path, ": ", size, " bytes, more than the ",
+                              max_bytes, " it may hold");
+  }
   try {
     out->resize(size);
   } catch (const std::bad_alloc&) {
@@ -63,20 +73,24 @@ absl::Status ReadOpen(int fd, const std::string& path,
 
 }  // namespace
 
-absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out,
+                          size_t max_bytes) {
+  // Non-blocking: opening a pipe must not wait for a writer (regular files
+  // ignore the flag).
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   }
-  const absl::Status s = ReadOpen(fd, path, out);
+  const absl::Status s = ReadOpen(fd, path, out, max_bytes);
   close(fd);
   return s;
 }
 
-absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
+absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path,
+                                                   size_t max_bytes) {
   std::vector<uint8_t> bytes;
-  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &bytes));
+  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &bytes, max_bytes));
   return bytes;
 }
 
