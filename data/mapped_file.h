@@ -41,6 +41,11 @@ class MappedFile {
   // The file's bytes as mapped (empty for an empty file).
   absl::Span<const uint8_t> bytes() const { return {data_, size_}; }
   const std::string& path() const { return path_; }
+  // The file's modification time when it was opened, in ns since 1970.
+  int64_t mtime_ns() const {
+    return int64_t{opened_.st_mtim.tv_sec} * 1000000000 +
+           opened_.st_mtim.tv_nsec;
+  }
 
   // OK while the mapping still shows the file as it was opened; DataLoss
   // naming the file once it was truncated or rewritten in place.

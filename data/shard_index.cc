@@ -49,7 +49,7 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
   }
   ShardEntry& s = samples->back();
   const std::string where =
-      absl::StrCat(path, ": member ", m.name, " at byte ", m.offset);
+      absl::StrCat(path, ": member ", EscapeKey(m.name), " at byte ", m.offset);
   if (ext == "cls") {
     if (!m.link_error.empty())
       return InvalidArgumentCat(where, ": .cls ", m.link_error);
@@ -60,7 +60,8 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
     return absl::OkStatus();
   }
   if (images->back())
-    return InvalidArgumentCat(where, ": a second image for key ", key);
+    return InvalidArgumentCat(where, ": a second image for key ",
+                              EscapeKey(key));
   images->back() = true;
   s.npy = codec->channels == 0;  // the file says (.npy)
   s.offset = m.offset;
@@ -80,8 +81,9 @@ absl::StatusOr<int> Channels(const ShardEntry& s,
   return static_cast<int>(a.shape[2]);
 }
 
-// '%', spaces and bytes outside printable ASCII as %XX.
-std::string Escape(absl::string_view text) {
+}  // namespace
+
+std::string EscapeKey(absl::string_view text) {
   std::string out;
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
@@ -93,6 +95,8 @@ std::string Escape(absl::string_view text) {
   }
   return out;
 }
+
+namespace {
 
 bool Unescape(absl::string_view text, std::string* out) {
   out->clear();
@@ -146,19 +150,20 @@ absl::Status ParseEntry(const std::vector<absl::string_view>& f,
 absl::Status ParseHeader(absl::string_view line, ShardIndex* index,
                          uint64_t* samples) {
   const std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
-  if (f.size() != 8 || f[0] != "bytes" || f[2] != "digest" ||
-      f[4] != "channels" || f[6] != "samples" ||
+  if (f.size() != 10 || f[0] != "bytes" || f[2] != "mtime_ns" ||
+      f[4] != "digest" || f[6] != "channels" || f[8] != "samples" ||
       !absl::SimpleAtoi(f[1], &index->bytes) ||
-      !absl::SimpleAtoi(f[5], &index->channels) ||
-      !absl::SimpleAtoi(f[7], samples) ||
-      (f[3] != "-" &&
-       (f[3].size() != 16 || f[3].find_first_not_of("0123456789abcdef") !=
+      !absl::SimpleAtoi(f[3], &index->mtime_ns) ||
+      !absl::SimpleAtoi(f[7], &index->channels) ||
+      !absl::SimpleAtoi(f[9], samples) ||
+      (f[5] != "-" &&
+       (f[5].size() != 16 || f[5].find_first_not_of("0123456789abcdef") !=
                                  absl::string_view::npos)) ||
-      index->channels < 0 || index->channels > 4) {
+      index->channels < 0 || index->channels > 4 || index->mtime_ns < -1) {
     return absl::InvalidArgumentError(
-        "expected \"bytes N digest HEX channels C samples N\"");
+        "expected \"bytes N mtime_ns T digest HEX channels C samples N\"");
   }
-  index->digest = std::string(f[3]);
+  index->digest = std::string(f[5]);
   return absl::OkStatus();
 }
 
@@ -183,7 +188,7 @@ absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
   }
   for (size_t i = 0; i < index.samples.size(); ++i) {
     const ShardEntry& s = index.samples[i];
-    const std::string what = absl::StrCat(path, ": key ", s.key);
+    const std::string what = absl::StrCat(path, ": key ", EscapeKey(s.key));
     if (!images[i])
       return InvalidArgumentCat(what, " has no ", KnownExtensions(), " member");
     FUSEDNORM_ASSIGN_OR_RETURN(const int c, Channels(s, bytes, what));
@@ -201,6 +206,7 @@ absl::StatusOr<ShardIndex> WriteShardIndex(const std::string& path) {
                              MappedFile::Open(path));
   FUSEDNORM_ASSIGN_OR_RETURN(ShardIndex index,
                              IndexShard(file->bytes(), path, /*digest=*/true));
+  index.mtime_ns = file->mtime_ns();
   // An index of bytes that changed while they were read is no index.
   FUSEDNORM_RETURN_IF_ERROR(file->CheckUnchanged());
   const std::string text = ShardIndexText(index);
@@ -210,15 +216,34 @@ absl::StatusOr<ShardIndex> WriteShardIndex(const std::string& path) {
   return index;
 }
 
+std::string FirstDifference(const ShardIndex& a, const ShardIndex& b) {
+  if (a.samples.size() != b.samples.size()) {
+    return absl::StrCat(a.samples.size(), " samples against ",
+                        b.samples.size());
+  }
+  if (a.channels != b.channels)
+    return absl::StrCat(a.channels, " channels against ", b.channels);
+  for (size_t i = 0; i < a.samples.size(); ++i) {
+    const ShardEntry &x = a.samples[i], &y = b.samples[i];
+    if (x.key != y.key || x.offset != y.offset || x.size != y.size ||
+        x.npy != y.npy || x.link_error != y.link_error || x.label != y.label) {
+      return absl::StrCat("sample ", i, " (key ", EscapeKey(x.key), ")");
+    }
+  }
+  return "";
+}
+
 std::string ShardIndexText(const ShardIndex& index) {
-  std::string out = absl::StrCat(kMagic, "\nbytes ", index.bytes, " digest ",
-                                 index.digest, " channels ", index.channels,
-                                 " samples ", index.samples.size(), "\n");
+  std::string out =
+      absl::StrCat(kMagic, "\nbytes ", index.bytes, " mtime_ns ",
+                   index.mtime_ns, " digest ", index.digest, " channels ",
+                   index.channels, " samples ", index.samples.size(), "\n");
   for (const ShardEntry& e : index.samples) {
     const char* kind = !e.link_error.empty() ? "link" : e.npy ? "npy" : "image";
     absl::StrAppend(&out, e.offset, " ", e.size, " ", kind, " ", e.label, " ",
-                    Escape(e.key));
-    if (!e.link_error.empty()) absl::StrAppend(&out, " ", Escape(e.link_error));
+                    EscapeKey(e.key));
+    if (!e.link_error.empty())
+      absl::StrAppend(&out, " ", EscapeKey(e.link_error));
     out += '\n';
   }
   return out;

@@ -8,7 +8,8 @@
 // The text, one sample a line after two header lines:
 //
 //   fusednorm-shard-index 1
-//   bytes 10240 digest 02d766b1b7edef52 channels 3 samples 2
+//   bytes 10240 mtime_ns 1764662400123456789 digest 02d766b1b7edef52
+//     channels 3 samples 2            (one line)
 //   1536 4321 image 7 000000001
 //   6656 3072 npy -1 000000002
 //   0 0 link -1 000000003 links%20to%20%22x.jpg%22...
@@ -17,7 +18,9 @@
 // link: a link whose target is not in the archive, with the reason last),
 // the label (-1: none) and the key; keys and reasons escape '%', spaces
 // and every byte outside printable ASCII as %XX. The digest is "-" when
-// the shard was indexed without one.
+// the shard was indexed without one; mtime_ns is the shard's modification
+// time when it was indexed (-1: unknown), which opening compares
+// (data/shards.h).
 #ifndef FUSEDNORM_DATA_SHARD_INDEX_H_
 #define FUSEDNORM_DATA_SHARD_INDEX_H_
 
@@ -40,14 +43,20 @@ struct ShardEntry {
 };
 
 struct ShardIndex {
-  uint64_t bytes = 0;  // the shard's size
-  std::string digest;  // core/digest.h of its bytes, 16 hex digits, or "-"
-  int channels = 0;    // of every sample (0: no samples)
+  uint64_t bytes = 0;     // the shard's size
+  int64_t mtime_ns = -1;  // its modification time (ns since 1970), or -1
+  std::string digest;     // core/digest.h of its bytes, 16 hex digits, or "-"
+  int channels = 0;       // of every sample (0: no samples)
   std::vector<ShardEntry> samples;
 };
 
 // SHARD.fnidx.
 std::string ShardIndexPath(const std::string& shard);
+
+// `key` with '%', spaces and every byte outside printable ASCII as %XX: as
+// index lines hold keys, and as messages show them (a key is any bytes a
+// tar member name holds, newlines and NULs included).
+std::string EscapeKey(absl::string_view key);
 
 // The index of a shard held in memory, with the digest of its bytes when
 // `digest` (a read of every byte). Errors name `path` and the member: a
@@ -56,9 +65,14 @@ std::string ShardIndexPath(const std::string& shard);
 absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
                                       const std::string& path, bool digest);
 
-// Indexes the shard at `path` with its digest (one sequential read) and
-// writes its index to SHARD.fnidx atomically (data/atomic_file.h).
+// Indexes the shard at `path` with its digest and modification time (one
+// sequential read) and writes its index to SHARD.fnidx atomically
+// (data/atomic_file.h).
 absl::StatusOr<ShardIndex> WriteShardIndex(const std::string& path);
+
+// The first difference between the samples of two indexes of one shard
+// ("" when they hold the same samples, labels and channels).
+std::string FirstDifference(const ShardIndex& a, const ShardIndex& b);
 
 // The index as its text.
 std::string ShardIndexText(const ShardIndex& index);

@@ -66,7 +66,7 @@ class Shards : public Dataset {
     out->index = index;
     out->label = e.label;
     absl::StrAppend(&out->what, "sample ", index, " (", paths_[s.shard],
-                    " at byte ", e.offset, ", key ", e.key, ")");
+                    " at byte ", e.offset, ", key ", EscapeKey(e.key), ")");
     if (!e.link_error.empty())
       return InvalidArgumentCat(out->what, ": its image ", e.link_error);
     out->encoded = files_[s.shard]->bytes().subspan(e.offset, e.size);
@@ -113,15 +113,26 @@ absl::StatusOr<ShardIndex> LoadIndex(const MappedFile& file,
           absl::string_view(reinterpret_cast<const char*>(text.data()),
                             text.size()),
           index_path));
+  const std::string again = absl::StrCat(
+      ": the shard changed after it was indexed (run `fusednorm index "
+      "--data ",
+      path, "` again, or remove the index)");
   if (index.bytes != file.bytes().size()) {
-    return InvalidArgumentCat(
-        index_path, " indexes ", index.bytes, " bytes but ", path, " has ",
-        file.bytes().size(),
-        ": the shard changed after it was indexed (run `fusednorm index "
-        "--data ",
-        path, "` again, or remove the index)");
+    return InvalidArgumentCat(index_path, " indexes ", index.bytes,
+                              " bytes but ", path, " has ", file.bytes().size(),
+                              again);
   }
-  return index;
+  if (index.mtime_ns == file.mtime_ns()) return index;
+  // Another modification time (a copy, a touch, a rewrite in place): the
+  // index holds only if the shard's headers still say what it says.
+  FUSEDNORM_ASSIGN_OR_RETURN(ShardIndex scanned,
+                             IndexShard(file.bytes(), path, /*digest=*/false));
+  const std::string difference = FirstDifference(index, scanned);
+  if (!difference.empty()) {
+    return InvalidArgumentCat(index_path, " does not match ", path,
+                              " (modified since): ", difference, again);
+  }
+  return scanned;
 }
 
 }  // namespace
@@ -166,17 +177,23 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
   std::vector<std::unique_ptr<MappedFile>> files;
   std::vector<ShardSample> samples;
   int channels = 0;
+  uint32_t channels_from = 0;  // the shard whose samples set `channels`
   for (uint32_t shard = 0; shard < paths.size(); ++shard) {
     FUSEDNORM_ASSIGN_OR_RETURN(files.emplace_back(),
                                MappedFile::Open(paths[shard]));
     const MappedFile& file = *files.back();
     FUSEDNORM_ASSIGN_OR_RETURN(ShardIndex index, LoadIndex(file, paths[shard]));
     if (channels != 0 && index.channels != 0 && index.channels != channels) {
-      return InvalidArgumentCat(paths[shard], ": key ", index.samples[0].key,
-                                ": ", index.channels,
-                                " channels, earlier samples ", channels);
+      return InvalidArgumentCat(
+          paths[shard], ": key ", EscapeKey(index.samples[0].key), ": ",
+          index.channels, " channels, but those of ", paths[channels_from],
+          " have ", channels, " (an index, if there is one, says so for its ",
+          "shard)");
     }
-    if (index.channels != 0) channels = index.channels;
+    if (channels == 0 && index.channels != 0) {
+      channels = index.channels;
+      channels_from = shard;
+    }
     for (ShardEntry& e : index.samples)
       samples.push_back({shard, std::move(e)});
     // An index read while the shard changed under it is no index.

@@ -2,11 +2,13 @@
 // shards, labels, in-place decoding, and every error naming its file.
 #include "data/shards.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -143,10 +145,48 @@ TEST(ShardIndex, RoundTripsAndOpensTheSameSamples) {
   std::remove(ShardIndexPath(path).c_str());
 }
 
+// Opening trusts an index while the shard keeps its size and modification
+// time; with another time it checks the index against the shard's headers.
+TEST(ShardIndex, AShardModifiedInPlaceIsCaughtACopyIsNot) {
+  const Image a = Random(8, 9, 3, 6);
+  const std::string png = Str(*EncodePng(a));
+  const std::string path =
+      WriteShard("idx-1.tar", {{"k.png", png}, {"k.cls", "0"}, {"m.png", png}});
+  ASSERT_TRUE(WriteShardIndex(path).ok());
+  // Touched only (as a copy would): the samples are the same.
+  const timespec later[2] = {{0, UTIME_OMIT}, {1700000000, 5}};
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), later, 0), 0);
+  absl::StatusOr<std::unique_ptr<Dataset>> touched = OpenShards({path});
+  ASSERT_TRUE(touched.ok()) << touched.status();
+  EXPECT_EQ((*touched)->size(), 2u);
+  // The label rewritten in place, same size: the index no longer holds.
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), {});
+  const size_t at = bytes.find(std::string("0") + std::string(511, '\0'));
+  ASSERT_NE(at, std::string::npos);
+  f.seekp(static_cast<std::streamoff>(at));
+  f.put('7');
+  f.close();
+  const absl::Status s = OpenShards({path}).status();
+  EXPECT_NE(s.message().find("idx-1.tar.fnidx does not match"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.message().find("sample 0 (key k)"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("the shard changed after it was indexed"),
+            std::string::npos)
+      << s;
+  std::remove(ShardIndexPath(path).c_str());
+}
+
+TEST(ShardIndex, KeysAreEscapedForLinesAndMessages) {
+  EXPECT_EQ(EscapeKey(std::string("a b\n%\0z\xc3", 8)), "a%20b%0A%25%00z%C3");
+  EXPECT_EQ(EscapeKey("000000001"), "000000001");
+}
+
 TEST(ShardIndex, DamagedIndexesNameTheLine) {
   const std::string good =
       "fusednorm-shard-index 1\n"
-      "bytes 4096 digest - channels 3 samples 1\n"
+      "bytes 4096 mtime_ns -1 digest - channels 3 samples 1\n"
       "512 100 image 2 key\n";
   ASSERT_TRUE(ParseShardIndex(good, "s.fnidx").ok());
   const std::vector<std::pair<std::string, std::string>> bad = {
@@ -154,27 +194,35 @@ TEST(ShardIndex, DamagedIndexesNameTheLine) {
       {"fusednorm-shard-index 2\n", "not a shard index"},
       {"fusednorm-shard-index 1\n", "line 2 is missing"},
       {"fusednorm-shard-index 1\nbytes 4096\n", "line 2: expected"},
-      {"fusednorm-shard-index 1\nbytes 4096 digest XYZ channels 3 samples 0\n",
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest XYZ channels 3 "
+       "samples 0\n",
        "line 2: expected"},
-      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 2\n"
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 3 "
+       "samples 2\n"
        "512 100 image 2 key\n",
        "line 2 says 2 samples, 1 lines follow"},
-      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 3 "
+       "samples 1\n"
        "4000 100 image 2 key\n",
        "line 3: bytes 4000..+100 are not inside the shard's 4096"},
-      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 3 "
+       "samples 1\n"
        "512 100 webp 2 key\n",
        "line 3: kind \"webp\""},
-      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 3 "
+       "samples 1\n"
        "512 100 image 2 k%zz\n",
        "line 3: the key is empty or badly escaped"},
-      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 3 "
+       "samples 1\n"
        "512 100 link 2 key\n",
        "line 3: a link, and only a link"},
-      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 3 samples 1\n"
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 3 "
+       "samples 1\n"
        "+512 100 image 2 key\n",
        "line 3: offset, size or label"},
-      {"fusednorm-shard-index 1\nbytes 4096 digest - channels 0 samples 1\n"
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 0 "
+       "samples 1\n"
        "512 100 image 2 key\n",
        "line 2: channels 0 with 1 samples"},
   };
