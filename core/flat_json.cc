@@ -64,17 +64,24 @@ class Reader {
     if (SkipSpace() != text_.size()) return Error(pos_, "the end");
     return std::move(out);
   }
-  absl::StatusOr<std::string> String() {
+  // A key (for == nullptr) or the value of key *for.
+  absl::StatusOr<std::string> String(const std::string* for_key = nullptr) {
     if (Peek() != '"') return Error(pos_, "a string");
     const size_t begin = ++pos_;
     while (pos_ < text_.size() && PlainChar(text_[pos_])) ++pos_;
-    if (pos_ >= text_.size() || text_[pos_] != '"')
-      return Error(pos_, "a printable character or '\"'");
+    if (pos_ >= text_.size() || text_[pos_] != '"') {
+      return Error(pos_,
+                   absl::StrCat("a printable ASCII character other than "
+                                "'\\' or the closing '\"' in ",
+                                for_key == nullptr
+                                    ? std::string("a key")
+                                    : "the string for \"" + *for_key + "\""));
+    }
     return std::string(text_.substr(begin, pos_++ - begin));
   }
   absl::StatusOr<FlatJsonValue> Value(const std::string& key) {
     if (Peek() == '"') {
-      FUSEDNORM_ASSIGN_OR_RETURN(std::string s, String());
+      FUSEDNORM_ASSIGN_OR_RETURN(std::string s, String(&key));
       return FlatJsonValue(std::move(s));
     }
     const size_t begin = pos_;

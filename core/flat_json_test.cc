@@ -36,6 +36,11 @@ TEST(FlatJsonTest, ValueErrorsNameTheKey) {
         << read.status();
   }
   EXPECT_FALSE(ReadFlatJson("{\"a\":\v1}", "state").ok());
+  EXPECT_NE(ReadFlatJson("{\"split\": \"tr\xc3\xa9\"}", "state")
+                .status()
+                .message()
+                .find("in the string for \"split\""),
+            std::string::npos);
 }
 
 TEST(FlatJsonTest, RefusesEverythingElseNamingTheByte) {

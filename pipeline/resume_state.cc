@@ -71,6 +71,11 @@ absl::Status Take(const std::map<std::string, FlatJsonValue>& json,
   return absl::OkStatus();
 }
 
+// `text`, or its first 40 bytes and "...": what an error shows of a value.
+std::string Shorten(const std::string& text) {
+  return text.size() <= 40 ? text : text.substr(0, 40) + "...";
+}
+
 // "name = a in the state, b here".
 template <typename A, typename B>
 absl::Status Differs(absl::string_view name, const A& saved, const B& here) {
@@ -108,14 +113,19 @@ std::string ResumeStateJson(const ResumeState& state) {
 
 absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
                                              absl::string_view what) {
+  if (text.size() > kMaxResumeStateBytes) {
+    return InvalidArgumentCat(what, ": ", text.size(),
+                              " bytes is no resume state (they take under ",
+                              kMaxResumeStateBytes, ")");
+  }
   FUSEDNORM_ASSIGN_OR_RETURN(const auto json, ReadFlatJson(text, what));
   std::string format;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "format", what, &format));
   uint64_t version = 0, epoch = 0;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "version", what, &version));
   if (format != kFormat || version != kResumeStateVersion) {
-    return InvalidArgumentCat(what, ": format \"", format, "\" version ",
-                              version,
+    return InvalidArgumentCat(what, ": format \"", Shorten(format),
+                              "\" version ", version,
                               " is not a resume state this build "
                               "reads (\"",
                               kFormat, "\" version ", kResumeStateVersion, ")");
@@ -151,7 +161,7 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
     }
   }
   if (check != Check(fields)) {
-    return InvalidArgumentCat(what, ": its check (", check,
+    return InvalidArgumentCat(what, ": its check (", Shorten(check),
                               ") does not match its content (", Check(fields),
                               "): the state was edited or damaged");
   }
@@ -167,11 +177,11 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
     return Differs(
         "the dataset's index digest (its files' names and sizes, or its "
         "contents)",
-        state.dataset, here.dataset);
+        Shorten(state.dataset), here.dataset);
   }
   if (state.seed != here.seed) return Differs("seed", state.seed, here.seed);
   if (state.split != here.split)
-    return Differs("split", state.split, here.split);
+    return Differs("split", Shorten(state.split), here.split);
   if (state.batch_size != here.batch_size)
     return Differs("batch_size", state.batch_size, here.batch_size);
   if (state.shuffle != here.shuffle)
@@ -189,7 +199,7 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
         state.world_size, ", not ", here.world_size);
   }
   if (state.recipe != here.recipe) {
-    return Differs("the transforms' digest", state.recipe,
+    return Differs("the transforms' digest", Shorten(state.recipe),
                    absl::StrCat(here.recipe, " (this run's transforms: ",
                                 p.PixelRecipe(split), ")"));
   }

@@ -18,6 +18,7 @@
 #ifndef FUSEDNORM_PIPELINE_RESUME_STATE_H_
 #define FUSEDNORM_PIPELINE_RESUME_STATE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -30,6 +31,8 @@
 namespace fusednorm {
 
 inline constexpr uint64_t kResumeStateVersion = 1;
+// States take a few hundred bytes; longer text is refused unread.
+inline constexpr size_t kMaxResumeStateBytes = 64 << 10;
 
 struct ResumeState {
   // Where the run stands: `epoch`, after `batches` of its batches over all
@@ -58,8 +61,9 @@ ResumeState MakeResumeState(const Preprocessor& p, Split split,
 std::string ResumeStateJson(const ResumeState& state);
 
 // Reads ResumeStateJson's text (`what` names it in errors): InvalidArgument
-// for text that is not that JSON (truncated, say), a key missing or
-// unknown, another format or version, or a check that does not match.
+// for text that is not that JSON (truncated, say) or is longer than
+// kMaxResumeStateBytes, a key missing or unknown, another format or
+// version, or a check that does not match.
 absl::StatusOr<ResumeState> ParseResumeState(absl::string_view json,
                                              absl::string_view what);
 

@@ -65,7 +65,8 @@ struct LoaderCore {
   std::shared_ptr<const Preprocessor> preprocessor;
   std::mutex mu;  // guards the fields below; never taken with the GIL held
   uint32_t next_epoch = 0;
-  uint64_t next_start = 0;  // batches of next_epoch already handed out
+  bool past_last_epoch = false;  // epoch 2^32 - 1 was started: no more
+  uint64_t next_start = 0;       // batches of next_epoch already handed out
   // Where the newest iterator stands (or where load_state_dict put the
   // next one): iter() and load_state_dict() start a new generation, and
   // only the current generation's iterator moves the position.
@@ -258,6 +259,10 @@ class PyLoader {
         closed = true;
         return absl::OkStatus();
       }
+      if (core_->past_last_epoch) {
+        return absl::OutOfRangeError(
+            "epoch 4294967295 was the last: epoch numbers do not wrap");
+      }
       // Nothing moves until the epoch has started: a failed iter() leaves
       // the next one (and state_dict()) where they were.
       state->epoch = core_->next_epoch;
@@ -266,6 +271,7 @@ class PyLoader {
           core_->preprocessor->StartEpoch(core_->options.split, state->epoch,
                                           start);
       if (!loader.ok()) return loader.status();
+      core_->past_last_epoch = state->epoch == UINT32_MAX;
       ++core_->next_epoch;
       core_->next_start = 0;
       core_->position = {state->epoch, start};
@@ -335,6 +341,7 @@ class PyLoader {
     WithoutGil([&] {
       std::lock_guard<std::mutex> lock(core_->mu);
       core_->next_epoch = state.epoch;
+      core_->past_last_epoch = false;
       core_->next_start = state.batches;
       core_->position = {state.epoch, state.batches};
       ++core_->generation;  // live iterators no longer move the position

@@ -138,6 +138,13 @@ class SameLayout(unittest.TestCase):
         else:
             self.skipTest("a CUDA driver is loaded here")
 
+    def test_epoch_numbers_do_not_wrap(self):
+        last = loader(threads=1, images=8, epoch=2**32 - 1)
+        take(iter(last))
+        with self.assertRaises(ValueError) as cm:
+            iter(last)
+        self.assertIn("epoch 4294967295 was the last", str(cm.exception))
+
     def test_state_is_plain_data_for_a_checkpoint(self):
         state = loader(threads=1).state_dict()
         for key, value in state.items():

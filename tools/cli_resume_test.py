@@ -94,7 +94,9 @@ class Resume(unittest.TestCase):
         self.assertEqual((state["epoch"], state["batches"]), (3, 0))
         r = run("--resume", state_path, "--output", self.path("none.npy"))
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("nothing left to run: the state is at epoch 3", r.stdout)
         self.assertIn("0 images", r.stdout)
+        self.assertNotIn("nan", r.stdout)
         self.assertEqual(np.load(self.path("none.npy")).shape[0], 0)
         # One more epoch from there is epoch 3 of a longer run.
         longer = list(RUN)
@@ -164,6 +166,39 @@ class Resume(unittest.TestCase):
         r = run("--resume", self.path("missing.json"))
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("missing.json", r.stderr)
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        r = subprocess.run([binary(), *RUN, "--resume", fifo],
+                           capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("fifo: not a regular file", r.stderr)
+        with open(self.path("big.json"), "w") as f:
+            f.write(" " * 70000)
+        r = run("--resume", self.path("big.json"))
+        self.assertIn("70000 bytes, more than the 65536", r.stderr)
+
+    def test_flags_that_cannot_work_are_usage_errors(self):
+        r = run("--epoch", "4294967295")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("runs past epoch 4294967295, the last", r.stderr)
+        same = self.path("same.npy")
+        r = run("--output", same, "--state-out", same)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("is also the --output or --preview file", r.stderr)
+        # A symbolic link (or a device) at --state-out is left as it is.
+        target, link = self.path("target"), self.path("link.json")
+        with open(target, "w") as f:
+            f.write("kept")
+        os.symlink(target, link)
+        r = subprocess.run([binary(), "run", "--images", "8", "--batch-size",
+                            "4", "--size", "16", "--state-out", link],
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("it exists and is not a regular file (a symbolic link)",
+                      r.stderr)
+        self.assertTrue(os.path.islink(link))
+        with open(target) as f:
+            self.assertEqual(f.read(), "kept")
 
 
 if __name__ == "__main__":

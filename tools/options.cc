@@ -105,6 +105,17 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   o.preview = ResolvePath(v.Text(kPreviewFlag));
   o.state_out = ResolvePath(v.Text(kStateOutFlag));
   o.resume = ResolvePath(v.Text(kResumeFlag));
+  // Epoch numbers are 32 bits: a run may not wrap around to epoch 0.
+  if (uint64_t{o.recipe.epoch} + uint64_t(o.epochs) > (uint64_t{1} << 32)) {
+    return InvalidArgumentCat("--epoch = ", o.recipe.epoch,
+                              " with --epochs = ", o.epochs,
+                              " runs past epoch 4294967295, the last");
+  }
+  if (!o.state_out.empty() &&
+      (o.state_out == o.output || o.state_out == o.preview)) {
+    return InvalidArgumentCat("--state-out = ", o.state_out,
+                              " is also the --output or --preview file");
+  }
   return o;
 }
 

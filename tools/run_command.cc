@@ -4,8 +4,6 @@
 // copies every batch to a CUDA device as it comes (--device-copy, as a
 // trainer's loader would), writes it to --output and the first samples to
 // --preview. Ctrl-C stops it within about a sample's time, leaving no file.
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -34,8 +32,6 @@ namespace fusednorm {
 namespace {
 
 constexpr size_t kPreviewSamples = 16;
-// Resume states take a few hundred bytes; a larger --resume file is not one.
-constexpr size_t kMaxStateBytes = 64 << 10;
 
 // What the epochs produced: totals, the skipped samples, and the first
 // samples kept for --preview (--output is written as batches come).
@@ -153,15 +149,8 @@ uint64_t Total(const Preprocessor& p, const RunOptions& o, const RunSpan& span,
 absl::StatusOr<RunSpan> Span(const Preprocessor& p, const RunOptions& o) {
   RunSpan span{o.recipe.epoch, 0, o.epochs};
   if (o.resume.empty()) return span;
-  struct stat st;
-  if (stat(o.resume.c_str(), &st) == 0 &&
-      static_cast<uint64_t>(st.st_size) > kMaxStateBytes) {
-    return InvalidArgumentCat(o.resume, ": ", st.st_size,
-                              " bytes is no resume state (they take under ",
-                              kMaxStateBytes, ")");
-  }
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
-                             ReadFileBytes(o.resume));
+                             ReadFileBytes(o.resume, kMaxResumeStateBytes));
   FUSEDNORM_ASSIGN_OR_RETURN(
       const ResumeState state,
       ParseResumeState(
@@ -261,7 +250,8 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
   const absl::StatusOr<const KernelInfo*> kernel =
       FindKernel(fused.kernel_id(p.channels(o.recipe.split)));
   const EpochLoader::StageSeconds& s = r.stages;
-  const double work = s.load + s.transforms + s.fused + s.batch;
+  // At least a nanosecond: a run with nothing to do prints 0%, not NaN.
+  const double work = std::max(1e-9, s.load + s.transforms + s.fused + s.batch);
   const size_t images = progress.images();
   const double secs = progress.seconds();
   // The real ops' parts of the transforms' time, where there are several.
@@ -331,7 +321,12 @@ absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
   std::fprintf(out, "dataset %s, %zu images; %s\n", data->name().c_str(),
                p.samples_per_epoch(), p.Describe(o.recipe.split).c_str());
   FUSEDNORM_ASSIGN_OR_RETURN(const RunSpan span, Span(p, o));
-  if (!o.resume.empty()) {
+  if (!o.resume.empty() && span.epochs == 0) {
+    std::fprintf(out,
+                 "nothing left to run: the state is at epoch %u, past this "
+                 "run's last\n",
+                 span.first);
+  } else if (!o.resume.empty()) {
     std::fprintf(out, "resuming epoch %u after %llu of its batches\n",
                  span.first, static_cast<unsigned long long>(span.start));
   }
