@@ -1,8 +1,8 @@
 // The `fusednorm` commands, one file each (kernels_command.cc,
-// normalize_command.cc, pack_command.cc, run_command.cc). Each reads the
-// values of its flags through tools/options.h, does its work, writes its report to `out` and progress to
-// `err`, and returns a Status that cli.cc turns into the exit status
-// (tools/exit_code.h).
+// normalize_command.cc, pack_command.cc, index_command.cc, run_command.cc).
+// Each reads the values of its flags through tools/options.h, does its
+// work, writes its report to `out` and progress to `err`, and returns a
+// Status that cli.cc turns into the exit status (tools/exit_code.h).
 #ifndef FUSEDNORM_TOOLS_COMMANDS_H_
 #define FUSEDNORM_TOOLS_COMMANDS_H_
 
