@@ -313,10 +313,11 @@ RANK_SCRIPT = textwrap.dedent("""
     import torch.distributed as dist
     import fusednorm
     steps, state_in, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    drop_last = sys.argv[4] == "1"
     dist.init_process_group("gloo")
     loader = fusednorm.Loader(images=37, batch_size=4, size=24, seed=3,
                               copy=True, batch_transforms="MixUp(0.4)",
-                              num_classes=10, threads=1)
+                              num_classes=10, threads=1, drop_last=drop_last)
     if state_in != "-":
         with open(state_in) as f:
             loader.load_state_dict(json.load(f))
@@ -337,9 +338,10 @@ RANK_SCRIPT = textwrap.dedent("""
 
 
 class GlooRanks(unittest.TestCase):
-    """Two gloo ranks stop after 2 steps; three resume from rank 0's state."""
+    """Two gloo ranks stop after some steps; three resume from rank 0's
+    state, with drop_last both ways."""
 
-    def run_world(self, world, steps, state_in, out):
+    def run_world(self, world, steps, state_in, out, drop_last=False):
         import socket
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -350,7 +352,8 @@ class GlooRanks(unittest.TestCase):
                        WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                        MASTER_PORT=port, PYTHONPATH=os.pathsep.join(sys.path))
             procs.append(subprocess.Popen(
-                [sys.executable, "-c", RANK_SCRIPT, str(steps), state_in, out],
+                [sys.executable, "-c", RANK_SCRIPT, str(steps), state_in, out,
+                 "1" if drop_last else "0"],
                 env=env, stderr=subprocess.PIPE))
         for p in procs:
             _, err = p.communicate(timeout=300)
@@ -373,6 +376,31 @@ class GlooRanks(unittest.TestCase):
         self.assertEqual(second["batches"],
                          [whole[4:10:3], whole[5:10:3], whole[6:10:3]])
         self.assertEqual(second["states"][0]["epoch"], 1)
+
+    def test_two_ranks_then_three_padding_or_dropping(self):
+        """Stopped after 1 step (batches 2..9 left): three ranks get 2, 5,
+        8 / 3, 6, 9 / 4, 7 and a padding batch, or with drop_last the last
+        round (8, 9) goes to no rank."""
+        whole = take(iter(loader(threads=1)))
+        for drop_last in (False, True):
+            with tempfile.TemporaryDirectory() as d:
+                first = self.run_world(2, 1, "-", os.path.join(d, "a.json"),
+                                       drop_last)
+                self.assertEqual(first["batches"], [whole[0:1], whole[1:2]])
+                with open(os.path.join(d, "state.json"), "w") as f:
+                    json.dump(first["states"][0], f)
+                got = self.run_world(3, 0, os.path.join(d, "state.json"),
+                                     os.path.join(d, "b.json"),
+                                     drop_last)["batches"]
+            if drop_last:
+                self.assertEqual(got, [[whole[2], whole[5]], [whole[3], whole[6]],
+                                       [whole[4], whole[7]]])
+            else:
+                self.assertEqual(got[:2], [[whole[2], whole[5], whole[8]],
+                                           [whole[3], whole[6], whole[9]]])
+                self.assertEqual(got[2][:2], [whole[4], whole[7]])
+                self.assertEqual(len(got[2]), 3)
+                self.assertNotIn(got[2][2], whole)  # padding
 
 
 if __name__ == "__main__":
