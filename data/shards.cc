@@ -5,22 +5,17 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "codecs/codec.h"
-#include "codecs/npy.h"
 #include "core/digest.h"
 #include "core/status.h"
 #include "data/mapped_file.h"
 #include "data/read_file.h"
 #include "data/shard_index.h"
-#include "data/tar.h"
 
 namespace fusednorm {
 namespace {
