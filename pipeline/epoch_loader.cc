@@ -394,8 +394,7 @@ EpochLoader::Position EpochLoader::resume_position() const {
     std::lock_guard<std::mutex> lock(impl_->mu);
     j = impl_->delivered;
   }
-  if (j >= impl_->order->batches()) return {impl_->epoch + 1, 0};
-  return {impl_->epoch, impl_->order->BatchesBefore(j)};
+  return impl_->order->PositionAfter(impl_->epoch, j);
 }
 
 size_t EpochLoader::max_in_flight() const {

@@ -104,9 +104,10 @@ size_t EpochOrder::samples() const {
   return (batches_ - 1) * s_.batch_size + BatchSamples(batches_ - 1);
 }
 
-uint64_t EpochOrder::BatchesBefore(size_t j) const {
-  const uint64_t world = static_cast<uint64_t>(s_.world);
-  return s_.repeats <= 1 ? start_ + j * world : (start_ + j) * world;
+EpochLoader::Position EpochOrder::PositionAfter(uint32_t epoch,
+                                                size_t handed) const {
+  if (handed >= batches_) return {epoch + 1, 0};
+  return {epoch, BatchesBefore(handed)};
 }
 
 bool EpochOrder::Padding(size_t j) const {

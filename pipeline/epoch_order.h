@@ -67,7 +67,13 @@ class EpochOrder {
   size_t samples() const;
   // The epoch's batches (over all ranks) handed out once every rank has
   // handed out its first j (what a resume state counts).
-  uint64_t BatchesBefore(size_t j) const;
+  uint64_t BatchesBefore(size_t j) const {
+    return BatchNumber(j) - static_cast<uint64_t>(s_.rank);
+  }
+  // Where epoch `epoch` (this order's) resumes once this rank has handed
+  // out `handed` of its batches: after BatchesBefore(handed), or at the
+  // next epoch's start when they are all out.
+  EpochLoader::Position PositionAfter(uint32_t epoch, size_t handed) const;
 
   // The dataset index and the stream of sample `pos` of batch j.
   struct Sample {

@@ -89,9 +89,6 @@ ResumeState MakeResumeState(const Preprocessor& p, Split split,
                             EpochLoader::Position position) {
   const LoaderSettings l = p.loader_settings(split);
   ResumeState s;
-  s.epoch = position.epoch;
-  s.batches = position.batches;
-  s.samples_handed = position.batches * l.batch_size;
   s.seed = l.seed;
   s.split = NameOf(SplitNames(), split);
   s.batch_size = l.batch_size;
@@ -102,7 +99,14 @@ ResumeState MakeResumeState(const Preprocessor& p, Split split,
   s.decode_scale = l.decode_scale ? 1 : 0;
   s.repeats = static_cast<uint64_t>(l.repeats);
   s.world_size = static_cast<uint64_t>(l.world);
+  s.MoveTo(position);
   return s;
+}
+
+void ResumeState::MoveTo(EpochLoader::Position position) {
+  epoch = position.epoch;
+  batches = position.batches;
+  samples_handed = position.batches * batch_size;
 }
 
 std::string ResumeStateJson(const ResumeState& state) {

@@ -51,6 +51,8 @@ struct ResumeState {
   uint64_t decode_scale = 0;  // 0 or 1
   uint64_t repeats = 1;       // repeated_augmentations
   uint64_t world_size = 1;    // when saved
+  // Sets where the run stands: epoch, batches and samples_handed.
+  void MoveTo(EpochLoader::Position position);
 };
 
 // The state of `p`'s `split` at `position` (EpochLoader::resume_position).

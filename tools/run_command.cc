@@ -173,22 +173,32 @@ absl::StatusOr<RunSpan> Span(const Preprocessor& p, const RunOptions& o) {
   return span;
 }
 
-// --state-out: the state after every batch, written whole or not at all.
-absl::Status WriteState(const Preprocessor& p, const RunOptions& o,
-                        EpochLoader::Position position) {
-  if (o.state_out.empty()) return absl::OkStatus();
-  const std::string json =
-      ResumeStateJson(MakeResumeState(p, o.recipe.split, position)) + "\n";
-  return WriteFileAtomically(
-      o.state_out,
-      {{reinterpret_cast<const uint8_t*>(json.data()), json.size()}});
-}
+// --state-out: the run's state (its digests made once), written whole or
+// not at all wherever the run stands.
+class StateOut {
+ public:
+  StateOut(const Preprocessor& p, const RunOptions& o) : path_(o.state_out) {
+    if (!path_.empty()) state_ = MakeResumeState(p, o.recipe.split, {});
+  }
+  absl::Status Write(EpochLoader::Position position) {
+    if (path_.empty()) return absl::OkStatus();
+    state_.MoveTo(position);
+    const std::string json = ResumeStateJson(state_) + "\n";
+    return WriteFileAtomically(
+        path_, {{reinterpret_cast<const uint8_t*>(json.data()), json.size()}});
+  }
+
+ private:
+  std::string path_;
+  ResumeState state_;
+};
 
 // One epoch: every batch to the report, the preview, `output` and the
 // state.
 absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o,
                       const RunSpan& span, int e, EpochBatches& batches,
-                      NpyWriter* output, Progress* progress, Results* r) {
+                      StateOut& state, NpyWriter* output, Progress* progress,
+                      Results* r) {
   const EpochOrder rest = Rest(p, o, span.start_of(e));
   FUSEDNORM_RETURN_IF_ERROR(
       batches.Start(p, o, span.epoch(e), span.start_of(e)));
@@ -205,11 +215,8 @@ absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o,
     }
     Keep(*batch, o, r);
     progress->Batch(batch->count);
-    const bool last = j + 1 >= rest.batches();
     FUSEDNORM_RETURN_IF_ERROR(
-        WriteState(p, o,
-                   {last ? span.epoch(e) + 1 : span.epoch(e),
-                    last ? 0 : rest.BatchesBefore(j + 1)}));
+        state.Write(rest.PositionAfter(span.epoch(e), j + 1)));
   }
   batches.AddTo(r);
   return absl::OkStatus();
@@ -233,11 +240,13 @@ absl::Status RunEpochs(const Preprocessor& p, const RunOptions& o,
                        const RunSpan& span, Progress* progress, Results* r) {
   FUSEDNORM_ASSIGN_OR_RETURN(std::optional<NpyWriter> output,
                              OutputFile(p, o, span));
-  FUSEDNORM_RETURN_IF_ERROR(WriteState(p, o, {span.first, span.start}));
+  StateOut state(p, o);
+  FUSEDNORM_RETURN_IF_ERROR(state.Write({span.first, span.start}));
   EpochBatches batches;
   for (int e = 0; e < span.epochs; ++e) {
-    FUSEDNORM_RETURN_IF_ERROR(RunEpoch(
-        p, o, span, e, batches, output ? &*output : nullptr, progress, r));
+    FUSEDNORM_RETURN_IF_ERROR(RunEpoch(p, o, span, e, batches, state,
+                                       output ? &*output : nullptr, progress,
+                                       r));
   }
   progress->Finish();
   if (output) FUSEDNORM_RETURN_IF_ERROR(output->Commit());
