@@ -340,28 +340,40 @@ LoaderSettings Preprocessor::loader_settings(Split split) const {
   return state_->Settings(split);
 }
 
+namespace {
+
+// "Op(...) -> Op(...) -> `fused`", then " => " and the batch transform
+// where the chain has one.
+std::string ChainText(const Chain& c, const std::string& fused) {
+  std::vector<std::string> parts;
+  for (const auto& op : c.ops) parts.push_back(op->name());
+  parts.push_back(fused);
+  std::string out = absl::StrJoin(parts, " -> ");
+  if (c.batch_op != nullptr) absl::StrAppend(&out, " => ", c.batch_op->name());
+  return out;
+}
+
+}  // namespace
+
 std::string Preprocessor::PixelRecipe(Split split) const {
   const Chain& c = state_->chain(split);
   const FusedNormalization& f = *c.fused;
-  std::vector<std::string> parts;
-  for (const auto& op : c.ops) parts.push_back(op->name());
   const auto floats = [](const std::vector<float>& v) {
     return absl::StrJoin(v, ",", [](std::string* out, float x) {
       absl::StrAppend(out, absl::StrFormat("%.9g", x));
     });
   };
   const EraseOptions& e = f.erase();
-  parts.push_back(absl::StrCat(
-      "FusedNormalization(mean=", floats(f.normalization().mean),
-      " std=", floats(f.normalization().std), " ", DTypeName(f.dtype()), " ",
-      LayoutName(f.layout()), " ", ModeName(f.mode()),
-      absl::StrFormat(" flip=%.17g erase=%d p=%.17g scale=%.17g,%.17g "
-                      "ratio=%.17g,%.17g value=",
-                      f.flip_p(), e.enabled, e.p, e.scale_min, e.scale_max,
-                      e.ratio_min, e.ratio_max),
-      floats(e.value), ")"));
-  std::string out = absl::StrJoin(parts, " -> ");
-  if (c.batch_op != nullptr) absl::StrAppend(&out, " => ", c.batch_op->name());
+  std::string out = ChainText(
+      c, absl::StrCat(
+             "FusedNormalization(mean=", floats(f.normalization().mean),
+             " std=", floats(f.normalization().std), " ", DTypeName(f.dtype()),
+             " ", LayoutName(f.layout()), " ", ModeName(f.mode()),
+             absl::StrFormat(" flip=%.17g erase=%d p=%.17g scale=%.17g,%.17g "
+                             "ratio=%.17g,%.17g value=",
+                             f.flip_p(), e.enabled, e.p, e.scale_min,
+                             e.scale_max, e.ratio_min, e.ratio_max),
+             floats(e.value), ")"));
   absl::StrAppend(&out, absl::StrFormat(" targets=%d,%.17g", c.num_classes,
                                         c.label_smoothing));
   return out;
@@ -369,16 +381,14 @@ std::string Preprocessor::PixelRecipe(Split split) const {
 
 std::string Preprocessor::Describe(Split split) const {
   const Chain& c = state_->chain(split);
-  std::vector<std::string> parts;
-  for (const auto& op : c.ops) parts.push_back(op->name());
   const FusedNormalization& f = *c.fused;
-  parts.push_back(absl::StrCat(
-      "FusedNormalization(", DTypeName(f.dtype()), " ", LayoutName(f.layout()),
-      " ", ModeName(f.mode()), ", flip p=", f.flip_p(), ", erase ",
-      f.erase().enabled ? absl::StrCat("p=", f.erase().p) : "off", ", kernel ",
-      f.kernel_id(c.channels), ")"));
-  std::string out = absl::StrJoin(parts, " -> ");
-  if (c.batch_op != nullptr) absl::StrAppend(&out, " => ", c.batch_op->name());
+  std::string out = ChainText(
+      c,
+      absl::StrCat("FusedNormalization(", DTypeName(f.dtype()), " ",
+                   LayoutName(f.layout()), " ", ModeName(f.mode()),
+                   ", flip p=", f.flip_p(), ", erase ",
+                   f.erase().enabled ? absl::StrCat("p=", f.erase().p) : "off",
+                   ", kernel ", f.kernel_id(c.channels), ")"));
   if (c.num_classes > 0) {
     absl::StrAppend(&out, " => targets(num_classes=", c.num_classes,
                     ", label_smoothing=", c.label_smoothing, ")");
