@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "data/file_kind.h"
 
 namespace fusednorm {
 
@@ -27,10 +28,7 @@ absl::Status CheckReplaceable(const std::string& path) {
     return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       path, ": cannot write: it exists and is not a regular file (",
-      S_ISLNK(st.st_mode)   ? "a symbolic link"
-      : S_ISDIR(st.st_mode) ? "a directory"
-                            : "a device, pipe or socket",
-      "), which writing whole files would replace"));
+      FileKind(st.st_mode), "), which writing whole files would replace"));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "data/file_kind.h"
 
 namespace fusednorm {
 namespace {
@@ -131,7 +132,7 @@ absl::StatusOr<std::unique_ptr<MappedFile>> MappedFile::Open(
   }
   if (!S_ISREG(f->opened_.st_mode)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a regular file (a directory, device, pipe or socket)"));
+        path, ": not a regular file (", FileKind(f->opened_.st_mode), ")"));
   }
   if (f->opened_.st_size == 0) return f;
   const size_t size = static_cast<size_t>(f->opened_.st_size);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "data/file_kind.h"
 
 namespace fusednorm {
 namespace {
@@ -41,10 +42,8 @@ absl::Status ReadOpen(int fd, const std::string& path,
         absl::StrCat(path, ": cannot stat: ", std::strerror(errno)));
   }
   if (!S_ISREG(before.st_mode)) {
-    return InvalidArgumentCat(
-        path, ": not a regular file (",
-        S_ISDIR(before.st_mode) ? "a directory" : "a device, pipe or socket",
-        ")");
+    return InvalidArgumentCat(path, ": not a regular file (",
+                              FileKind(before.st_mode), ")");
   }
   const size_t size = static_cast<size_t>(before.st_size);
   if (size > max_bytes) {
