@@ -32,6 +32,7 @@ def fusednorm_repositories(fusednorm_path = "."):
         ("gtest", "gtest.BUILD"),
         ("benchmark", "benchmark.BUILD"),
         ("imagecodecs", "imagecodecs.BUILD"),
+        ("curl", "curl.BUILD"),
         ("python", "python.BUILD"),
         # Peers for //benchmarks:peers (manual): fetched only when it is built.
         ("opencv", "opencv.BUILD"),
