@@ -1,0 +1,216 @@
+// Remote URLs (remote_url.h): the environment's settings, S3 paths as
+// request URLs, and URLs as messages show them.
+#include "data/remote_url.h"
+
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+bool IsHttp(absl::string_view s) {
+  return absl::StartsWith(s, "http://") || absl::StartsWith(s, "https://");
+}
+
+// Where the host starts and ends in an http(s) URL ("" host: malformed).
+absl::string_view Authority(absl::string_view url) {
+  url.remove_prefix(url.find("://") + 3);
+  return url.substr(0, url.find_first_of("/?#"));
+}
+
+// S3's key as a SigV4 canonical path: bytes other than A-Z a-z 0-9 - . _ ~
+// and '/' as %XX, so the path sent is the path signed.
+std::string EncodeKey(absl::string_view key) {
+  std::string out;
+  for (unsigned char c : key) {
+    if (absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' ||
+        c == '~' || c == '/') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      absl::StrAppend(
+          &out, "%",
+          absl::AsciiStrToUpper(absl::StrCat(absl::Hex(c, absl::kZeroPad2))));
+    }
+  }
+  return out;
+}
+
+// A bucket name S3 allows: 3..63 of a-z 0-9 . -, starting and ending with
+// a letter or digit.
+bool ValidBucket(absl::string_view b) {
+  if (b.size() < 3 || b.size() > 63) return false;
+  for (char c : b) {
+    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '.' &&
+        c != '-') {
+      return false;
+    }
+  }
+  return absl::ascii_isalnum(b.front()) && absl::ascii_isalnum(b.back());
+}
+
+// An integer variable in lo..hi into *value (left as it is when unset).
+absl::Status EnvInt(const char* name, int lo, int hi, int* value) {
+  const std::string v = Env(name);
+  if (v.empty()) return absl::OkStatus();
+  if (!absl::SimpleAtoi(v, value) || *value < lo || *value > hi) {
+    return InvalidArgumentCat(name, " = \"", v, "\": must be in ", lo, "..",
+                              hi);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadNumbers(RemoteSettings* s) {
+  if (const std::string t = Env("FUSEDNORM_HTTP_TIMEOUT"); !t.empty()) {
+    if (!absl::SimpleAtod(t, &s->timeout_seconds) ||
+        !(s->timeout_seconds > 0 && s->timeout_seconds <= 3600)) {
+      return InvalidArgumentCat("FUSEDNORM_HTTP_TIMEOUT = \"", t,
+                                "\": must be seconds in (0, 3600]");
+    }
+  }
+  FUSEDNORM_RETURN_IF_ERROR(
+      EnvInt("FUSEDNORM_HTTP_RETRIES", 0, 100, &s->retries));
+  FUSEDNORM_RETURN_IF_ERROR(
+      EnvInt("FUSEDNORM_HTTP_REQUESTS", 1, 1024, &s->requests));
+  int ahead_mb = static_cast<int>(s->ahead_bytes >> 20);
+  FUSEDNORM_RETURN_IF_ERROR(
+      EnvInt("FUSEDNORM_HTTP_AHEAD_MB", 1, 65536, &ahead_mb));
+  s->ahead_bytes = static_cast<uint64_t>(ahead_mb) << 20;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
+  RemoteSettings s;
+  s.access_key = Env("AWS_ACCESS_KEY_ID");
+  s.secret_key = Env("AWS_SECRET_ACCESS_KEY");
+  s.session_token = Env("AWS_SESSION_TOKEN");
+  if (s.access_key.empty() != s.secret_key.empty()) {
+    return InvalidArgumentCat(
+        s.access_key.empty() ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID",
+        " is set but ",
+        s.access_key.empty() ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
+        " is not: S3 requests need both (or neither, unsigned)");
+  }
+  for (const char* name : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
+    if (const std::string r = Env(name); !r.empty()) {
+      s.region = r;
+      break;
+    }
+  }
+  for (const char* name : {"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}) {
+    if (const std::string e = Env(name); !e.empty()) {
+      if (!IsHttp(e) || Authority(e).empty()) {
+        return InvalidArgumentCat(name, " = \"", ShownUrl(e),
+                                  "\": must be http://HOST[:PORT] or https://");
+      }
+      s.endpoint = e;
+      while (absl::EndsWith(s.endpoint, "/")) s.endpoint.pop_back();
+      break;
+    }
+  }
+  if (const std::string a = Env("FUSEDNORM_S3_ADDRESSING"); !a.empty()) {
+    if (a != "path" && a != "virtual") {
+      return InvalidArgumentCat("FUSEDNORM_S3_ADDRESSING = \"", a,
+                                "\": must be path or virtual");
+    }
+    s.addressing = a;
+  }
+  s.ca_file = Env("SSL_CERT_FILE");
+  s.ca_dir = Env("SSL_CERT_DIR");
+  FUSEDNORM_RETURN_IF_ERROR(ReadNumbers(&s));
+  return s;
+}
+
+bool IsRemotePath(absl::string_view path) {
+  return IsHttp(path) || absl::StartsWith(path, "s3://");
+}
+
+std::string ShownUrl(absl::string_view url) {
+  const size_t scheme = url.find("://");
+  if (scheme == absl::string_view::npos) return std::string(url);
+  const size_t host = scheme + 3;
+  const size_t end = url.find_first_of("/?#", host);
+  const absl::string_view authority = url.substr(host, end - host);
+  const size_t at = authority.rfind('@');
+  std::string out = absl::StrCat(
+      url.substr(0, host),
+      at == absl::string_view::npos ? authority : authority.substr(at + 1));
+  if (end == absl::string_view::npos) return out;
+  absl::string_view rest = url.substr(end);
+  rest = rest.substr(0, rest.find('#'));
+  const size_t query = rest.find('?');
+  absl::StrAppend(&out, rest.substr(0, query));
+  if (query != absl::string_view::npos)
+    absl::StrAppend(&out, "?<query hidden>");
+  return out;
+}
+
+absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
+                                        const RemoteSettings& settings) {
+  RemoteUrl r;
+  if (IsHttp(path)) {
+    if (Authority(path).empty() || Authority(path).back() == '@')
+      return InvalidArgumentCat("\"", ShownUrl(path),
+                                "\": the URL has no host");
+    r.url = path;
+    r.shown = ShownUrl(path);
+    return r;
+  }
+  if (!absl::StartsWith(path, "s3://")) {
+    return InvalidArgumentCat("\"", path,
+                              "\" is not an http://, https:// or s3:// URL");
+  }
+  const absl::string_view rest = absl::string_view(path).substr(5);
+  const size_t slash = rest.find('/');
+  const absl::string_view bucket = rest.substr(0, slash);
+  const absl::string_view key =
+      slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
+  if (!ValidBucket(bucket) || key.empty()) {
+    return InvalidArgumentCat(
+        "\"", path,
+        "\" is not s3://BUCKET/KEY with a bucket of 3 to 63 characters "
+        "a-z 0-9 . - (starting and ending with a letter or digit)");
+  }
+  const std::string endpoint =
+      settings.endpoint.empty()
+          ? absl::StrCat("https://s3.", settings.region, ".amazonaws.com")
+          : settings.endpoint;
+  const bool path_style =
+      settings.addressing == "path" ||
+      (settings.addressing == "auto" && !settings.endpoint.empty());
+  const size_t host = endpoint.find("://") + 3;
+  r.url = path_style ? absl::StrCat(endpoint, "/", bucket, "/", EncodeKey(key))
+                     : absl::StrCat(endpoint.substr(0, host), bucket, ".",
+                                    endpoint.substr(host), "/", EncodeKey(key));
+  r.shown = path;
+  r.signed_s3 = !settings.access_key.empty();
+  return r;
+}
+
+RemoteUrl RemoteIndexUrl(const RemoteUrl& shard) {
+  RemoteUrl index = shard;
+  const size_t query = shard.url.find('?');
+  index.url = query == std::string::npos
+                  ? shard.url + ".fnidx"
+                  : absl::StrCat(shard.url.substr(0, query), ".fnidx",
+                                 shard.url.substr(query));
+  const size_t shown_query = shard.shown.find('?');
+  index.shown = shown_query == std::string::npos
+                    ? shard.shown + ".fnidx"
+                    : absl::StrCat(shard.shown.substr(0, shown_query), ".fnidx",
+                                   shard.shown.substr(shown_query));
+  return index;
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,76 @@
+// Remote shard locations: http://, https:// and s3:// URLs, resolved to the
+// URL a request asks for, and the settings requests take from the
+// environment (S3's credentials, region and endpoint; TLS's CA store; the
+// timeout and retry bound). Messages show a URL without its user, password
+// or query string (ShownUrl), so credentials and pre-signed signatures never
+// reach an error, a log, a report or a repr.
+//
+// s3://BUCKET/KEY is asked at the endpoint AWS_ENDPOINT_URL_S3 or
+// AWS_ENDPOINT_URL (S3-compatible stores: MinIO, Ceph, GCS's XML API), else
+// https://s3.REGION.amazonaws.com, REGION being AWS_REGION or
+// AWS_DEFAULT_REGION or us-east-1. Addressing is virtual-hosted
+// (BUCKET.host/KEY) at AWS and path-style (host/BUCKET/KEY) at another
+// endpoint, unless FUSEDNORM_S3_ADDRESSING says `path` or `virtual`.
+// Requests are signed with SigV4 (libcurl's signer) when AWS_ACCESS_KEY_ID
+// and AWS_SECRET_ACCESS_KEY are set (with AWS_SESSION_TOKEN when set), and
+// unsigned, as for a public bucket, when neither is.
+#ifndef FUSEDNORM_DATA_REMOTE_URL_H_
+#define FUSEDNORM_DATA_REMOTE_URL_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace fusednorm {
+
+struct RemoteSettings {
+  // S3's signing: both empty means unsigned requests.
+  std::string access_key, secret_key, session_token;
+  std::string region = "us-east-1";
+  std::string endpoint;             // "" : AWS's, for the region
+  std::string addressing = "auto";  // auto, path, virtual
+  std::string ca_file, ca_dir;      // SSL_CERT_FILE, SSL_CERT_DIR
+  // FUSEDNORM_HTTP_TIMEOUT: seconds to connect, or without a byte arriving.
+  double timeout_seconds = 30;
+  // FUSEDNORM_HTTP_RETRIES: retries of a failed request before it fails.
+  int retries = 6;
+  // FUSEDNORM_HTTP_REQUESTS: requests in flight at once, 1..1024.
+  int requests = 32;
+  // FUSEDNORM_HTTP_AHEAD_MB: bytes fetched ahead and not yet read, in MiB.
+  uint64_t ahead_bytes = uint64_t{256} << 20;
+
+  // The settings the environment gives; InvalidArgument naming the
+  // variable and its value when one is malformed (a timeout that is not a
+  // number in (0, 3600], retries outside 0..100, requests outside
+  // 1..1024, read-ahead outside 1..65536 MiB, an unknown addressing, one
+  // of the two keys without the other, an endpoint that is not http(s)://).
+  static absl::StatusOr<RemoteSettings> FromEnvironment();
+};
+
+// A remote object and how to ask for it.
+struct RemoteUrl {
+  std::string url;         // requested, with any credentials it holds
+  std::string shown;       // for messages: ShownUrl(url), or s3://BUCKET/KEY
+  bool signed_s3 = false;  // SigV4-signed (RemoteSettings' keys)
+};
+
+// True for http://, https:// and s3:// paths.
+bool IsRemotePath(absl::string_view path);
+
+// `url` without "user:password@" and with "?<query hidden>" for a query.
+std::string ShownUrl(absl::string_view url);
+
+// The request URL of a remote path; InvalidArgument naming the path for a
+// malformed one (no host, an S3 path without bucket or key, a bucket name
+// S3 does not allow).
+absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
+                                        const RemoteSettings& settings);
+
+// The URL of the index beside a remote shard (SHARD.fnidx; before any
+// query string).
+RemoteUrl RemoteIndexUrl(const RemoteUrl& shard);
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_DATA_REMOTE_URL_H_

@@ -1,0 +1,128 @@
+#include "data/remote_url.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+TEST(ShownUrlTest, HidesCredentialsAndQueries) {
+  EXPECT_EQ(ShownUrl("https://user:secret@host:8443/a/b.tar?X-Amz-Signature=1"),
+            "https://host:8443/a/b.tar?<query hidden>");
+  EXPECT_EQ(ShownUrl("http://host/a.tar#frag"), "http://host/a.tar");
+  EXPECT_EQ(ShownUrl("http://u:p@host"), "http://host");
+  EXPECT_EQ(ShownUrl("http://host?sig=2"), "http://host?<query hidden>");
+  EXPECT_EQ(ShownUrl("s3://bucket/key.tar"), "s3://bucket/key.tar");
+  EXPECT_EQ(ShownUrl("local/path.tar"), "local/path.tar");
+}
+
+TEST(RemoteUrlTest, HttpIsAskedAsGiven) {
+  RemoteSettings s;
+  absl::StatusOr<RemoteUrl> r =
+      ResolveRemote("https://k:v@host/x.tar?sig=1", s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->url, "https://k:v@host/x.tar?sig=1");
+  EXPECT_EQ(r->shown, "https://host/x.tar?<query hidden>");
+  EXPECT_FALSE(r->signed_s3);
+  EXPECT_EQ(RemoteIndexUrl(*r).url, "https://k:v@host/x.tar.fnidx?sig=1");
+  EXPECT_EQ(RemoteIndexUrl(*r).shown,
+            "https://host/x.tar.fnidx?<query hidden>");
+  EXPECT_FALSE(ResolveRemote("http:///x.tar", s).ok());
+  EXPECT_FALSE(ResolveRemote("http://user@/x.tar", s).ok());
+}
+
+TEST(RemoteUrlTest, S3Addressing) {
+  RemoteSettings s;
+  s.region = "eu-west-1";
+  s.access_key = "AK";
+  s.secret_key = "SK";
+  absl::StatusOr<RemoteUrl> aws = ResolveRemote("s3://my-bucket/d/a b+.tar", s);
+  ASSERT_TRUE(aws.ok()) << aws.status();
+  EXPECT_EQ(aws->url,
+            "https://my-bucket.s3.eu-west-1.amazonaws.com/d/a%20b%2B.tar");
+  EXPECT_EQ(aws->shown, "s3://my-bucket/d/a b+.tar");
+  EXPECT_TRUE(aws->signed_s3);
+
+  s.endpoint = "http://127.0.0.1:9000";
+  EXPECT_EQ(ResolveRemote("s3://my-bucket/k.tar", s)->url,
+            "http://127.0.0.1:9000/my-bucket/k.tar");
+  s.addressing = "virtual";
+  EXPECT_EQ(ResolveRemote("s3://my-bucket/k.tar", s)->url,
+            "http://my-bucket.127.0.0.1:9000/k.tar");
+  s.endpoint = "";
+  s.addressing = "path";
+  EXPECT_EQ(ResolveRemote("s3://my-bucket/k.tar", s)->url,
+            "https://s3.eu-west-1.amazonaws.com/my-bucket/k.tar");
+  s.access_key = s.secret_key = "";
+  EXPECT_FALSE(ResolveRemote("s3://my-bucket/k.tar", s)->signed_s3);
+}
+
+TEST(RemoteUrlTest, BadS3PathsNameThemselves) {
+  RemoteSettings s;
+  for (const char* bad : {"s3://", "s3://bucket", "s3://bucket/", "s3://ab/k",
+                          "s3://Upper/k", "s3://-bucket/k", "s3://b_ucket/k"}) {
+    absl::StatusOr<RemoteUrl> r = ResolveRemote(bad, s);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status();
+  }
+}
+
+// Sets environment variables for one test and clears them after.
+class EnvTest : public testing::Test {
+ protected:
+  void Set(const char* name, const char* value) {
+    setenv(name, value, 1);
+    names_.push_back(name);
+  }
+  void TearDown() override {
+    for (const char* n : names_) unsetenv(n);
+  }
+
+ private:
+  std::vector<const char*> names_;
+};
+
+TEST_F(EnvTest, SettingsFromEnvironment) {
+  Set("AWS_ACCESS_KEY_ID", "AK");
+  Set("AWS_SECRET_ACCESS_KEY", "SK");
+  Set("AWS_SESSION_TOKEN", "TOK");
+  Set("AWS_DEFAULT_REGION", "ap-south-1");
+  Set("AWS_ENDPOINT_URL", "http://127.0.0.1:9000/");
+  Set("FUSEDNORM_HTTP_TIMEOUT", "2.5");
+  Set("FUSEDNORM_HTTP_RETRIES", "0");
+  Set("FUSEDNORM_HTTP_REQUESTS", "4");
+  Set("FUSEDNORM_HTTP_AHEAD_MB", "8");
+  absl::StatusOr<RemoteSettings> s = RemoteSettings::FromEnvironment();
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->session_token, "TOK");
+  EXPECT_EQ(s->region, "ap-south-1");
+  EXPECT_EQ(s->endpoint, "http://127.0.0.1:9000");
+  EXPECT_EQ(s->timeout_seconds, 2.5);
+  EXPECT_EQ(s->retries, 0);
+  EXPECT_EQ(s->requests, 4);
+  EXPECT_EQ(s->ahead_bytes, uint64_t{8} << 20);
+  Set("AWS_REGION", "us-west-2");  // before AWS_DEFAULT_REGION
+  EXPECT_EQ(RemoteSettings::FromEnvironment()->region, "us-west-2");
+}
+
+TEST_F(EnvTest, BadValuesNameTheVariable) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"FUSEDNORM_HTTP_TIMEOUT", "0"},     {"FUSEDNORM_HTTP_TIMEOUT", "x"},
+      {"FUSEDNORM_HTTP_TIMEOUT", "nan"},   {"FUSEDNORM_HTTP_TIMEOUT", "3601"},
+      {"FUSEDNORM_HTTP_RETRIES", "-1"},    {"FUSEDNORM_HTTP_RETRIES", "101"},
+      {"FUSEDNORM_HTTP_REQUESTS", "0"},    {"FUSEDNORM_HTTP_AHEAD_MB", "0"},
+      {"FUSEDNORM_S3_ADDRESSING", "both"}, {"AWS_ENDPOINT_URL", "ftp://h"},
+      {"AWS_ACCESS_KEY_ID", "only-one"}};
+  for (const auto& [name, value] : bad) {
+    setenv(name, value, 1);
+    absl::StatusOr<RemoteSettings> s = RemoteSettings::FromEnvironment();
+    unsetenv(name);
+    ASSERT_FALSE(s.ok()) << name << "=" << value;
+    EXPECT_NE(s.status().message().find(name), std::string::npos) << s.status();
+  }
+}
+
+}  // namespace
+}  // namespace fusednorm
