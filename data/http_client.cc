@@ -1,0 +1,383 @@
+// HttpClient (http_client.h): one libcurl easy handle per client, one
+// attempt per Attempt(), and the retry loop and the checks of what came
+// back in Perform() and the public calls.
+#include "data/http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+// SigV4's hash of an empty payload, which S3 wants in x-amz-content-sha256.
+constexpr char kEmptySha256[] =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+// Error bodies (an HTML 404 page) are read and dropped up to this size.
+constexpr uint64_t kMaxErrorBody = uint64_t{1} << 20;
+constexpr double kMaxRetryAfter = 30;
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// Whether libcurl's result is worth another try.
+bool Transient(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool TransientStatus(long status) {
+  return status >= 500 || status == 408 || status == 429;
+}
+
+// Seconds before retry `attempt` (0-based): 0.1 s doubling to at most 5 s,
+// times a jitter in [0.5, 1.5), or the server's Retry-After when longer.
+double Backoff(int attempt, double retry_after) {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  const double base = std::min(5.0, 0.1 * std::ldexp(1.0, attempt));
+  const double jittered =
+      base * std::uniform_real_distribution<double>(0.5, 1.5)(rng);
+  return std::max(jittered, std::min(retry_after, kMaxRetryAfter));
+}
+
+// "bytes FIRST-LAST/TOTAL" (TOTAL may be "*").
+bool ParseContentRange(absl::string_view v, uint64_t* first, uint64_t* last,
+                       uint64_t* total) {
+  if (!absl::ConsumePrefix(&v, "bytes ")) return false;
+  const size_t dash = v.find('-'), slash = v.find('/');
+  if (dash == absl::string_view::npos || slash == absl::string_view::npos ||
+      dash > slash) {
+    return false;
+  }
+  return absl::SimpleAtoi(v.substr(0, dash), first) &&
+         absl::SimpleAtoi(v.substr(dash + 1, slash - dash - 1), last) &&
+         absl::SimpleAtoi(v.substr(slash + 1), total);
+}
+
+}  // namespace
+
+struct HttpClient::Request {
+  const RemoteUrl* url = nullptr;
+  bool head = false;
+  bool ranged = false;
+  uint64_t offset = 0, size = 0;  // the range, when ranged
+  std::string if_match;
+  uint64_t max_bytes = 0;  // of the body
+
+  // "GET https://host/a.tar bytes 0-99" for messages.
+  std::string What() const {
+    std::string what = absl::StrCat(head ? "HEAD " : "GET ", url->shown);
+    if (ranged)
+      absl::StrAppend(&what, " bytes ", offset, "-", offset + size - 1);
+    return what;
+  }
+};
+
+struct HttpClient::Reply {
+  long status = 0;
+  std::string etag;
+  bool has_length = false, has_range = false;
+  uint64_t length = 0;                      // Content-Length
+  uint64_t first = 0, last = 0, total = 0;  // Content-Range
+  double retry_after = 0;
+  // Set by the write callback: the body outgrew max_bytes.
+  bool overflow = false;
+  uint64_t discarded = 0;  // bytes of an error body
+  std::vector<uint8_t>* body = nullptr;
+  uint64_t max_bytes = 0;
+  bool head = false;  // a HEAD request's: no body follows
+  HttpCounters* counters = nullptr;
+};
+
+namespace {
+
+size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+  auto* r = static_cast<HttpClient::Reply*>(user);
+  absl::string_view line(data, size * n);
+  line = absl::StripAsciiWhitespace(line);
+  if (absl::StartsWith(line, "HTTP/")) {  // a new response (redirects)
+    HttpCounters* counters = r->counters;
+    std::vector<uint8_t>* body = r->body;
+    const uint64_t max = r->max_bytes;
+    const bool head = r->head;
+    *r = HttpClient::Reply();
+    r->counters = counters;
+    r->body = body;
+    r->max_bytes = max;
+    r->head = head;
+    body->clear();
+    const size_t sp = line.find(' ');
+    if (sp != absl::string_view::npos)
+      absl::SimpleAtoi(line.substr(sp + 1, 3), &r->status);
+    return size * n;
+  }
+  const size_t colon = line.find(':');
+  if (colon == absl::string_view::npos) return size * n;
+  const std::string name = absl::AsciiStrToLower(line.substr(0, colon));
+  const absl::string_view value =
+      absl::StripAsciiWhitespace(line.substr(colon + 1));
+  if (name == "etag") {
+    r->etag = std::string(value);
+  } else if (name == "content-length") {
+    r->has_length = absl::SimpleAtoi(value, &r->length);
+    // A body announced past the bound fails before any byte of it.
+    if (r->has_length && !r->head && r->status / 100 == 2 &&
+        r->length > r->max_bytes) {
+      r->overflow = true;
+      return 0;
+    }
+  } else if (name == "content-range") {
+    r->has_range = ParseContentRange(value, &r->first, &r->last, &r->total);
+  } else if (name == "retry-after") {
+    if (!absl::SimpleAtod(value, &r->retry_after) || !(r->retry_after >= 0))
+      r->retry_after = 0;
+  }
+  return size * n;
+}
+
+size_t OnBody(char* data, size_t size, size_t n, void* user) {
+  auto* r = static_cast<HttpClient::Reply*>(user);
+  const size_t bytes = size * n;
+  r->counters->bytes.fetch_add(bytes, std::memory_order_relaxed);
+  if (r->status / 100 != 2) {  // an error page: dropped
+    r->discarded += bytes;
+    return r->discarded > kMaxErrorBody ? 0 : bytes;
+  }
+  if (r->body->size() + bytes > r->max_bytes) {
+    r->overflow = true;
+    return 0;
+  }
+  r->body->insert(r->body->end(), data, data + bytes);
+  return bytes;
+}
+
+}  // namespace
+
+HttpClient::HttpClient(const RemoteSettings& settings, HttpCounters* counters)
+    : settings_(settings), counters_(counters) {
+  GlobalInit();
+  curl_ = curl_easy_init();
+}
+
+HttpClient::~HttpClient() {
+  if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(curl_));
+}
+
+absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
+    const Request& q, std::vector<uint8_t>* body) {
+  CURL* c = static_cast<CURL*>(curl_);
+  if (c == nullptr)
+    return absl::ResourceExhaustedError("curl_easy_init failed");
+  curl_easy_reset(c);  // keeps the connections
+  Reply reply;
+  reply.counters = counters_;
+  reply.body = body;
+  reply.max_bytes = q.max_bytes;
+  reply.head = q.head;
+  body->clear();
+  if (q.ranged) body->reserve(q.size);  // one allocation, no copies
+  char error[CURL_ERROR_SIZE] = {0};
+  const bool https = absl::StartsWith(q.url->url, "https://");
+  curl_easy_setopt(c, CURLOPT_URL, q.url->url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR,
+                   https ? "https" : "http,https");
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  // Fewer, larger reads of a sample's body (libcurl's default is 16 KiB).
+  curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 256L * 1024);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
+  const long timeout_ms = std::lround(settings_.timeout_seconds * 1000);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                   std::max(1L, (timeout_ms + 999) / 1000));
+  if (!settings_.ca_file.empty())
+    curl_easy_setopt(c, CURLOPT_CAINFO, settings_.ca_file.c_str());
+  if (!settings_.ca_dir.empty())
+    curl_easy_setopt(c, CURLOPT_CAPATH, settings_.ca_dir.c_str());
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &reply);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
+  if (q.head) curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+
+  // Headers go in the list (not CURLOPT_RANGE) so that SigV4 signs them.
+  curl_slist* headers = nullptr;
+  std::vector<std::string> lines;
+  if (q.ranged) {
+    lines.push_back(
+        absl::StrCat("Range: bytes=", q.offset, "-", q.offset + q.size - 1));
+  }
+  if (!q.if_match.empty()) lines.push_back("If-Match: " + q.if_match);
+  const std::string sigv4 = absl::StrCat("aws:amz:", settings_.region, ":s3");
+  if (q.url->signed_s3) {
+    lines.push_back(absl::StrCat("x-amz-content-sha256: ", kEmptySha256));
+    if (!settings_.session_token.empty())
+      lines.push_back("x-amz-security-token: " + settings_.session_token);
+    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4.c_str());
+    curl_easy_setopt(c, CURLOPT_USERNAME, settings_.access_key.c_str());
+    curl_easy_setopt(c, CURLOPT_PASSWORD, settings_.secret_key.c_str());
+  }
+  for (const std::string& line : lines)
+    headers = curl_slist_append(headers, line.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+
+  counters_->requests.fetch_add(1, std::memory_order_relaxed);
+  const CURLcode code = curl_easy_perform(c);
+  curl_slist_free_all(headers);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
+  if (code == CURLE_OK) return reply;
+  if (reply.overflow) {
+    return InvalidArgumentCat(q.What(), ": the server sent more than the ",
+                              q.max_bytes, " bytes expected; refused");
+  }
+  std::string why =
+      absl::StrCat(error[0] != 0 ? error : curl_easy_strerror(code),
+                   " (libcurl error ", static_cast<int>(code), ")");
+  if (code == CURLE_UNSUPPORTED_PROTOCOL && https)
+    absl::StrAppend(&why, ": a redirect from https to http is refused");
+  if (Transient(code)) return absl::UnavailableError(why);
+  return InvalidArgumentCat(q.What(), ": ", why);
+}
+
+absl::StatusOr<HttpClient::Reply> HttpClient::Perform(
+    const Request& q, std::vector<uint8_t>* body) {
+  std::string last;
+  for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<Reply> r = Attempt(q, body);
+    double retry_after = 0;
+    if (r.ok() && !TransientStatus(r->status)) return r;
+    if (r.ok()) {
+      last = absl::StrCat("HTTP ", r->status);
+      retry_after = r->retry_after;
+    } else if (absl::IsUnavailable(r.status())) {
+      last = std::string(r.status().message());
+    } else {
+      return r.status();
+    }
+    if (attempt >= settings_.retries) {
+      return absl::UnavailableError(absl::StrCat(
+          q.What(), ": failed ", attempt + 1, " times; last: ", last));
+    }
+    counters_->retries.fetch_add(1, std::memory_order_relaxed);
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(Backoff(attempt, retry_after)));
+  }
+}
+
+namespace {
+
+// The error of a final status other than 2xx.
+absl::Status StatusError(const std::string& what, long status) {
+  const std::string m = absl::StrCat(what, ": HTTP ", status);
+  if (status == 404) return absl::NotFoundError(m + " (not found)");
+  if (status == 401 || status == 403) {
+    return absl::PermissionDeniedError(
+        m +
+        " (access denied: check the URL, and for S3 the credentials, "
+        "region and endpoint)");
+  }
+  if (status == 412) {
+    return absl::DataLossError(
+        m + " (the object changed on the server during the run)");
+  }
+  return InvalidArgumentCat(m);
+}
+
+}  // namespace
+
+absl::StatusOr<ObjectVersion> HttpClient::Head(const RemoteUrl& url) {
+  Request q;
+  q.url = &url;
+  q.head = true;
+  std::vector<uint8_t> body;
+  FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, &body));
+  if (r.status / 100 != 2) return StatusError(q.What(), r.status);
+  if (!r.has_length) {
+    return InvalidArgumentCat(q.What(), ": the server gave no Content-Length");
+  }
+  return ObjectVersion{r.length, r.etag};
+}
+
+absl::Status HttpClient::GetRange(const RemoteUrl& url,
+                                  const ObjectVersion& version, uint64_t offset,
+                                  uint64_t size, std::vector<uint8_t>* body) {
+  if (size == 0) {
+    body->clear();
+    return absl::OkStatus();
+  }
+  Request q;
+  q.url = &url;
+  q.ranged = true;
+  q.offset = offset;
+  q.size = size;
+  q.if_match = version.etag;
+  q.max_bytes = size;
+  FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, body));
+  if (r.status / 100 != 2) return StatusError(q.What(), r.status);
+  if (r.status != 206 || !r.has_range) {
+    return InvalidArgumentCat(q.What(), ": HTTP ", r.status,
+                              " without a Content-Range: the server does "
+                              "not serve byte ranges");
+  }
+  if (r.total != version.size ||
+      (!version.etag.empty() && !r.etag.empty() && r.etag != version.etag)) {
+    return absl::DataLossError(absl::StrCat(
+        q.What(), ": the object changed on the server during the run (",
+        version.size, " bytes, ETag ", version.etag, " at open; now ", r.total,
+        " bytes, ETag ", r.etag, ")"));
+  }
+  if (r.first != offset || r.last != offset + size - 1 ||
+      body->size() != size) {
+    return InvalidArgumentCat(q.What(), ": the server sent bytes ", r.first,
+                              "-", r.last, " (", body->size(),
+                              " bytes) instead");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ObjectVersion> HttpClient::GetWhole(const RemoteUrl& url,
+                                                   uint64_t max_bytes,
+                                                   std::vector<uint8_t>* body) {
+  Request q;
+  q.url = &url;
+  q.max_bytes = max_bytes;
+  FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, body));
+  if (r.status / 100 != 2) return StatusError(q.What(), r.status);
+  if (r.status != 200) {
+    return InvalidArgumentCat(q.What(), ": HTTP ", r.status,
+                              " where 200 was expected");
+  }
+  return ObjectVersion{body->size(), r.etag};
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,89 @@
+// HttpClient: GET and HEAD of remote objects through libcurl, with its
+// connection reuse, TLS verification and SigV4 signing, and with the rules
+// a data loader needs around them:
+//
+// - A ranged GET must come back as exactly those bytes (206 with the
+//   Content-Range asked for); a whole GET is cut off past `max_bytes`. A
+//   server that sends more, or ignores the range, is refused: sizes come
+//   from the index, never from the server.
+// - Connection failures and resets, timeouts (FUSEDNORM_HTTP_TIMEOUT
+//   without a byte), bodies cut short, HTTP 5xx, 408 and 429 are retried
+//   FUSEDNORM_HTTP_RETRIES times with exponential backoff and jitter
+//   (429 and 503 after their Retry-After, up to 30 s); then the request
+//   fails, naming the URL, the range and the last cause.
+// - Other statuses fail at once naming the URL and the status; 412 (an
+//   If-Match ETag that no longer holds) is DataLoss: the object changed.
+// - TLS peers are verified (the system's CA store, or SSL_CERT_FILE /
+//   SSL_CERT_DIR); redirects are followed at most 5 times and never from
+//   https to http.
+//
+// One client per thread (it holds one libcurl handle and its connections);
+// counters may be shared.
+#ifndef FUSEDNORM_DATA_HTTP_CLIENT_H_
+#define FUSEDNORM_DATA_HTTP_CLIENT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "data/remote_url.h"
+
+namespace fusednorm {
+
+// What requests cost, for a run's report (thread-safe).
+struct HttpCounters {
+  std::atomic<uint64_t> requests{0};  // attempts, retries included
+  std::atomic<uint64_t> bytes{0};     // body bytes received
+  std::atomic<uint64_t> retries{0};
+};
+
+// An object's size and version (its ETag; "" when the server gives none).
+struct ObjectVersion {
+  uint64_t size = 0;
+  std::string etag;
+};
+
+class HttpClient {
+ public:
+  HttpClient(const RemoteSettings& settings, HttpCounters* counters);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // HEAD: the object's size and ETag. NotFound for 404, PermissionDenied
+  // for 401/403, naming the URL and the status.
+  absl::StatusOr<ObjectVersion> Head(const RemoteUrl& url);
+
+  // GET of bytes [offset, offset + size) of an object of `version.size`
+  // bytes, with If-Match: version.etag when it has one, into *body. An
+  // object of another size is DataLoss (the object changed).
+  absl::Status GetRange(const RemoteUrl& url, const ObjectVersion& version,
+                        uint64_t offset, uint64_t size,
+                        std::vector<uint8_t>* body);
+
+  // GET of a whole object of at most `max_bytes` bytes into *body, with
+  // its version. NotFound for 404.
+  absl::StatusOr<ObjectVersion> GetWhole(const RemoteUrl& url,
+                                         uint64_t max_bytes,
+                                         std::vector<uint8_t>* body);
+
+  // A request and what came back (http_client.cc's).
+  struct Request;
+  struct Reply;
+
+ private:
+  absl::StatusOr<Reply> Perform(const Request& request,
+                                std::vector<uint8_t>* body);
+  absl::StatusOr<Reply> Attempt(const Request& request,
+                                std::vector<uint8_t>* body);
+
+  const RemoteSettings settings_;
+  HttpCounters* counters_;
+  void* curl_;  // CURL*
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_DATA_HTTP_CLIENT_H_
