@@ -7,6 +7,7 @@
 #define FUSEDNORM_DATA_DATASET_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,20 @@ struct SampleBuffer {
   Image image;                 // generated pixels
 };
 
+// Fetching ahead for a reader (Dataset::ReadAhead): stops when destroyed.
+class ReadAheadHandle {
+ public:
+  virtual ~ReadAheadHandle() = default;
+};
+
+// What reading over a network cost so far (Dataset::network()).
+struct NetworkCounters {
+  uint64_t requests = 0;  // HTTP requests, retries included
+  uint64_t bytes = 0;     // bytes received
+  uint64_t retries = 0;
+  double wait_seconds = 0;  // readers' time waiting for bytes, summed
+};
+
 class Dataset {
  public:
   virtual ~Dataset() = default;
@@ -74,6 +89,20 @@ class Dataset {
   // digests name() and size(). Thread-safe; may take a while the first
   // time (a folder's files are looked at once).
   virtual uint64_t IndexDigest() const;
+
+  // Samples a reader will Read() next, in order: `next` gives the index of
+  // each (false: no more), called from other threads one call at a time.
+  // A dataset read over a network fetches them ahead, within a bound on
+  // memory, until the handle is destroyed; the bytes Read() gives are the
+  // same either way. Datasets in memory or on disk return nullptr. `next`
+  // must stay callable while the handle lives.
+  virtual std::unique_ptr<ReadAheadHandle> ReadAhead(
+      std::function<bool(uint64_t* index)> next) const {
+    return nullptr;
+  }
+
+  // Zero for datasets not read over a network.
+  virtual NetworkCounters network() const { return {}; }
 };
 
 // A sample read by Read(), decoded whole into an image of its own.

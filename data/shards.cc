@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -15,6 +16,8 @@
 #include "core/status.h"
 #include "data/mapped_file.h"
 #include "data/read_file.h"
+#include "data/remote_store.h"
+#include "data/remote_url.h"
 #include "data/shard_index.h"
 
 namespace fusednorm {
@@ -30,18 +33,22 @@ struct ShardSample {
 
 class Shards : public Dataset {
  public:
-  Shards(std::vector<std::string> paths,
+  // `names`: the shards as messages show them. Either `files` (local
+  // shards) or `remote` is set.
+  Shards(std::vector<std::string> names,
          std::vector<std::unique_ptr<MappedFile>> files,
-         std::vector<ShardSample> samples, int channels)
-      : paths_(std::move(paths)),
+         std::unique_ptr<RemoteStore> remote, std::vector<ShardSample> samples,
+         int channels)
+      : names_(std::move(names)),
         files_(std::move(files)),
+        remote_(std::move(remote)),
         samples_(std::move(samples)),
         channels_(channels) {}
 
   std::string name() const override {
-    return absl::StrCat("shards(", paths_.front(),
-                        paths_.size() > 1
-                            ? absl::StrCat(" + ", paths_.size() - 1, " more")
+    return absl::StrCat("shards(", names_.front(),
+                        names_.size() > 1
+                            ? absl::StrCat(" + ", names_.size() - 1, " more")
                             : "",
                         ")");
   }
@@ -49,7 +56,7 @@ class Shards : public Dataset {
   int channels() const override { return channels_; }
 
   // Names the sample "sample 7 (shard.tar at byte 1536, key 000000007)".
-  absl::Status Read(size_t index, SampleBuffer*,
+  absl::Status Read(size_t index, SampleBuffer* buffer,
                     RawSample* out) const override {
     if (index >= samples_.size()) {
       return absl::OutOfRangeError(
@@ -60,34 +67,63 @@ class Shards : public Dataset {
     *out = RawSample();
     out->index = index;
     out->label = e.label;
-    absl::StrAppend(&out->what, "sample ", index, " (", paths_[s.shard],
+    absl::StrAppend(&out->what, "sample ", index, " (", names_[s.shard],
                     " at byte ", e.offset, ", key ", EscapeKey(e.key), ")");
     if (!e.link_error.empty())
       return InvalidArgumentCat(out->what, ": its image ", e.link_error);
-    out->encoded = files_[s.shard]->bytes().subspan(e.offset, e.size);
+    if (remote_ == nullptr) {
+      out->encoded = files_[s.shard]->bytes().subspan(e.offset, e.size);
+      return absl::OkStatus();
+    }
+    const absl::Status read =
+        remote_->Read(index, PlaceOf(index), &buffer->bytes);
+    if (!read.ok()) return PrefixStatus(read, absl::StrCat(out->what, ": "));
+    out->encoded = absl::MakeConstSpan(buffer->bytes);
     return absl::OkStatus();
   }
 
+  // Remote shards are checked by each request (If-Match).
   absl::Status CheckUnchanged(const RawSample& sample) const override {
+    if (remote_ != nullptr) return absl::OkStatus();
     return files_[samples_[sample.index].shard]->CheckUnchanged();
   }
 
-  // The shards' base names and sizes, and the sample count.
+  // The shards' base names and sizes, and the sample count: the same for
+  // a local copy of remote shards.
   uint64_t IndexDigest() const override {
     Digest d;
-    d.Text("shards").Number(samples_.size()).Number(paths_.size());
-    for (size_t i = 0; i < paths_.size(); ++i) {
-      const size_t slash = paths_[i].rfind('/');
-      d.Text(slash == std::string::npos ? paths_[i]
-                                        : paths_[i].substr(slash + 1))
-          .Number(files_[i]->bytes().size());
+    d.Text("shards").Number(samples_.size()).Number(names_.size());
+    for (size_t i = 0; i < names_.size(); ++i) {
+      absl::string_view base = names_[i];
+      base = base.substr(0, base.find('?'));
+      const size_t slash = base.rfind('/');
+      if (slash != absl::string_view::npos) base.remove_prefix(slash + 1);
+      d.Text(base).Number(remote_ != nullptr ? remote_->shard_bytes(i)
+                                             : files_[i]->bytes().size());
     }
     return d.value();
   }
 
+  std::unique_ptr<ReadAheadHandle> ReadAhead(
+      std::function<bool(uint64_t*)> next) const override {
+    if (remote_ == nullptr) return nullptr;
+    return remote_->ReadAhead(std::move(next),
+                              [this](uint64_t i) { return PlaceOf(i); });
+  }
+
+  NetworkCounters network() const override {
+    return remote_ == nullptr ? NetworkCounters() : remote_->network();
+  }
+
  private:
-  std::vector<std::string> paths_;
+  RemoteStore::Place PlaceOf(uint64_t index) const {
+    const ShardSample& s = samples_[index];
+    return {s.shard, s.entry.offset, s.entry.size};
+  }
+
+  std::vector<std::string> names_;
   std::vector<std::unique_ptr<MappedFile>> files_;
+  std::unique_ptr<RemoteStore> remote_;
   std::vector<ShardSample> samples_;
   int channels_;
 };
@@ -130,10 +166,39 @@ absl::StatusOr<ShardIndex> LoadIndex(const MappedFile& file,
   return scanned;
 }
 
+// The samples of the shards' indexes in order, and their channel count,
+// which all must share. Errors name the shard (`names`).
+absl::StatusOr<std::vector<ShardSample>> Combine(
+    const std::vector<std::string>& names, std::vector<ShardIndex>* indexes,
+    int* channels) {
+  std::vector<ShardSample> samples;
+  uint32_t channels_from = 0;  // the shard whose samples set `channels`
+  for (uint32_t shard = 0; shard < indexes->size(); ++shard) {
+    ShardIndex& index = (*indexes)[shard];
+    if (*channels != 0 && index.channels != 0 && index.channels != *channels) {
+      return InvalidArgumentCat(
+          names[shard], ": key ", EscapeKey(index.samples[0].key), ": ",
+          index.channels, " channels, but those of ", names[channels_from],
+          " have ", *channels, " (an index, if there is one, says so for its ",
+          "shard)");
+    }
+    if (*channels == 0 && index.channels != 0) {
+      *channels = index.channels;
+      channels_from = shard;
+    }
+    for (ShardEntry& e : index.samples)
+      samples.push_back({shard, std::move(e)});
+  }
+  if (samples.empty())
+    return InvalidArgumentCat(names.front(), ": the shards hold no samples");
+  return samples;
+}
+
 }  // namespace
 
 bool IsShardSpec(const std::string& data) {
-  return absl::EndsWith(data, ".tar") || absl::StrContains(data, "{");
+  return IsRemotePath(data) || absl::EndsWith(data, ".tar") ||
+         absl::StrContains(data, "{");
 }
 
 absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
@@ -169,34 +234,41 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
     const std::vector<std::string>& paths) {
-  std::vector<std::unique_ptr<MappedFile>> files;
-  std::vector<ShardSample> samples;
-  int channels = 0;
-  uint32_t channels_from = 0;  // the shard whose samples set `channels`
-  for (uint32_t shard = 0; shard < paths.size(); ++shard) {
-    FUSEDNORM_ASSIGN_OR_RETURN(files.emplace_back(),
-                               MappedFile::Open(paths[shard]));
-    const MappedFile& file = *files.back();
-    FUSEDNORM_ASSIGN_OR_RETURN(ShardIndex index, LoadIndex(file, paths[shard]));
-    if (channels != 0 && index.channels != 0 && index.channels != channels) {
-      return InvalidArgumentCat(
-          paths[shard], ": key ", EscapeKey(index.samples[0].key), ": ",
-          index.channels, " channels, but those of ", paths[channels_from],
-          " have ", channels, " (an index, if there is one, says so for its ",
-          "shard)");
-    }
-    if (channels == 0 && index.channels != 0) {
-      channels = index.channels;
-      channels_from = shard;
-    }
-    for (ShardEntry& e : index.samples)
-      samples.push_back({shard, std::move(e)});
-    // An index read while the shard changed under it is no index.
-    FUSEDNORM_RETURN_IF_ERROR(file.CheckUnchanged());
+  const size_t remote = static_cast<size_t>(
+      std::count_if(paths.begin(), paths.end(), IsRemotePath));
+  if (remote != 0 && remote != paths.size()) {
+    return InvalidArgumentCat(
+        "the shards mix local paths and URLs (", paths.front(), " and ",
+        ShownUrl(*std::find_if(paths.begin(), paths.end(),
+                               [&](auto& p) {
+                                 return IsRemotePath(p) !=
+                                        IsRemotePath(paths.front());
+                               })),
+        "): open them as two datasets");
   }
-  if (samples.empty())
-    return InvalidArgumentCat(paths.front(), ": the shards hold no samples");
-  return std::make_unique<Shards>(paths, std::move(files), std::move(samples),
+  std::vector<std::string> names;
+  std::vector<std::unique_ptr<MappedFile>> files;
+  std::unique_ptr<RemoteStore> store;
+  std::vector<ShardIndex> indexes;
+  if (remote != 0) {
+    FUSEDNORM_ASSIGN_OR_RETURN(store, RemoteStore::Open(paths, &indexes));
+    for (uint32_t i = 0; i < paths.size(); ++i)
+      names.push_back(store->shown(i));
+  } else {
+    names = paths;
+    for (const std::string& path : paths) {
+      FUSEDNORM_ASSIGN_OR_RETURN(files.emplace_back(), MappedFile::Open(path));
+      FUSEDNORM_ASSIGN_OR_RETURN(indexes.emplace_back(),
+                                 LoadIndex(*files.back(), path));
+      // An index read while the shard changed under it is no index.
+      FUSEDNORM_RETURN_IF_ERROR(files.back()->CheckUnchanged());
+    }
+  }
+  int channels = 0;
+  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<ShardSample> samples,
+                             Combine(names, &indexes, &channels));
+  return std::make_unique<Shards>(std::move(names), std::move(files),
+                                  std::move(store), std::move(samples),
                                   channels);
 }
 

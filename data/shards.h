@@ -1,6 +1,7 @@
 // WebDataset shards: tar files whose members are grouped into samples by
-// key (the member's path up to the first '.' of its file name), read from
-// memory-mapped files in place.
+// key (the member's path up to the first '.' of its file name), read in
+// place: local files memory-mapped, remote ones (http://, https://, s3://;
+// data/remote_store.h) one ranged request per sample.
 //
 // A sample's image is its .jpg, .jpeg or .png member (decoded, as PIL's
 // convert("RGB") does) or its .npy member (a uint8 (H, W, C) array, C in
@@ -20,8 +21,9 @@
 
 namespace fusednorm {
 
-// True when `data` names shards rather than a folder: it ends in ".tar"
-// (possibly as the last of a comma-separated list) or has a brace pattern.
+// True when `data` names shards rather than a folder: a URL, or a path that
+// ends in ".tar" (possibly as the last of a comma-separated list) or has a
+// brace pattern.
 bool IsShardSpec(const std::string& data);
 
 // The shard paths of a spec: a comma-separated list whose items may hold
@@ -31,9 +33,10 @@ bool IsShardSpec(const std::string& data);
 absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
     const std::string& spec);
 
-// Maps and indexes the shards. Errors name the shard (and the byte offset of
-// a bad header or member): a missing file, a corrupt archive, a sample with
-// no image, a second image in one sample, a bad .cls. Images are decoded
+// Maps and indexes the shards (all local, or all remote). Errors name the
+// shard (and the byte offset of a bad header or member): a missing file, a
+// corrupt archive, a sample with no image, a second image in one sample, a
+// bad .cls; for a URL also an HTTP status, a refused TLS peer. Images are decoded
 // (or, for .npy, checked) when a sample is read, so a corrupt image is the
 // error of that sample.
 absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(

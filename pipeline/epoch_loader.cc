@@ -134,6 +134,11 @@ struct EpochLoader::Impl {
   std::vector<std::thread> workers;
 
   size_t samples = 0;  // of the epoch, over all ranks
+  // The dataset's read-ahead (remote shards), fed this rank's samples in
+  // the order the workers take them; ahead_task is its next task, used
+  // only by its calls. Last, so that it stops first.
+  size_t ahead_task = 0;
+  std::unique_ptr<ReadAheadHandle> ahead;
 
   size_t BatchCount(size_t j) const { return order->BatchSamples(j); }
   // Every batch but the last is full.
@@ -316,6 +321,12 @@ struct EpochLoader::Impl {
   // Starts the workers; ResourceExhausted naming `threads` when the system
   // refuses one (those started are stopped again by the destructor).
   absl::Status StartWorkers() {
+    ahead = dataset->ReadAhead([this](uint64_t* index) {
+      if (ahead_task >= total_tasks) return false;
+      const size_t t = ahead_task++, j = BatchOfTask(t);
+      *index = order->At(j, t - FirstTask(j)).index;
+      return true;
+    });
     for (int i = 0; i < s.threads; ++i) {
       try {
         workers.emplace_back([this] { Work(); });
@@ -372,6 +383,7 @@ EpochLoader::~EpochLoader() {
   }
   Cancel();
   for (std::thread& t : impl_->workers) t.join();
+  impl_->ahead.reset();
   // The slots and one the consumer holds stay for the next epoch.
   impl_->station->EndUse(impl_->s.slots + 1);
 }

@@ -1,0 +1,330 @@
+// RemoteStore (remote_store.h): opening many shards at once, a pool of
+// clients, and the read-ahead's fetch threads and the samples they hold.
+#include "data/remote_store.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+
+namespace fusednorm {
+namespace {
+
+// An index larger than this is refused (a million samples take ~50 MB).
+constexpr uint64_t kMaxIndexBytes = uint64_t{1} << 30;
+// Buffers readers gave back, kept for the read-ahead's next fetches.
+constexpr size_t kSpareBuffers = 64;
+
+// Runs fn(i) for i in 0..n-1 on up to `threads` threads, stopping early at
+// an error; returns the error of the lowest i that failed.
+absl::Status ParallelFor(size_t n, int threads,
+                         const std::function<absl::Status(size_t)>& fn) {
+  std::vector<absl::Status> results(n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    for (size_t i; !failed && (i = next++) < n;) {
+      results[i] = fn(i);
+      if (!results[i].ok()) failed = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  absl::Status started;
+  for (size_t t = 1; t < std::min<size_t>(n, threads); ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error& e) {
+      started = absl::ResourceExhaustedError(
+          absl::StrCat("cannot start a thread to open shards: ", e.what()));
+      break;
+    }
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const absl::Status& s : results)
+    if (!s.ok()) return s;
+  return started;
+}
+
+}  // namespace
+
+// One read-ahead's samples, shared by its fetch threads and the readers
+// (which may still hold it after the handle is gone).
+class RemoteStore::Ahead {
+ public:
+  Ahead(const RemoteStore* store, std::function<bool(uint64_t*)> next,
+        std::function<Place(uint64_t)> place_of)
+      : store_(store), next_(std::move(next)), place_of_(std::move(place_of)) {}
+
+  // Fetches in order until stopped or the order ends.
+  void Run() {
+    std::unique_ptr<HttpClient> client = store_->TakeClient();
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] {
+        return stop_ || exhausted_ || held_ < store_->settings_.ahead_bytes;
+      });
+      if (stop_ || exhausted_) break;
+      uint64_t index;
+      if (!next_(&index)) {
+        exhausted_ = true;
+        break;
+      }
+      if (auto m = missed_.find(index); m != missed_.end()) {
+        missed_.erase(m);  // its reader fetched it already
+        continue;
+      }
+      const Place place = place_of_(index);
+      auto entry = std::make_shared<Entry>();
+      entry->size = place.size;
+      entries_.emplace(index, entry);
+      held_ += place.size;
+      std::vector<uint8_t> bytes;
+      if (!spare_.empty()) {
+        bytes = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      lock.unlock();
+      const absl::Status status =
+          store_->FetchWith(client.get(), place, &bytes);
+      lock.lock();
+      entry->done = true;
+      entry->status = status;
+      entry->bytes = std::move(bytes);
+      cv_.notify_all();
+    }
+    lock.unlock();
+    store_->GiveClient(std::move(client));
+  }
+
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+
+  // Sample `index`'s bytes and status when this read-ahead fetched or is
+  // fetching it (waiting for them); false otherwise, and then it is not
+  // fetched later.
+  bool Take(uint64_t index, std::vector<uint8_t>* out, absl::Status* status) {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto it = entries_.find(index);
+    if (it == entries_.end()) {
+      if (!exhausted_ && !stop_) missed_.insert(index);
+      return false;
+    }
+    std::shared_ptr<Entry> entry = it->second;
+    entries_.erase(it);
+    cv_.wait(lock, [&] { return entry->done; });
+    held_ -= entry->size;
+    cv_.notify_all();
+    // The reader's previous buffer serves a later fetch: no page faults of
+    // fresh memory per sample.
+    std::swap(*out, entry->bytes);
+    if (spare_.size() < kSpareBuffers && entry->bytes.capacity() > 0)
+      spare_.push_back(std::move(entry->bytes));
+    *status = entry->status;
+    return true;
+  }
+
+ private:
+  struct Entry {
+    bool done = false;
+    absl::Status status;
+    std::vector<uint8_t> bytes;
+    uint64_t size = 0;
+  };
+
+  const RemoteStore* store_;
+  std::function<bool(uint64_t*)> next_;
+  std::function<Place(uint64_t)> place_of_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false, exhausted_ = false;
+  std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;
+  std::unordered_multiset<uint64_t> missed_;
+  uint64_t held_ = 0;  // bytes of entries fetched or being fetched
+  std::vector<std::vector<uint8_t>> spare_;  // readers' previous buffers
+};
+
+namespace {
+
+// The handle: stops and joins the fetch threads, then unregisters.
+class AheadHandle : public ReadAheadHandle {
+ public:
+  AheadHandle(std::function<void()> stop) : stop_(std::move(stop)) {}
+  ~AheadHandle() override { stop_(); }
+
+ private:
+  std::function<void()> stop_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
+    const std::vector<std::string>& paths, std::vector<ShardIndex>* indexes) {
+  std::unique_ptr<RemoteStore> store(new RemoteStore());
+  FUSEDNORM_ASSIGN_OR_RETURN(store->settings_,
+                             RemoteSettings::FromEnvironment());
+  for (const std::string& path : paths) {
+    FUSEDNORM_ASSIGN_OR_RETURN(RemoteUrl url,
+                               ResolveRemote(path, store->settings_));
+    store->shards_.push_back({std::move(url), {}});
+  }
+  indexes->assign(paths.size(), ShardIndex());
+  RemoteStore* s = store.get();
+  FUSEDNORM_RETURN_IF_ERROR(
+      ParallelFor(paths.size(), s->settings_.requests, [&](size_t i) {
+        std::unique_ptr<HttpClient> client = s->TakeClient();
+        const absl::Status st = s->OpenShard(static_cast<uint32_t>(i),
+                                             client.get(), &(*indexes)[i]);
+        s->GiveClient(std::move(client));
+        return st;
+      }));
+  return store;
+}
+
+RemoteStore::~RemoteStore() = default;
+
+absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
+                                    ShardIndex* index) {
+  Shard& shard = shards_[i];
+  FUSEDNORM_ASSIGN_OR_RETURN(shard.version, client->Head(shard.url));
+  const RemoteUrl index_url = RemoteIndexUrl(shard.url);
+  std::vector<uint8_t> bytes;
+  absl::StatusOr<ObjectVersion> got =
+      client->GetWhole(index_url, kMaxIndexBytes, &bytes);
+  if (got.ok()) {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        *index, ParseShardIndex(absl::string_view(
+                                    reinterpret_cast<const char*>(bytes.data()),
+                                    bytes.size()),
+                                index_url.shown));
+    if (index->bytes != shard.version.size) {
+      return InvalidArgumentCat(
+          index_url.shown, " indexes ", index->bytes, " bytes but ",
+          shard.url.shown, " has ", shard.version.size,
+          ": the shard changed after it was indexed (index it again)");
+    }
+    return absl::OkStatus();
+  }
+  if (!absl::IsNotFound(got.status())) return got.status();
+  std::fprintf(stderr,
+               "fusednorm: warning: %s has no index (%s), so it was read "
+               "whole to index it; `fusednorm index --data SHARD` writes "
+               "SHARD.fnidx for a copy of it, to put beside it\n",
+               shard.url.shown.c_str(), index_url.shown.c_str());
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const ObjectVersion whole,
+      client->GetWhole(shard.url, shard.version.size, &bytes));
+  if (whole.size != shard.version.size ||
+      (!whole.etag.empty() && whole.etag != shard.version.etag)) {
+    return absl::DataLossError(
+        absl::StrCat(shard.url.shown,
+                     ": the object changed on the server while it was "
+                     "opened"));
+  }
+  FUSEDNORM_ASSIGN_OR_RETURN(*index, IndexShard(bytes, shard.url.shown, false));
+  return absl::OkStatus();
+}
+
+const std::string& RemoteStore::shown(uint32_t shard) const {
+  return shards_[shard].url.shown;
+}
+
+uint64_t RemoteStore::shard_bytes(uint32_t shard) const {
+  return shards_[shard].version.size;
+}
+
+std::unique_ptr<HttpClient> RemoteStore::TakeClient() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!clients_.empty()) {
+      std::unique_ptr<HttpClient> c = std::move(clients_.back());
+      clients_.pop_back();
+      return c;
+    }
+  }
+  return std::make_unique<HttpClient>(settings_, &counters_);
+}
+
+void RemoteStore::GiveClient(std::unique_ptr<HttpClient> client) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  clients_.push_back(std::move(client));
+}
+
+absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
+                                    std::vector<uint8_t>* out) const {
+  const Shard& shard = shards_[place.shard];
+  return client->GetRange(shard.url, shard.version, place.offset, place.size,
+                          out);
+}
+
+absl::Status RemoteStore::Read(uint64_t index, const Place& place,
+                               std::vector<uint8_t>* out) const {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<Ahead>> aheads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    aheads = aheads_;
+  }
+  absl::Status status;
+  bool taken = false;
+  for (const std::shared_ptr<Ahead>& a : aheads)
+    if (!taken) taken = a->Take(index, out, &status);
+  if (!taken) {
+    std::unique_ptr<HttpClient> client = TakeClient();
+    status = FetchWith(client.get(), place, out);
+    GiveClient(std::move(client));
+  }
+  wait_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count(),
+                     std::memory_order_relaxed);
+  return status;
+}
+
+std::unique_ptr<ReadAheadHandle> RemoteStore::ReadAhead(
+    std::function<bool(uint64_t*)> next,
+    std::function<Place(uint64_t)> place_of) const {
+  auto ahead =
+      std::make_shared<Ahead>(this, std::move(next), std::move(place_of));
+  auto threads = std::make_shared<std::vector<std::thread>>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    aheads_.push_back(ahead);
+  }
+  for (int i = 0; i < settings_.requests; ++i) {
+    try {
+      threads->emplace_back([ahead] { ahead->Run(); });
+    } catch (const std::system_error&) {
+      break;  // fewer requests in flight; readers fetch what is left
+    }
+  }
+  return std::make_unique<AheadHandle>([this, ahead, threads] {
+    ahead->Stop();
+    for (std::thread& t : *threads) t.join();
+    std::lock_guard<std::mutex> lock(mu_);
+    aheads_.erase(std::find(aheads_.begin(), aheads_.end(), ahead));
+  });
+}
+
+NetworkCounters RemoteStore::network() const {
+  NetworkCounters n;
+  n.requests = counters_.requests.load();
+  n.bytes = counters_.bytes.load();
+  n.retries = counters_.retries.load();
+  n.wait_seconds = wait_ns_.load() * 1e-9;
+  return n;
+}
+
+}  // namespace fusednorm

@@ -1,0 +1,94 @@
+// RemoteStore: the remote shards of a dataset (data/shards.h) read in place
+// over HTTP(S) or S3 (data/http_client.h).
+//
+// Opening asks each shard's size and ETag (HEAD) and reads its index
+// (SHARD.fnidx beside it, data/shard_index.h), for many shards at once. A
+// shard without an index is read whole, once, to index it, with a warning
+// that says how to avoid that. A sample is then one ranged GET of its
+// bytes with If-Match: the ETag of the open, so a shard replaced on the
+// server during the run is an error, never bytes of two versions.
+//
+// Read-ahead: given the order the samples will be read in (ReadAhead), up
+// to FUSEDNORM_HTTP_REQUESTS requests (default 32) run ahead of the readers
+// on threads of their own, holding at most FUSEDNORM_HTTP_AHEAD_MB of
+// fetched bytes (default 256) until they are read. A sample read before
+// its request started is fetched by the reader and skipped by the
+// read-ahead.
+#ifndef FUSEDNORM_DATA_REMOTE_STORE_H_
+#define FUSEDNORM_DATA_REMOTE_STORE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "data/dataset.h"
+#include "data/http_client.h"
+#include "data/remote_url.h"
+#include "data/shard_index.h"
+
+namespace fusednorm {
+
+class RemoteStore {
+ public:
+  // Where a sample's bytes lie: its shard and range.
+  struct Place {
+    uint32_t shard = 0;
+    uint64_t offset = 0, size = 0;
+  };
+
+  // Opens the shards at `paths` (all remote) and returns their indexes in
+  // *indexes. Errors name the URL: a malformed one, HTTP 403/404 and the
+  // like, an index that does not match its shard.
+  static absl::StatusOr<std::unique_ptr<RemoteStore>> Open(
+      const std::vector<std::string>& paths, std::vector<ShardIndex>* indexes);
+  ~RemoteStore();
+
+  // What messages call shard `shard` (no credentials, no query).
+  const std::string& shown(uint32_t shard) const;
+  uint64_t shard_bytes(uint32_t shard) const;
+
+  // The bytes of `place` (of sample `index`) into *out: fetched ahead, or
+  // fetched now. Thread-safe.
+  absl::Status Read(uint64_t index, const Place& place,
+                    std::vector<uint8_t>* out) const;
+
+  // Fetches ahead the samples `next` gives (Dataset::ReadAhead), finding
+  // their bytes with `place_of`.
+  std::unique_ptr<ReadAheadHandle> ReadAhead(
+      std::function<bool(uint64_t*)> next,
+      std::function<Place(uint64_t)> place_of) const;
+
+  NetworkCounters network() const;
+
+ private:
+  class Ahead;
+  struct Shard {
+    RemoteUrl url;
+    ObjectVersion version;
+  };
+  RemoteStore() = default;
+
+  // A client for this thread's request, returned to the pool after it.
+  std::unique_ptr<HttpClient> TakeClient() const;
+  void GiveClient(std::unique_ptr<HttpClient> client) const;
+  absl::Status FetchWith(HttpClient* client, const Place& place,
+                         std::vector<uint8_t>* out) const;
+  absl::Status OpenShard(uint32_t shard, HttpClient* client, ShardIndex* index);
+
+  RemoteSettings settings_;
+  std::vector<Shard> shards_;
+  mutable HttpCounters counters_;
+  mutable std::atomic<uint64_t> wait_ns_{0};
+  mutable std::mutex mu_;
+  mutable std::vector<std::unique_ptr<HttpClient>> clients_;  // idle
+  mutable std::vector<std::shared_ptr<Ahead>> aheads_;        // running
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_DATA_REMOTE_STORE_H_
