@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "data/remote_url.h"
 #include "data/shard_index.h"
 #include "data/shards.h"
 #include "tools/commands.h"
@@ -24,8 +25,15 @@ absl::Status IndexCommand(const SettingValues& flags, FILE* out, FILE* err) {
                                    "\": give WebDataset shards (a.tar,b.tar or "
                                    "train-{000000..000146}.tar)"));
   }
+  if (IsRemotePath(data)) {
+    return UsageError(absl::StrCat(
+        "--data = \"", ShownUrl(data),
+        "\": index writes SHARD.fnidx beside each shard, so it takes local "
+        "shards; index a copy and put its SHARD.fnidx beside the remote "
+        "shard"));
+  }
   absl::StatusOr<std::vector<std::string>> paths =
-      ExpandShardSpec(ResolvePath(data));
+      ExpandShardSpec(ResolveDataPath(data));
   if (!paths.ok()) return AsUsageError(paths.status());
   Progress progress(err, paths->size());
   const Interruptible interruptible;  // Ctrl-C stops after the shard

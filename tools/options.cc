@@ -7,9 +7,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/status.h"
 #include "data/pack_settings.h"
+#include "data/remote_url.h"
 #include "ops/op_settings.h"
 #include "pipeline/recipe_settings.h"
 #include "tools/exit_code.h"
@@ -85,7 +87,7 @@ absl::StatusOr<NormalizeOptions> ReadNormalizeOptions(const SettingValues& v) {
 
 absl::StatusOr<PackCommandOptions> ReadPackOptions(const SettingValues& v) {
   PackCommandOptions o;
-  o.source.data = ResolvePath(v.Text(kDataSetting));
+  o.source.data = ResolveDataPath(v.Text(kDataSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.source.dataset, v.Choice(kDatasetSetting));
   o.source.path = ResolvePath(v.Text(kPathSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.pack, PackFromSettings(v));
@@ -96,7 +98,7 @@ absl::StatusOr<PackCommandOptions> ReadPackOptions(const SettingValues& v) {
 absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   RunOptions o;
   FUSEDNORM_ASSIGN_OR_RETURN(o.recipe, RecipeFromSettings(v));
-  o.recipe.data = ResolvePath(o.recipe.data);
+  o.recipe.data = ResolveDataPath(o.recipe.data);
   o.recipe.path = ResolvePath(o.recipe.path);
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epochs, v.Int(kEpochsFlag));
   o.epochs = static_cast<int>(epochs);
@@ -123,9 +125,17 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
 
 std::string ResolvePath(const std::string& path) {
   const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || wd == nullptr || *wd == '\0')
+  if (path.empty() || path[0] == '/' || IsRemotePath(path) || wd == nullptr ||
+      *wd == '\0') {
     return path;
+  }
   return absl::StrCat(wd, "/", path);
+}
+
+std::string ResolveDataPath(const std::string& data) {
+  std::vector<std::string> items = absl::StrSplit(data, ',');
+  for (std::string& item : items) item = ResolvePath(item);
+  return absl::StrJoin(items, ",");
 }
 
 // Every error of reading a flag's value is a usage error.

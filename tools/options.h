@@ -20,8 +20,11 @@ namespace fusednorm {
 
 // Returns `path` relative to where the user ran `bazel run`, which sets
 // BUILD_WORKING_DIRECTORY (the program itself runs in its runfiles tree);
-// absolute and empty paths are returned as they are.
+// absolute and empty paths and URLs are returned as they are.
 std::string ResolvePath(const std::string& path);
+
+// --data's comma-separated items, each resolved as ResolvePath does.
+std::string ResolveDataPath(const std::string& data);
 
 // `fusednorm normalize`.
 struct NormalizeOptions {

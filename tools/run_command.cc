@@ -288,6 +288,15 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
     std::fprintf(out, "decoded %.0f%% of the encoded images' pixels\n",
                  100.0 * r.decoded.decoded / r.decoded.whole);
   }
+  const NetworkCounters net = p.dataset().network();
+  if (net.requests > 0) {
+    std::fprintf(out,
+                 "network: %llu requests, %.3f MB fetched, %llu retries; "
+                 "workers waited %.2f s for bytes\n",
+                 static_cast<unsigned long long>(net.requests),
+                 net.bytes * 1e-6, static_cast<unsigned long long>(net.retries),
+                 net.wait_seconds);
+  }
   if (o.device_copy) {
     const DeviceCopier::Stats& c = r.copies;
     std::fprintf(out,
