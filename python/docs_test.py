@@ -77,6 +77,7 @@ FOREIGN_KEYWORDS = {
     "stream": "DeviceCopier(device, stream=None)",
     "write_mode": "FFCV's RGBImageField",
     "blocking": "torch.cuda.Event(blocking=True)",
+    "FUSEDNORM_S3_ADDRESSING": "an environment variable (docs/data.md)",
 }
 COMMANDS = ("run", "normalize", "pack", "index", "kernels")
 FENCE = re.compile(r"^```(\S*)\s*$")

@@ -29,8 +29,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "core/format_names.h"
+#include "data/remote_url.h"
 #include "ops/resize.h"
 #include "pipeline/recipe.h"
 #include "pipeline/recipe_settings.h"
@@ -119,6 +122,15 @@ class PyEpoch {
  public:
   PyEpoch(std::shared_ptr<LoaderCore> core, std::shared_ptr<EpochState> state)
       : core_(std::move(core)), state_(std::move(state)) {}
+  PyEpoch(PyEpoch&&) = default;
+
+  // Stopping the epoch joins its workers and its read-ahead, which may wait
+  // for a request in flight: without the GIL, so that other Python threads
+  // run meanwhile (the state holds no Python object).
+  ~PyEpoch() {
+    if (state_ != nullptr && PyGILState_Check())
+      WithoutGil([&] { state_.reset(); });
+  }
 
   // The next batch as (images, labels), or StopIteration.
   py::tuple Next() {
@@ -360,6 +372,14 @@ void BindLoader(py::module_& m) {
       "A sample that cannot be read (its message names the file).",
       PyExc_RuntimeError, nullptr);
   m.add_object("SampleError", py::handle(g_sample_error));
+  m.def(
+      "_shown_data",
+      [](const std::string& data) {
+        std::vector<std::string> items = absl::StrSplit(data, ',');
+        for (std::string& item : items) item = ShownUrl(item);
+        return absl::StrJoin(items, ",");
+      },
+      "data= as messages show it: URLs without credentials or queries.");
   py::class_<PyEpoch>(m, "Epoch")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyEpoch::Next)

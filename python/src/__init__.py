@@ -229,8 +229,11 @@ class Loader:
 
     def __repr__(self):
         """Loader(key=value, ...) of the keywords given (transform lists as
-        their text)."""
-        return _call_repr("Loader", self.settings, self._kwargs)
+        their text; URLs in data= without user, password or query)."""
+        kwargs = dict(self._kwargs)
+        if isinstance(kwargs.get("data"), str):  # no credentials, no queries
+            kwargs["data"] = _fusednorm._shown_data(kwargs["data"])
+        return _call_repr("Loader", self.settings, kwargs)
 
     def __iter__(self):
         guard = None

@@ -1,0 +1,105 @@
+"""fusednorm.Loader(data=URL): shards served by nginx on loopback give the
+batches of the same shards on disk; the repr and the errors never show the
+URL's user, password or query; a shard replaced on the server after the
+Loader opened it fails its samples (SampleError naming it) instead of
+mixing two versions; a Loader dropped mid-epoch while requests run ahead
+stops cleanly."""
+import gc
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import fusednorm
+
+ROOT = os.path.join(os.environ["TEST_SRCDIR"], os.environ["TEST_WORKSPACE"])
+sys.path.insert(0, os.path.join(ROOT, "testing"))
+import remote_servers as rs  # noqa: E402
+
+SPEC = "s-{00..02}.tar"
+BASE = dict(batch_size=8, size=24, seed=7, copy=True, threads=2)
+
+
+def batches(loader):
+    return [(np.array(images), np.array(labels)) for images, labels in loader]
+
+
+class RemoteLoader(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.data = os.path.join(cls.tmp, "data")
+        os.mkdir(cls.data)
+        tool = os.path.join(ROOT, "tools", "fusednorm")
+        r = subprocess.run([tool, "pack", "--dataset", "synthetic",
+                            "--max-side", "64", "--shard-bytes", "300K",
+                            "--output", os.path.join(cls.data, "s-%02d.tar")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert os.path.exists(os.path.join(cls.data, "s-02.tar.fnidx"))
+        local = fusednorm.Loader(data=os.path.join(cls.data, SPEC), **BASE)
+        cls.want = batches(local)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_the_batches_of_the_local_shards(self):
+        with rs.Nginx(self.data) as n:
+            got = batches(fusednorm.Loader(data=f"{n.url}/{SPEC}", **BASE))
+        self.assertEqual(len(got), len(self.want))
+        for (a, b), (c, d) in zip(got, self.want):
+            self.assertTrue(np.array_equal(a, c))
+            self.assertTrue(np.array_equal(b, d))
+
+    def test_credentials_never_show(self):
+        with rs.Nginx(self.data) as n:
+            url = n.url.replace("http://", "http://me:hunter2@")
+            loader = fusednorm.Loader(data=f"{url}/{SPEC}?token=hunter3",
+                                      **BASE)
+            text = repr(loader)
+            self.assertIn(f"data='{n.url}/{SPEC}?<query hidden>'", text)
+            self.assertNotIn("hunter", text + loader.describe())
+            with self.assertRaises(Exception) as e:
+                fusednorm.Loader(data=f"{url}/nothing.tar?token=hunter3",
+                                 **BASE)
+            self.assertIn("HTTP 404", str(e.exception))
+            self.assertNotIn("hunter", str(e.exception))
+
+    def test_a_shard_replaced_after_opening_fails_its_samples(self):
+        live = os.path.join(self.tmp, "live")
+        shutil.copytree(self.data, live)
+        with rs.Nginx(live) as n:
+            loader = fusednorm.Loader(data=f"{n.url}/{SPEC}", **BASE)
+            shard = os.path.join(live, "s-01.tar")
+            with open(shard, "r+b") as f:  # same size, other bytes
+                f.seek(1000)
+                f.write(b"\x01")
+            os.utime(shard, (2, 2))
+            with self.assertRaises(fusednorm.SampleError) as e:
+                batches(loader)
+            self.assertIn(f"{n.url}/s-01.tar", str(e.exception))
+            self.assertIn("changed on the server", str(e.exception))
+        shutil.rmtree(live)
+
+    def test_dropped_mid_epoch_while_fetching_ahead(self):
+        with rs.Nginx(self.data) as n, rs.FaultProxy(n.url, delay_ms=20) as p:
+            for _ in range(3):
+                loader = fusednorm.Loader(data=f"{p.url}/{SPEC}", **BASE)
+                it = iter(loader)
+                next(it)
+                del it, loader
+                gc.collect()
+            # A whole epoch after that still gives the same batches.
+            got = batches(fusednorm.Loader(data=f"{p.url}/{SPEC}", **BASE))
+        self.assertTrue(all(np.array_equal(a, c)
+                            for (a, _), (c, _) in zip(got, self.want)))
+
+
+if __name__ == "__main__":
+    unittest.main()
