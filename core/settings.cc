@@ -131,6 +131,23 @@ absl::StatusOr<uint64_t> SettingValues::Uint64(const Setting& setting) const {
   return v;
 }
 
+absl::StatusOr<uint64_t> SettingValues::Bytes(const Setting& setting) const {
+  std::string digits = Text(setting);
+  uint64_t scale = 1;
+  if (!digits.empty()) {
+    const size_t u =
+        std::string("KMG").find(absl::ascii_toupper(digits.back()));
+    if (u != std::string::npos) {
+      scale = uint64_t{1} << (10 * (u + 1));
+      digits.pop_back();
+    }
+  }
+  uint64_t n;
+  if (!absl::SimpleAtoi(digits, &n) || n > (uint64_t{1} << 50) / scale)
+    return Error(setting, "is not a size like 1G, 500M or 4096");
+  return n * scale;
+}
+
 absl::StatusOr<double> SettingValues::Float(const Setting& setting) const {
   double v;
   if (!absl::SimpleAtod(Text(setting), &v) || !std::isfinite(v))

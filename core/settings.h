@@ -100,6 +100,9 @@ class SettingValues {
   absl::StatusOr<bool> Bool(const Setting& setting) const;
   absl::StatusOr<int64_t> Int(const Setting& setting) const;
   absl::StatusOr<uint64_t> Uint64(const Setting& setting) const;
+  // A size in bytes: N with an optional K, M or G (powers of 1024), at
+  // most 2^50.
+  absl::StatusOr<uint64_t> Bytes(const Setting& setting) const;
   absl::StatusOr<double> Float(const Setting& setting) const;
   absl::StatusOr<std::vector<double>> Floats(const Setting& setting) const;
   absl::StatusOr<Size2> Size(const Setting& setting) const;

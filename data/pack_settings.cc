@@ -37,23 +37,12 @@ absl::Status SetPattern(const SettingValues& v, PackOptions* o) {
   return absl::OkStatus();
 }
 
-// N with an optional K, M or G suffix (powers of 1024).
+// A positive size (SettingValues::Bytes).
 absl::StatusOr<uint64_t> ShardBytes(const SettingValues& v) {
-  std::string digits = v.Text(kShardBytesSetting);
-  uint64_t scale = 1;
-  if (!digits.empty()) {
-    const size_t u =
-        std::string("KMG").find(absl::ascii_toupper(digits.back()));
-    if (u != std::string::npos) {
-      scale = uint64_t{1} << (10 * (u + 1));
-      digits.pop_back();
-    }
-  }
-  uint64_t n;
-  if (!absl::SimpleAtoi(digits, &n) || n == 0 ||
-      n > (uint64_t{1} << 50) / scale)
+  FUSEDNORM_ASSIGN_OR_RETURN(const uint64_t n, v.Bytes(kShardBytesSetting));
+  if (n == 0)
     return v.Error(kShardBytesSetting, "not a positive size like 1G or 500M");
-  return n * scale;
+  return n;
 }
 
 // keep, rows, or N >= 1.
