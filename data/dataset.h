@@ -57,6 +57,7 @@ struct NetworkCounters {
   uint64_t requests = 0;  // HTTP requests, retries included
   uint64_t bytes = 0;     // bytes received
   uint64_t retries = 0;
+  uint64_t from_cache = 0;  // samples read from a local copy of their shard
   double wait_seconds = 0;  // readers' time waiting for bytes, summed
 };
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -23,6 +24,10 @@ namespace {
 constexpr uint64_t kMaxIndexBytes = uint64_t{1} << 30;
 // Buffers readers gave back, kept for the read-ahead's next fetches.
 constexpr size_t kSpareBuffers = 64;
+// Upcoming samples the cache looks at for next uses.
+constexpr size_t kWindow = 4096;
+// A shard is copied to the cache in ranges of this size.
+constexpr uint64_t kFillRange = uint64_t{8} << 20;
 
 // Runs fn(i) for i in 0..n-1 on up to `threads` threads, stopping early at
 // an error; returns the error of the lowest i that failed.
@@ -70,15 +75,11 @@ class RemoteStore::Ahead {
     std::unique_ptr<HttpClient> client = store_->TakeClient();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      cv_.wait(lock, [&] {
-        return stop_ || exhausted_ || held_ < store_->settings_.ahead_bytes;
-      });
-      if (stop_ || exhausted_) break;
-      uint64_t index;
-      if (!next_(&index)) {
-        exhausted_ = true;
-        break;
-      }
+      cv_.wait(lock,
+               [&] { return stop_ || held_ < store_->settings_.ahead_bytes; });
+      if (stop_ || !Draw()) break;
+      const uint64_t index = upcoming_.front();
+      upcoming_.pop_front();
       if (auto m = missed_.find(index); m != missed_.end()) {
         missed_.erase(m);  // its reader fetched it already
         continue;
@@ -93,10 +94,13 @@ class RemoteStore::Ahead {
         bytes = std::move(spare_.back());
         spare_.pop_back();
       }
+      const bool fill = ShouldFill(place.shard);
       lock.unlock();
+      if (fill) store_->Fill(client.get(), place.shard);
       const absl::Status status =
           store_->FetchWith(client.get(), place, &bytes);
       lock.lock();
+      if (fill) filling_ = false;
       entry->done = true;
       entry->status = status;
       entry->bytes = std::move(bytes);
@@ -144,12 +148,62 @@ class RemoteStore::Ahead {
     uint64_t size = 0;
   };
 
+  // Tops the window of upcoming samples up from the order; false when it
+  // is empty (the order ended).
+  bool Draw() {
+    uint64_t index;
+    while (!exhausted_ && upcoming_.size() < kWindow) {
+      if (!next_(&index)) {
+        exhausted_ = true;
+      } else {
+        upcoming_.push_back(index);
+      }
+    }
+    return !upcoming_.empty();
+  }
+
+  // Whether to copy `shard` into the cache now (under mu_; marks the fill
+  // as running): see remote_store.h.
+  bool ShouldFill(uint32_t shard) {
+    ShardCache* cache = store_->cache_.get();
+    if (cache == nullptr || filling_ || !cache->Fits(shard) ||
+        cache->Get(shard) != nullptr) {
+      return false;
+    }
+    uint64_t shortfall = cache->Shortfall(shard);
+    if (shortfall > 0) {
+      std::unordered_map<uint32_t, size_t> next_use;  // within the window
+      for (size_t i = 0; i < upcoming_.size(); ++i)
+        next_use.emplace(place_of_(upcoming_[i]).shard, i);
+      auto use = [&](uint32_t s) {
+        auto it = next_use.find(s);
+        return it == next_use.end() ? SIZE_MAX : it->second;
+      };
+      if (use(shard) == SIZE_MAX) return false;  // not needed again soon
+      std::vector<uint32_t> copies = cache->Cached();
+      std::sort(copies.begin(), copies.end(),
+                [&](uint32_t a, uint32_t b) { return use(a) > use(b); });
+      std::vector<uint32_t> victims;
+      for (uint32_t c : copies) {
+        if (shortfall == 0 || use(c) <= use(shard)) break;
+        victims.push_back(c);
+        shortfall -= std::min(shortfall, store_->shard_bytes(c));
+      }
+      if (shortfall > 0) return false;
+      for (uint32_t c : victims) cache->Evict(c);
+    }
+    filling_ = cache->Begin(shard);
+    return filling_;
+  }
+
   const RemoteStore* store_;
   std::function<bool(uint64_t*)> next_;
   std::function<Place(uint64_t)> place_of_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false, exhausted_ = false;
+  bool filling_ = false;  // a fetch thread is copying a shard to the cache
+  std::deque<uint64_t> upcoming_;  // drawn from the order, not yet fetched
   std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;
   std::unordered_multiset<uint64_t> missed_;
   uint64_t held_ = 0;  // bytes of entries fetched or being fetched
@@ -171,7 +225,8 @@ class AheadHandle : public ReadAheadHandle {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
-    const std::vector<std::string>& paths, std::vector<ShardIndex>* indexes) {
+    const std::vector<std::string>& paths, const ShardCacheOptions& cache,
+    std::vector<ShardIndex>* indexes) {
   std::unique_ptr<RemoteStore> store(new RemoteStore());
   FUSEDNORM_ASSIGN_OR_RETURN(store->settings_,
                              RemoteSettings::FromEnvironment());
@@ -190,6 +245,12 @@ absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
         s->GiveClient(std::move(client));
         return st;
       }));
+  if (!cache.dir.empty()) {
+    std::vector<ShardCache::Key> keys;
+    for (const Shard& shard : s->shards_)
+      keys.push_back({shard.url.url, shard.version.size, shard.version.etag});
+    FUSEDNORM_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(cache, keys));
+  }
   return store;
 }
 
@@ -264,9 +325,41 @@ void RemoteStore::GiveClient(std::unique_ptr<HttpClient> client) const {
 
 absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
                                     std::vector<uint8_t>* out) const {
+  if (cache_ != nullptr) {
+    if (std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard)) {
+      const absl::Span<const uint8_t> b =
+          copy->bytes().subspan(place.offset, place.size);
+      out->assign(b.begin(), b.end());
+      if (copy->CheckUnchanged().ok()) {
+        from_cache_.fetch_add(1, std::memory_order_relaxed);
+        return absl::OkStatus();
+      }
+      cache_->Evict(place.shard);  // changed under us: the network's bytes
+    }
+  }
   const Shard& shard = shards_[place.shard];
   return client->GetRange(shard.url, shard.version, place.offset, place.size,
                           out);
+}
+
+void RemoteStore::Fill(HttpClient* client, uint32_t s) const {
+  const Shard& shard = shards_[s];
+  std::vector<uint8_t> range;
+  absl::Status status;
+  for (uint64_t at = 0; status.ok() && at < shard.version.size;
+       at += kFillRange) {
+    const uint64_t n = std::min(kFillRange, shard.version.size - at);
+    status = client->GetRange(shard.url, shard.version, at, n, &range);
+    if (status.ok()) status = cache_->Write(s, range);
+  }
+  status = cache_->Finish(s, status.ok());
+  if (!status.ok()) {  // the samples go on over the network
+    std::fprintf(stderr,
+                 "fusednorm: warning: cache_dir: %s was not copied (%s); its "
+                 "samples are read over the network\n",
+                 shard.url.shown.c_str(),
+                 std::string(status.message()).c_str());
+  }
 }
 
 absl::Status RemoteStore::Read(uint64_t index, const Place& place,
@@ -323,6 +416,7 @@ NetworkCounters RemoteStore::network() const {
   n.requests = counters_.requests.load();
   n.bytes = counters_.bytes.load();
   n.retries = counters_.retries.load();
+  n.from_cache = from_cache_.load();
   n.wait_seconds = wait_ns_.load() * 1e-9;
   return n;
 }

@@ -14,6 +14,12 @@
 // fetched bytes (default 256) until they are read. A sample read before
 // its request started is fetched by the reader and skipped by the
 // read-ahead.
+//
+// With a cache (data/shard_cache.h), the read-ahead also copies whole
+// shards there, one at a time, in 8 MiB ranges: any shard while there is
+// room; when full, a shard used again within the next 4,096 samples, in
+// place of copies whose next use is further away (or not in sight), the
+// furthest first. Samples of a copied shard are read from the copy.
 #ifndef FUSEDNORM_DATA_REMOTE_STORE_H_
 #define FUSEDNORM_DATA_REMOTE_STORE_H_
 
@@ -29,6 +35,7 @@
 #include "data/dataset.h"
 #include "data/http_client.h"
 #include "data/remote_url.h"
+#include "data/shard_cache.h"
 #include "data/shard_index.h"
 
 namespace fusednorm {
@@ -45,7 +52,8 @@ class RemoteStore {
   // *indexes. Errors name the URL: a malformed one, HTTP 403/404 and the
   // like, an index that does not match its shard.
   static absl::StatusOr<std::unique_ptr<RemoteStore>> Open(
-      const std::vector<std::string>& paths, std::vector<ShardIndex>* indexes);
+      const std::vector<std::string>& paths, const ShardCacheOptions& cache,
+      std::vector<ShardIndex>* indexes);
   ~RemoteStore();
 
   // What messages call shard `shard` (no credentials, no query).
@@ -76,13 +84,18 @@ class RemoteStore {
   // A client for this thread's request, returned to the pool after it.
   std::unique_ptr<HttpClient> TakeClient() const;
   void GiveClient(std::unique_ptr<HttpClient> client) const;
+  // The bytes of `place` from the cache's copy, or over the network.
   absl::Status FetchWith(HttpClient* client, const Place& place,
                          std::vector<uint8_t>* out) const;
+  // Copies shard `shard` into the cache (ShardCache::Begin succeeded).
+  void Fill(HttpClient* client, uint32_t shard) const;
   absl::Status OpenShard(uint32_t shard, HttpClient* client, ShardIndex* index);
 
   RemoteSettings settings_;
   std::vector<Shard> shards_;
+  std::unique_ptr<ShardCache> cache_;  // null: no cache_dir
   mutable HttpCounters counters_;
+  mutable std::atomic<uint64_t> from_cache_{0};
   mutable std::atomic<uint64_t> wait_ns_{0};
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<HttpClient>> clients_;  // idle

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "data/dataset.h"
+#include "data/remote_url.h"
 #include "data/shards.h"
 #include "ops/op_table.h"
 
@@ -19,6 +20,13 @@ namespace {
 absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
   if (o.data.empty())
     return OpenDataset(o.dataset, o.path, o.split == Split::kVal);
+  if (!o.cache.dir.empty() &&
+      (o.data.empty() || !IsRemotePath(o.data.substr(0, o.data.find(','))))) {
+    return InvalidArgumentCat(
+        "cache_dir = \"", o.cache.dir,
+        "\": only remote shards (http://, https://, s3:// data) are cached; "
+        "local data is read in place");
+  }
   if (!IsShardSpec(o.data)) {
     absl::StatusOr<std::unique_ptr<Dataset>> folder = OpenImageFolder(o.data);
     const std::vector<std::string>& kinds = DatasetKinds();
@@ -36,7 +44,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
   }
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> paths,
                              ExpandShardSpec(o.data));
-  return OpenShards(paths);
+  return OpenShards(paths, o.cache);
 }
 
 // The standard lists: RandomResizedCrop(size), flip, RandomErasing(0.5) for

@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "core/geometry.h"
 #include "data/dataset.h"
+#include "data/shard_cache.h"
 #include "ops/batch_ops.h"
 #include "ops/fused_normalization.h"
 #include "ops/resize.h"
@@ -36,6 +37,7 @@ struct RecipeOptions {
   // Shards (a .tar, a list, a brace pattern: data/shards.h) or an image
   // folder; when empty, `dataset` at `path`.
   std::string data;
+  ShardCacheOptions cache;            // remote shards' local cache
   std::string dataset = "synthetic";  // a kind OpenDataset knows
   std::string path;
   Split split = Split::kTrain;  // val opens the dataset's test files

@@ -27,6 +27,14 @@ const Setting kDataSetting{
     "data", SettingType::kText, "",
     "an image folder (class sub-folders of JPEG/PNG files) or WebDataset "
     "shards: a.tar,b.tar or train-{000000..000146}.tar; else --dataset"};
+const Setting kCacheDirSetting{
+    "cache_dir", SettingType::kText, "",
+    "a local directory keeping whole remote shards for later reads and runs "
+    "(http://, https://, s3:// --data only)"};
+const Setting kCacheBytesSetting{
+    "cache_bytes", SettingType::kText, "0",
+    "the most bytes cache_dir holds, with K, M or G (powers of 1024); when "
+    "full, the shard whose next use is furthest away goes (0: no bound)"};
 const Setting kDatasetSetting{
     "dataset", SettingType::kChoice, kDefaults.dataset,
     "a built-in dataset kind (with --path)", DatasetKinds()};
@@ -177,6 +185,8 @@ const Setting kRepeatedAugmentationsSetting{
 
 std::vector<const Setting*> RecipeSettings() {
   std::vector<const Setting*> rows = {&kDataSetting,
+                                      &kCacheDirSetting,
+                                      &kCacheBytesSetting,
                                       &kDatasetSetting,
                                       &kPathSetting,
                                       &kSplitSetting,
@@ -227,6 +237,8 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   RecipeOptions o;
   FUSEDNORM_ASSIGN_OR_RETURN(o.normalization, NormalizationFromSettings(v));
   o.data = v.Text(kDataSetting);
+  o.cache.dir = v.Text(kCacheDirSetting);
+  FUSEDNORM_ASSIGN_OR_RETURN(o.cache.bytes, v.Bytes(kCacheBytesSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.dataset, v.Choice(kDatasetSetting));
   o.path = v.Text(kPathSetting);
   FUSEDNORM_ASSIGN_OR_RETURN(o.split, v.Enum(kSplitSetting, SplitNames()));

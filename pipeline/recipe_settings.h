@@ -14,6 +14,8 @@
 namespace fusednorm {
 
 extern const Setting kDataSetting;
+extern const Setting kCacheDirSetting;
+extern const Setting kCacheBytesSetting;
 extern const Setting kDatasetSetting;
 extern const Setting kPathSetting;
 extern const Setting kSplitSetting;

@@ -57,6 +57,18 @@ class RemoteLoader(unittest.TestCase):
             self.assertTrue(np.array_equal(a, c))
             self.assertTrue(np.array_equal(b, d))
 
+    def test_cache_dir_keeps_copies(self):
+        cache = os.path.join(self.tmp, "cache")
+        with rs.Nginx(self.data) as n:
+            for _ in range(2):  # copies made, then used
+                got = batches(fusednorm.Loader(data=f"{n.url}/{SPEC}",
+                                               cache_dir=cache,
+                                               cache_bytes="64M", **BASE))
+                self.assertTrue(all(np.array_equal(a, c) for (a, _), (c, _)
+                                    in zip(got, self.want)))
+        self.assertEqual(len(os.listdir(cache)), 3)
+        shutil.rmtree(cache)
+
     def test_credentials_never_show(self):
         with rs.Nginx(self.data) as n:
             url = n.url.replace("http://", "http://me:hunter2@")

@@ -99,6 +99,7 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   RunOptions o;
   FUSEDNORM_ASSIGN_OR_RETURN(o.recipe, RecipeFromSettings(v));
   o.recipe.data = ResolveDataPath(o.recipe.data);
+  o.recipe.cache.dir = ResolvePath(o.recipe.cache.dir);
   o.recipe.path = ResolvePath(o.recipe.path);
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epochs, v.Int(kEpochsFlag));
   o.epochs = static_cast<int>(epochs);

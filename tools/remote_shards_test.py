@@ -8,6 +8,7 @@ read is an error naming the URL, never showing a credential."""
 
 import http.server
 import os
+import re
 import shutil
 import ssl
 import subprocess
@@ -71,12 +72,13 @@ class Remote(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
-    def same(self, base, env=None, threads=(1, 2), split="train"):
-        """Runs over `base`/SPEC; checks the output equals the local run's
-        and returns the last run's stdout and stderr."""
+    def same(self, base, env=None, threads=(1, 2), split="train", extra=()):
+        """Runs over `base`/SPEC (with flags `extra`); checks the output
+        equals the local run's and returns the last run's result."""
         for t in threads:
             out = os.path.join(self.tmp, "remote.npy")
-            r = run(*run_args(f"{base}/{SPEC}", out, t, split), env=env)
+            r = run(*run_args(f"{base}/{SPEC}", out, t, split), *extra,
+                    env=env)
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out, "rb") as f:
                 self.assertTrue(f.read() == self.want[split],
@@ -185,6 +187,40 @@ class Remote(unittest.TestCase):
                        AWS_SESSION_TOKEN="TOKEN1", AWS_REGION="us-east-1")
             self.same("s3://bucket", env=env, threads=(1,))
             self.assertEqual(s3.rejected, [])
+
+    def test_the_cache_keeps_shards_for_the_next_run(self):
+        cache = os.path.join(self.tmp, "cache")
+        with rs.Nginx(self.data) as n:
+            args = ["--cache-dir", cache]
+            first = self.same(n.url, threads=(2,), extra=args)
+            copies = [f for f in os.listdir(cache) if f.endswith(".tar")]
+            self.assertEqual(len(copies), SHARDS, os.listdir(cache))
+            before = n.requests()
+            second = self.same(n.url, threads=(1,), extra=args)
+            # HEAD and index per shard; every sample from the copies.
+            self.assertEqual(n.requests() - before, 2 * SHARDS)
+            samples = int(re.search(r"(\d+) images in", second.stdout)[1])
+            self.assertIn(f"{samples} samples from cache_dir", second.stdout)
+            self.assertNotIn(" 0 samples from cache_dir", first.stdout)
+        shutil.rmtree(cache)
+
+    def test_a_full_cache_keeps_what_is_used_soonest(self):
+        cache = os.path.join(self.tmp, "bounded")
+        sizes = sorted(os.path.getsize(os.path.join(self.data, f))
+                       for f in os.listdir(self.data) if f.endswith(".tar"))
+        bound = sizes[-1] + sizes[-2]  # room for two shards
+        with rs.Nginx(self.data) as n:
+            r = self.same(n.url, threads=(1, 2),
+                          extra=["--cache-dir", cache, "--cache-bytes",
+                                 str(bound)])
+        held = sum(os.path.getsize(os.path.join(cache, f))
+                   for f in os.listdir(cache))
+        self.assertLessEqual(held, bound)
+        self.assertNotIn(" 0 samples from cache_dir", r.stdout)
+        shutil.rmtree(cache)
+        r = run(*run_args(os.path.join(self.data, SPEC)), "--cache-dir", cache)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f'cache_dir = "{cache}": only remote shards', r.stderr)
 
     def test_bad_settings_name_the_variable(self):
         for name, value in [("FUSEDNORM_HTTP_TIMEOUT", "0"),

@@ -291,10 +291,12 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
   const NetworkCounters net = p.dataset().network();
   if (net.requests > 0) {
     std::fprintf(out,
-                 "network: %llu requests, %.3f MB fetched, %llu retries; "
-                 "workers waited %.2f s for bytes\n",
+                 "network: %llu requests, %.3f MB fetched, %llu retries, "
+                 "%llu samples from cache_dir; workers waited %.2f s for "
+                 "bytes\n",
                  static_cast<unsigned long long>(net.requests),
                  net.bytes * 1e-6, static_cast<unsigned long long>(net.retries),
+                 static_cast<unsigned long long>(net.from_cache),
                  net.wait_seconds);
   }
   if (o.device_copy) {

@@ -1,0 +1,142 @@
+// ShardCache (shard_cache.h): copies named by digest, adopted at open,
+// written through AtomicFile, evicted by unlinking.
+#include "data/shard_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "core/digest.h"
+#include "core/status.h"
+#include "data/atomic_file.h"
+
+namespace fusednorm {
+
+struct ShardCache::Writing {
+  std::optional<AtomicFile> file;
+  absl::Status status;
+};
+
+absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(
+    const ShardCacheOptions& options, const std::vector<Key>& keys) {
+  std::unique_ptr<ShardCache> cache(new ShardCache());
+  cache->options_ = options;
+  cache->keys_ = keys;
+  cache->copies_.resize(keys.size());
+  cache->writing_.resize(keys.size());
+  if (mkdir(options.dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    return InvalidArgumentCat("cache_dir = \"", options.dir,
+                              "\": cannot make it: ", std::strerror(errno));
+  }
+  struct stat st;
+  if (stat(options.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return InvalidArgumentCat("cache_dir = \"", options.dir,
+                              "\": not a directory");
+  }
+  for (uint32_t i = 0; i < keys.size(); ++i) {
+    const std::string path = cache->PathOf(i);
+    if (stat(path.c_str(), &st) != 0) continue;
+    if (static_cast<uint64_t>(st.st_size) != keys[i].size ||
+        cache->Shortfall(i) > 0) {
+      continue;  // another run's, beyond this run's bound: left alone
+    }
+    absl::StatusOr<std::unique_ptr<MappedFile>> file = MappedFile::Open(path);
+    if (!file.ok()) continue;  // removed meanwhile: fetched again
+    cache->copies_[i] = std::move(*file);
+    cache->held_ += keys[i].size;
+  }
+  return cache;
+}
+
+ShardCache::~ShardCache() = default;
+
+std::string ShardCache::PathOf(uint32_t shard) const {
+  const Key& k = keys_[shard];
+  return absl::StrCat(options_.dir, "/",
+                      Digest().Text(k.url).Number(k.size).Text(k.etag).Hex(),
+                      ".tar");
+}
+
+std::shared_ptr<const MappedFile> ShardCache::Get(uint32_t shard) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return copies_[shard];
+}
+
+bool ShardCache::Fits(uint32_t shard) const {
+  return options_.bytes == 0 || keys_[shard].size <= options_.bytes;
+}
+
+uint64_t ShardCache::Shortfall(uint32_t shard) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (options_.bytes == 0) return 0;
+  const uint64_t need = held_ + keys_[shard].size;
+  return need > options_.bytes ? need - options_.bytes : 0;
+}
+
+std::vector<uint32_t> ShardCache::Cached() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < copies_.size(); ++i)
+    if (copies_[i] != nullptr) out.push_back(i);
+  return out;
+}
+
+bool ShardCache::Begin(uint32_t shard) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (copies_[shard] != nullptr || writing_[shard] != nullptr) return false;
+  writing_[shard] = std::make_unique<Writing>();
+  absl::StatusOr<AtomicFile> file = AtomicFile::Create(PathOf(shard));
+  if (file.ok()) {
+    writing_[shard]->file.emplace(std::move(*file));
+  } else {
+    writing_[shard]->status = file.status();
+  }
+  held_ += keys_[shard].size;  // reserved while written
+  return true;
+}
+
+absl::Status ShardCache::Write(uint32_t shard,
+                               absl::Span<const uint8_t> bytes) {
+  Writing& w = *writing_[shard];  // only its writer touches it
+  if (w.status.ok()) w.status = w.file->Write(bytes);
+  return w.status;
+}
+
+absl::Status ShardCache::Finish(uint32_t shard, bool ok) {
+  std::unique_ptr<Writing> w;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = std::move(writing_[shard]);
+  }
+  absl::Status status = w->status;
+  if (ok && status.ok()) status = w->file->Commit();
+  std::shared_ptr<const MappedFile> copy;
+  if (ok && status.ok()) {
+    absl::StatusOr<std::unique_ptr<MappedFile>> file =
+        MappedFile::Open(PathOf(shard));
+    if (file.ok()) copy = std::move(*file);
+    status = file.status();
+  }
+  w.reset();  // an uncommitted temporary is removed
+  std::lock_guard<std::mutex> lock(mu_);
+  if (copy != nullptr) {
+    copies_[shard] = std::move(copy);
+  } else {
+    held_ -= keys_[shard].size;
+  }
+  return status;
+}
+
+void ShardCache::Evict(uint32_t shard) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (copies_[shard] == nullptr) return;
+  unlink(PathOf(shard).c_str());  // readers keep their mapping
+  copies_[shard] = nullptr;
+  held_ -= keys_[shard].size;
+}
+
+}  // namespace fusednorm
