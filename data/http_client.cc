@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <mutex>
+#include <new>
 #include <random>
 #include <thread>
 
@@ -29,6 +31,8 @@ constexpr char kEmptySha256[] =
 // Error bodies (an HTML 404 page) are read and dropped up to this size.
 constexpr uint64_t kMaxErrorBody = uint64_t{1} << 20;
 constexpr double kMaxRetryAfter = 30;
+// The most a ranged GET reserves before its first byte.
+constexpr uint64_t kMaxReserve = uint64_t{64} << 20;
 
 void GlobalInit() {
   static std::once_flag once;
@@ -107,8 +111,9 @@ struct HttpClient::Reply {
   uint64_t length = 0;                      // Content-Length
   uint64_t first = 0, last = 0, total = 0;  // Content-Range
   double retry_after = 0;
-  // Set by the write callback: the body outgrew max_bytes.
-  bool overflow = false;
+  // Set by the write callback: the body outgrew max_bytes, or memory ran
+  // out.
+  bool overflow = false, out_of_memory = false;
   uint64_t discarded = 0;  // bytes of an error body
   std::vector<uint8_t>* body = nullptr;
   uint64_t max_bytes = 0;
@@ -174,14 +179,27 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
     r->overflow = true;
     return 0;
   }
-  r->body->insert(r->body->end(), data, data + bytes);
+  try {  // nothing may be thrown through libcurl's frames
+    r->body->insert(r->body->end(), data, data + bytes);
+  } catch (const std::bad_alloc&) {
+    r->out_of_memory = true;
+    return 0;
+  }
   return bytes;
+}
+
+// Stops a transfer once the client's cancel flag is set.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed) ? 1 : 0;
 }
 
 }  // namespace
 
 HttpClient::HttpClient(const RemoteSettings& settings, HttpCounters* counters)
-    : settings_(settings), counters_(counters) {
+    : settings_(settings),
+      counters_(counters),
+      sigv4_(absl::StrCat("aws:amz:", settings.region, ":s3")) {
   GlobalInit();
   curl_ = curl_easy_init();
 }
@@ -202,14 +220,59 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
   reply.max_bytes = q.max_bytes;
   reply.head = q.head;
   body->clear();
-  if (q.ranged) body->reserve(q.size);  // one allocation, no copies
+  try {  // one allocation, no copies (a recycled buffer may have it)
+    if (q.ranged) body->reserve(std::min<uint64_t>(q.size, kMaxReserve));
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(q.What(), ": out of memory for ", q.size, " bytes"));
+  }
   char error[CURL_ERROR_SIZE] = {0};
+  SetOptions(q, &reply, error);
+  // Headers go in the list (not CURLOPT_RANGE) so that SigV4 signs them.
+  curl_slist* headers = nullptr;
+  for (const std::string& line : HeaderLines(q))
+    headers = curl_slist_append(headers, line.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  counters_->requests.fetch_add(1, std::memory_order_relaxed);
+  const CURLcode code = curl_easy_perform(c);
+  curl_slist_free_all(headers);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
+  if (code == CURLE_OK) return reply;
+  // An error page past its bound: the status is what counts.
+  if (code == CURLE_WRITE_ERROR && reply.status / 100 != 2 &&
+      reply.status != 0 && !reply.overflow) {
+    return reply;
+  }
+  if (code == CURLE_ABORTED_BY_CALLBACK)
+    return absl::CancelledError(absl::StrCat(q.What(), ": cancelled"));
+  if (reply.out_of_memory) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(q.What(), ": out of memory for the body"));
+  }
+  if (reply.overflow) {
+    return InvalidArgumentCat(q.What(), ": the server sent more than the ",
+                              q.max_bytes, " bytes expected; refused");
+  }
+  std::string why =
+      absl::StrCat(error[0] != 0 ? error : curl_easy_strerror(code),
+                   " (libcurl error ", static_cast<int>(code), ")");
+  if (code == CURLE_UNSUPPORTED_PROTOCOL &&
+      absl::StartsWith(q.url->url, "https://"))
+    absl::StrAppend(&why, ": a redirect from https to http is refused");
+  if (Transient(code)) return absl::UnavailableError(why);
+  return InvalidArgumentCat(q.What(), ": ", why);
+}
+
+void HttpClient::SetOptions(const Request& q, Reply* reply, char* error) {
+  CURL* c = static_cast<CURL*>(curl_);
   const bool https = absl::StartsWith(q.url->url, "https://");
   curl_easy_setopt(c, CURLOPT_URL, q.url->url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR,
                    https ? "https" : "http,https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+  // A signed request's headers (the session token) must not follow a
+  // redirect to another host; S3 does not redirect a request it can serve.
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, q.url->signed_s3 ? 0L : 1L);
   curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   // Fewer, larger reads of a sample's body (libcurl's default is 16 KiB).
@@ -220,53 +283,60 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
                    std::max(1L, (timeout_ms + 999) / 1000));
+  // A whole answer's deadline: the timeout plus its bytes at 64 KiB/s, so
+  // that a server dripping bytes cannot hold a request for days.
+  const uint64_t expected = q.head ? 0 : q.ranged ? q.size : q.max_bytes;
+  curl_easy_setopt(
+      c, CURLOPT_TIMEOUT_MS,
+      static_cast<long>(std::min<uint64_t>(timeout_ms + expected / 64,
+                                           std::numeric_limits<long>::max())));
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA,
+                   const_cast<std::atomic<bool>*>(cancel_));
   if (!settings_.ca_file.empty())
     curl_easy_setopt(c, CURLOPT_CAINFO, settings_.ca_file.c_str());
   if (!settings_.ca_dir.empty())
     curl_easy_setopt(c, CURLOPT_CAPATH, settings_.ca_dir.c_str());
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &reply);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, reply);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, reply);
   if (q.head) curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  if (q.url->signed_s3) {
+    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4_.c_str());
+    curl_easy_setopt(c, CURLOPT_USERNAME, settings_.access_key.c_str());
+    curl_easy_setopt(c, CURLOPT_PASSWORD, settings_.secret_key.c_str());
+  }
+}
 
-  // Headers go in the list (not CURLOPT_RANGE) so that SigV4 signs them.
-  curl_slist* headers = nullptr;
+std::vector<std::string> HttpClient::HeaderLines(const Request& q) const {
   std::vector<std::string> lines;
   if (q.ranged) {
     lines.push_back(
         absl::StrCat("Range: bytes=", q.offset, "-", q.offset + q.size - 1));
   }
-  if (!q.if_match.empty()) lines.push_back("If-Match: " + q.if_match);
-  const std::string sigv4 = absl::StrCat("aws:amz:", settings_.region, ":s3");
+  // If-Match compares strongly: a weak ETag never matches, so the answer's
+  // ETag is compared instead (GetRange).
+  if (!q.if_match.empty() && !absl::StartsWith(q.if_match, "W/"))
+    lines.push_back("If-Match: " + q.if_match);
   if (q.url->signed_s3) {
     lines.push_back(absl::StrCat("x-amz-content-sha256: ", kEmptySha256));
     if (!settings_.session_token.empty())
       lines.push_back("x-amz-security-token: " + settings_.session_token);
-    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4.c_str());
-    curl_easy_setopt(c, CURLOPT_USERNAME, settings_.access_key.c_str());
-    curl_easy_setopt(c, CURLOPT_PASSWORD, settings_.secret_key.c_str());
   }
-  for (const std::string& line : lines)
-    headers = curl_slist_append(headers, line.c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  return lines;
+}
 
-  counters_->requests.fetch_add(1, std::memory_order_relaxed);
-  const CURLcode code = curl_easy_perform(c);
-  curl_slist_free_all(headers);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
-  if (code == CURLE_OK) return reply;
-  if (reply.overflow) {
-    return InvalidArgumentCat(q.What(), ": the server sent more than the ",
-                              q.max_bytes, " bytes expected; refused");
+bool HttpClient::Sleep(double seconds) const {
+  const auto end =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed))
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  std::string why =
-      absl::StrCat(error[0] != 0 ? error : curl_easy_strerror(code),
-                   " (libcurl error ", static_cast<int>(code), ")");
-  if (code == CURLE_UNSUPPORTED_PROTOCOL && https)
-    absl::StrAppend(&why, ": a redirect from https to http is refused");
-  if (Transient(code)) return absl::UnavailableError(why);
-  return InvalidArgumentCat(q.What(), ": ", why);
+  return true;
 }
 
 absl::StatusOr<HttpClient::Reply> HttpClient::Perform(
@@ -289,8 +359,8 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Perform(
           q.What(), ": failed ", attempt + 1, " times; last: ", last));
     }
     counters_->retries.fetch_add(1, std::memory_order_relaxed);
-    std::this_thread::sleep_for(
-        std::chrono::duration<double>(Backoff(attempt, retry_after)));
+    if (!Sleep(Backoff(attempt, retry_after)))
+      return absl::CancelledError(absl::StrCat(q.What(), ": cancelled"));
   }
 }
 

@@ -7,7 +7,8 @@
 //   server that sends more, or ignores the range, is refused: sizes come
 //   from the index, never from the server.
 // - Connection failures and resets, timeouts (FUSEDNORM_HTTP_TIMEOUT
-//   without a byte), bodies cut short, HTTP 5xx, 408 and 429 are retried
+//   without a byte, or to connect; an answer may take that long plus its
+//   bytes at 64 KiB/s), bodies cut short, HTTP 5xx, 408 and 429 are retried
 //   FUSEDNORM_HTTP_RETRIES times with exponential backoff and jitter
 //   (429 and 503 after their Retry-After, up to 30 s); then the request
 //   fails, naming the URL, the range and the last cause.
@@ -15,7 +16,10 @@
 //   If-Match ETag that no longer holds) is DataLoss: the object changed.
 // - TLS peers are verified (the system's CA store, or SSL_CERT_FILE /
 //   SSL_CERT_DIR); redirects are followed at most 5 times and never from
-//   https to http.
+//   https to http, and never for signed S3 requests (their headers would
+//   go to the redirect's host).
+// - An object with a weak ETag (W/"...") is checked by the answers' ETags,
+//   since If-Match never matches a weak one.
 //
 // One client per thread (it holds one libcurl handle and its connections);
 // counters may be shared.
@@ -73,14 +77,24 @@ class HttpClient {
   struct Request;
   struct Reply;
 
+  // While *cancel is true (null: never), requests and retry waits stop
+  // with Cancelled.
+  void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
+
  private:
   absl::StatusOr<Reply> Perform(const Request& request,
                                 std::vector<uint8_t>* body);
   absl::StatusOr<Reply> Attempt(const Request& request,
                                 std::vector<uint8_t>* body);
+  void SetOptions(const Request& request, Reply* reply, char* error);
+  std::vector<std::string> HeaderLines(const Request& request) const;
+  // Waits `seconds`; false when cancelled meanwhile.
+  bool Sleep(double seconds) const;
 
   const RemoteSettings settings_;
   HttpCounters* counters_;
+  const std::string sigv4_;  // CURLOPT_AWS_SIGV4's provider:region:service
+  const std::atomic<bool>* cancel_ = nullptr;
   void* curl_;  // CURL*
 };
 

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -21,7 +22,7 @@ namespace fusednorm {
 namespace {
 
 // An index larger than this is refused (a million samples take ~50 MB).
-constexpr uint64_t kMaxIndexBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxIndexBytes = uint64_t{256} << 20;
 // Buffers readers gave back, kept for the read-ahead's next fetches.
 constexpr size_t kSpareBuffers = 64;
 // Upcoming samples the cache looks at for next uses.
@@ -73,6 +74,7 @@ class RemoteStore::Ahead {
   // Fetches in order until stopped or the order ends.
   void Run() {
     std::unique_ptr<HttpClient> client = store_->TakeClient();
+    client->set_cancel(&cancel_);
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       cv_.wait(lock,
@@ -96,23 +98,27 @@ class RemoteStore::Ahead {
       }
       const bool fill = ShouldFill(place.shard);
       lock.unlock();
-      if (fill) store_->Fill(client.get(), place.shard);
       const absl::Status status =
           store_->FetchWith(client.get(), place, &bytes);
       lock.lock();
-      if (fill) filling_ = false;
       entry->done = true;
       entry->status = status;
       entry->bytes = std::move(bytes);
       cv_.notify_all();
+      if (!fill) continue;
+      lock.unlock();  // the sample is out; now its shard's copy
+      store_->Fill(client.get(), place.shard);
+      lock.lock();
+      filling_ = false;
     }
     lock.unlock();
+    client->set_cancel(nullptr);
     store_->GiveClient(std::move(client));
-  }
-
+  }  // Stops the fetch threads, their requests in flight included.
   void Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    cancel_ = true;
     cv_.notify_all();
   }
 
@@ -178,8 +184,14 @@ class RemoteStore::Ahead {
       auto use = [&](uint32_t s) {
         auto it = next_use.find(s);
         return it == next_use.end() ? SIZE_MAX : it->second;
-      };
-      if (use(shard) == SIZE_MAX) return false;  // not needed again soon
+      };  // Worth a whole copy in place of others only when the window reads
+      // a quarter of the shard's bytes.
+      uint64_t soon = 0;
+      for (uint64_t index : upcoming_) {
+        const Place p = place_of_(index);
+        if (p.shard == shard) soon += p.size;
+      }
+      if (soon < store_->shard_bytes(shard) / 4) return false;
       std::vector<uint32_t> copies = cache->Cached();
       std::sort(copies.begin(), copies.end(),
                 [&](uint32_t a, uint32_t b) { return use(a) > use(b); });
@@ -203,7 +215,8 @@ class RemoteStore::Ahead {
   std::condition_variable cv_;
   bool stop_ = false, exhausted_ = false;
   bool filling_ = false;  // a fetch thread is copying a shard to the cache
-  std::deque<uint64_t> upcoming_;  // drawn from the order, not yet fetched
+  std::atomic<bool> cancel_{false};  // the fetch threads' requests stop
+  std::deque<uint64_t> upcoming_;    // drawn from the order, not yet fetched
   std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;
   std::unordered_multiset<uint64_t> missed_;
   uint64_t held_ = 0;  // bytes of entries fetched or being fetched
@@ -262,8 +275,11 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
   FUSEDNORM_ASSIGN_OR_RETURN(shard.version, client->Head(shard.url));
   const RemoteUrl index_url = RemoteIndexUrl(shard.url);
   std::vector<uint8_t> bytes;
-  absl::StatusOr<ObjectVersion> got =
-      client->GetWhole(index_url, kMaxIndexBytes, &bytes);
+  // An index line per sample of at least 512 tar bytes: a quarter of the
+  // shard's size bounds it.
+  absl::StatusOr<ObjectVersion> got = client->GetWhole(
+      index_url, std::min(kMaxIndexBytes, shard.version.size / 4 + 65536),
+      &bytes);
   if (got.ok()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
         *index, ParseShardIndex(absl::string_view(
@@ -278,12 +294,19 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
     }
     return absl::OkStatus();
   }
-  if (!absl::IsNotFound(got.status())) return got.status();
+  // S3 answers 403 for a missing key to whom may not list the bucket.
+  if (!absl::IsNotFound(got.status()) &&
+      !absl::IsPermissionDenied(got.status())) {
+    return got.status();
+  }
   std::fprintf(stderr,
-               "fusednorm: warning: %s has no index (%s), so it was read "
-               "whole to index it; `fusednorm index --data SHARD` writes "
-               "SHARD.fnidx for a copy of it, to put beside it\n",
+               "fusednorm: warning: %s has no index (%s: not found or not "
+               "readable), so it is read whole to index it, and its samples "
+               "once more; `fusednorm index --data SHARD` writes SHARD.fnidx "
+               "for a copy of it, to put beside it\n",
                shard.url.shown.c_str(), index_url.shown.c_str());
+  // One whole shard in memory at a time.
+  std::lock_guard<std::mutex> one_at_a_time(whole_mu_);
   FUSEDNORM_ASSIGN_OR_RETURN(
       const ObjectVersion whole,
       client->GetWhole(shard.url, shard.version.size, &bytes));
@@ -329,7 +352,13 @@ absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
     if (std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard)) {
       const absl::Span<const uint8_t> b =
           copy->bytes().subspan(place.offset, place.size);
-      out->assign(b.begin(), b.end());
+      try {
+        out->assign(b.begin(), b.end());
+      } catch (const std::bad_alloc&) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("out of memory for ", place.size, " bytes of ",
+                         shards_[place.shard].url.shown));
+      }
       if (copy->CheckUnchanged().ok()) {
         from_cache_.fetch_add(1, std::memory_order_relaxed);
         return absl::OkStatus();
@@ -353,7 +382,7 @@ void RemoteStore::Fill(HttpClient* client, uint32_t s) const {
     if (status.ok()) status = cache_->Write(s, range);
   }
   status = cache_->Finish(s, status.ok());
-  if (!status.ok()) {  // the samples go on over the network
+  if (!status.ok() && !absl::IsCancelled(status)) {  // read over the network
     std::fprintf(stderr,
                  "fusednorm: warning: cache_dir: %s was not copied (%s); its "
                  "samples are read over the network\n",

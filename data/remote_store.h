@@ -2,8 +2,9 @@
 // over HTTP(S) or S3 (data/http_client.h).
 //
 // Opening asks each shard's size and ETag (HEAD) and reads its index
-// (SHARD.fnidx beside it, data/shard_index.h), for many shards at once. A
-// shard without an index is read whole, once, to index it, with a warning
+// (SHARD.fnidx beside it, data/shard_index.h; at most a quarter of the
+// shard's size), for many shards at once. A shard without an index (404,
+// or S3's 403) is read whole, one at a time, to index it, with a warning
 // that says how to avoid that. A sample is then one ranged GET of its
 // bytes with If-Match: the ETag of the open, so a shard replaced on the
 // server during the run is an error, never bytes of two versions.
@@ -17,9 +18,11 @@
 //
 // With a cache (data/shard_cache.h), the read-ahead also copies whole
 // shards there, one at a time, in 8 MiB ranges: any shard while there is
-// room; when full, a shard used again within the next 4,096 samples, in
-// place of copies whose next use is further away (or not in sight), the
-// furthest first. Samples of a copied shard are read from the copy.
+// room; when full, a shard whose samples in the next 4,096 hold a quarter
+// of its bytes, in place of copies whose next use is further away (or not
+// in sight), the furthest first. A shard is copied after the sample that
+// chose it is out; stopping cancels requests and copies in flight.
+// Samples of a copied shard are read from the copy.
 #ifndef FUSEDNORM_DATA_REMOTE_STORE_H_
 #define FUSEDNORM_DATA_REMOTE_STORE_H_
 
@@ -98,6 +101,7 @@ class RemoteStore {
   mutable std::atomic<uint64_t> from_cache_{0};
   mutable std::atomic<uint64_t> wait_ns_{0};
   mutable std::mutex mu_;
+  std::mutex whole_mu_;  // opening: one shard without an index at a time
   mutable std::vector<std::unique_ptr<HttpClient>> clients_;  // idle
   mutable std::vector<std::shared_ptr<Ahead>> aheads_;        // running
 };

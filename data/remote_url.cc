@@ -8,6 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/status.h"
 
 namespace fusednorm {
@@ -156,6 +158,12 @@ std::string ShownUrl(absl::string_view url) {
   return out;
 }
 
+std::string ShownData(absl::string_view data) {
+  std::vector<std::string> items = absl::StrSplit(data, ',');
+  for (std::string& item : items) item = ShownUrl(item);
+  return absl::StrJoin(items, ",");
+}
+
 absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
                                         const RemoteSettings& settings) {
   RemoteUrl r;
@@ -193,7 +201,7 @@ absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
   r.url = path_style ? absl::StrCat(endpoint, "/", bucket, "/", EncodeKey(key))
                      : absl::StrCat(endpoint.substr(0, host), bucket, ".",
                                     endpoint.substr(host), "/", EncodeKey(key));
-  r.shown = path;
+  r.shown = ShownUrl(path);
   r.signed_s3 = !settings.access_key.empty();
   return r;
 }

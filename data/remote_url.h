@@ -61,6 +61,9 @@ bool IsRemotePath(absl::string_view path);
 // `url` without "user:password@" and with "?<query hidden>" for a query.
 std::string ShownUrl(absl::string_view url);
 
+// A --data text (a comma list) with every URL in it as ShownUrl shows it.
+std::string ShownData(absl::string_view data);
+
 // The request URL of a remote path; InvalidArgument naming the path for a
 // malformed one (no host, an S3 path without bucket or key, a bucket name
 // S3 does not allow).

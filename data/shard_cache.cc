@@ -40,7 +40,7 @@ absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(
   for (uint32_t i = 0; i < keys.size(); ++i) {
     const std::string path = cache->PathOf(i);
     if (stat(path.c_str(), &st) != 0) continue;
-    if (static_cast<uint64_t>(st.st_size) != keys[i].size ||
+    if (static_cast<uint64_t>(st.st_size) != keys[i].size || !cache->Fits(i) ||
         cache->Shortfall(i) > 0) {
       continue;  // another run's, beyond this run's bound: left alone
     }
@@ -67,6 +67,8 @@ std::shared_ptr<const MappedFile> ShardCache::Get(uint32_t shard) const {
 }
 
 bool ShardCache::Fits(uint32_t shard) const {
+  // Without an ETag a copy could not tell one version from another.
+  if (keys_[shard].etag.empty()) return false;
   return options_.bytes == 0 || keys_[shard].size <= options_.bytes;
 }
 

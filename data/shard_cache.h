@@ -45,7 +45,8 @@ class ShardCache {
 
   // The copy of `shard`, or nullptr.
   std::shared_ptr<const MappedFile> Get(uint32_t shard) const;
-  // Whether `shard` alone fits the bound.
+  // Whether `shard` can have a copy: it has an ETag and alone fits the
+  // bound.
   bool Fits(uint32_t shard) const;
   // Bytes that `shard`'s copy would need beyond what is free.
   uint64_t Shortfall(uint32_t shard) const;

@@ -217,7 +217,7 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
         !absl::SimpleAtoi(item.substr(open + 1, dots - open - 1), &lo) ||
         !absl::SimpleAtoi(item.substr(dots + 2, close - dots - 2), &hi) ||
         lo > hi || hi - lo >= kMaxShards - paths.size()) {
-      return InvalidArgumentCat("shard pattern \"", item,
+      return InvalidArgumentCat("shard pattern \"", ShownUrl(item),
                                 "\" is not PREFIX{LO..HI}SUFFIX with LO <= HI");
     }
     const size_t width = dots - open - 1;
@@ -228,7 +228,8 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
           absl::StrCat(item.substr(0, open), n, item.substr(close + 1)));
     }
   }
-  if (paths.empty()) return InvalidArgumentCat("no shards in \"", spec, "\"");
+  if (paths.empty())
+    return InvalidArgumentCat("no shards in \"", ShownData(spec), "\"");
   return paths;
 }
 
@@ -238,9 +239,10 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
       std::count_if(paths.begin(), paths.end(), IsRemotePath));
   if (remote != 0 && remote != paths.size()) {
     return InvalidArgumentCat(
-        "the shards mix local paths and URLs (", paths.front(), " and ",
+        "the shards mix local paths and URLs (", ShownUrl(paths.front()),
+        " and ",
         ShownUrl(*std::find_if(paths.begin(), paths.end(),
-                               [&](auto& p) {
+                               [&](const std::string& p) {
                                  return IsRemotePath(p) !=
                                         IsRemotePath(paths.front());
                                })),

@@ -29,8 +29,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "core/format_names.h"
 #include "data/remote_url.h"
@@ -373,12 +371,7 @@ void BindLoader(py::module_& m) {
       PyExc_RuntimeError, nullptr);
   m.add_object("SampleError", py::handle(g_sample_error));
   m.def(
-      "_shown_data",
-      [](const std::string& data) {
-        std::vector<std::string> items = absl::StrSplit(data, ',');
-        for (std::string& item : items) item = ShownUrl(item);
-        return absl::StrJoin(items, ",");
-      },
+      "_shown_data", [](const std::string& data) { return ShownData(data); },
       "data= as messages show it: URLs without credentials or queries.");
   py::class_<PyEpoch>(m, "Epoch")
       .def("__iter__", [](py::object self) { return self; })

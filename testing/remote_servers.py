@@ -92,8 +92,15 @@ def self_signed_certificate(directory):
          "-days", "2", "-subj", "/CN=localhost",
          "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
          "-keyout", key, "-out", cert],
-        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=plain_environment())
     return cert, key
+
+
+def plain_environment():
+    """The environment for programs other than ours: without the sanitizer
+    runtime a test under ASan preloads for its instrumented extension."""
+    return {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 
 
 class Nginx:
@@ -197,7 +204,8 @@ http {{
                 [NGINX, "-p", self._dir, "-c", self._path("nginx.conf"),
                  "-e", self._path("error.log"),
                  "-g", "daemon off; master_process on;"],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+                stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                env=plain_environment())
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self._process.poll() is not None:

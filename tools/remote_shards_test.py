@@ -138,6 +138,12 @@ class Remote(unittest.TestCase):
             self.assertIn(f"{n.url}/s-04.tar?<query hidden>: HTTP 404",
                           r.stderr)
             self.assertNotIn("hunter", r.stderr + r.stdout)
+            for data in [f"{url}/s-00.tar?sig=hunter3,/tmp/a.tar",
+                         f"{url}/s-{{00..xx}}.tar?sig=hunter3"]:
+                r = run(*run_args(data))
+                self.assertNotEqual(r.returncode, 0)
+                self.assertIn(n.url, r.stderr)
+                self.assertNotIn("hunter", r.stderr + r.stdout)
 
     def test_a_shard_replaced_during_the_run_is_an_error(self):
         """Samples are never mixed from two versions of a shard: the last
@@ -259,12 +265,43 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.answer(302, {"Location": self.path, "Content-Length": "0"})
         elif self.path.startswith("/down"):
             self.answer(301, {"Location": self.http_url, "Content-Length": "0"})
+        elif self.path.startswith("/redir"):  # S3 moving a signed request
+            self.answer(302, {"Location": self.http_url, "Content-Length": "0"})
+        elif self.path.startswith("/drip"):
+            self.send_response(200)
+            self.send_header("Content-Length", size)
+            self.end_headers()
+            if self.command != "HEAD" and not self.path.endswith(".fnidx"):
+                for b in self.shard[:50]:
+                    self.wfile.write(bytes([b]))
+                    self.wfile.flush()
+                    time.sleep(0.2)
+        elif self.path.startswith("/weak"):
+            self.weak()
         elif self.path == "/huge.tar.fnidx":
             self.answer(200, {"Content-Length": str(1 << 40)}, b"x" * 4096)
         elif self.path.endswith(".fnidx"):
             self.answer(404, {"Content-Length": "0"})
         else:  # any Range ignored: the whole shard
             self.answer(200, {"Content-Length": size}, self.shard)
+
+
+    def weak(self):
+        """The shard with a weak ETag, ranges served, and If-Match compared
+        strongly (never matching a weak ETag), as servers do."""
+        etag = 'W/"v1"'
+        if self.path.endswith(".fnidx"):
+            return self.answer(404, {"Content-Length": "0"})
+        if "If-Match" in self.headers:
+            return self.answer(412, {"Content-Length": "0"})
+        r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if r is None:
+            return self.answer(200, {"Content-Length": str(len(self.shard)),
+                                     "ETag": etag}, self.shard)
+        a, b = int(r[1]), int(r[2])
+        self.answer(206, {"Content-Length": str(b - a + 1), "ETag": etag,
+                          "Content-Range": f"bytes {a}-{b}/{len(self.shard)}"},
+                    self.shard[a:b + 1])
 
 
 class Servers:
@@ -275,12 +312,7 @@ class Servers:
         Hostile.shard = shard
 
     def __enter__(self):
-        key, cert = (os.path.join(self.tmp, n) for n in ("k.pem", "c.pem"))
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
-                        "-nodes", "-days", "2", "-subj", "/CN=localhost",
-                        "-addext", "subjectAltName=IP:127.0.0.1",
-                        "-keyout", key, "-out", cert], check=True,
-                       capture_output=True)
+        cert, key = rs.self_signed_certificate(self.tmp)
         self.ca_file = cert
         self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
         self.https = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
@@ -333,7 +365,25 @@ class HostileServers(unittest.TestCase):
                        env={"SSL_CERT_FILE": s.ca_file})
             self.fails(f"{s.url}/huge.tar",
                        f"GET {s.url}/huge.tar.fnidx",
-                       "more than the 1073741824 bytes expected; refused")
+                       "bytes expected; refused")
+            # A signed S3 request is not redirected: its token would go
+            # to the redirect's host.
+            keys = {"AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK",
+                    "AWS_SESSION_TOKEN": "TOKEN9",
+                    "AWS_ENDPOINT_URL": f"{s.url}/redir"}
+            r = run(*run_args("s3://bucket/s-00.tar"), env=keys)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("HEAD s3://bucket/s-00.tar: HTTP 302", r.stderr)
+            self.assertNotIn("TOKEN9", r.stderr)
+            # A server dripping bytes meets the request's deadline.
+            start = time.monotonic()
+            self.fails(f"{s.url}/drip.tar", "failed 2 times",
+                       env={"FUSEDNORM_HTTP_TIMEOUT": "1"})
+            self.assertLess(time.monotonic() - start, 20)
+            # A weak ETag: no If-Match (which would never match), the
+            # answers' ETags compared instead.
+            r = run(*run_args(f"{s.url}/weak.tar"))
+            self.assertEqual(r.returncode, 0, r.stderr)
             # Without an index the shard is read whole; then each sample's
             # range comes back whole: more than its size, refused.
             self.fails(f"{s.url}/plain.tar", f"GET {s.url}/plain.tar bytes ",
