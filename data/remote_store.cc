@@ -105,16 +105,14 @@ class RemoteStore::Ahead {
       entry->status = status;
       entry->bytes = std::move(bytes);
       cv_.notify_all();
-      if (!fill) continue;
-      lock.unlock();  // the sample is out; now its shard's copy
-      store_->Fill(client.get(), place.shard);
-      lock.lock();
-      filling_ = false;
+      if (fill) FillAll(place.shard, client.get(), &lock);
     }
     lock.unlock();
     client->set_cancel(nullptr);
     store_->GiveClient(std::move(client));
-  }  // Stops the fetch threads, their requests in flight included.
+  }
+
+  // Stops the fetch threads, their requests in flight included.
   void Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -168,44 +166,83 @@ class RemoteStore::Ahead {
     return !upcoming_.empty();
   }
 
+  // Copies `shard`, then the shards drawn meanwhile that still qualify
+  // (called under mu_ by the thread whose ShouldFill said yes; the sample
+  // that chose the shard is out already).
+  void FillAll(uint32_t shard, HttpClient* client,
+               std::unique_lock<std::mutex>* lock) {
+    for (;;) {
+      lock->unlock();
+      store_->Fill(client, shard);
+      lock->lock();
+      filling_ = false;
+      do {
+        if (stop_ || pending_.empty()) return;
+        shard = pending_.front();
+        pending_.pop_front();
+      } while (!ShouldFill(shard));
+    }
+  }
+
   // Whether to copy `shard` into the cache now (under mu_; marks the fill
-  // as running): see remote_store.h.
+  // as running; while another runs, the shard waits its turn in pending_):
+  // see remote_store.h.
   bool ShouldFill(uint32_t shard) {
     ShardCache* cache = store_->cache_.get();
-    if (cache == nullptr || filling_ || !cache->Fits(shard) ||
+    if (cache == nullptr || !cache->Fits(shard) ||
         cache->Get(shard) != nullptr) {
       return false;
     }
-    uint64_t shortfall = cache->Shortfall(shard);
-    if (shortfall > 0) {
-      std::unordered_map<uint32_t, size_t> next_use;  // within the window
-      for (size_t i = 0; i < upcoming_.size(); ++i)
-        next_use.emplace(place_of_(upcoming_[i]).shard, i);
-      auto use = [&](uint32_t s) {
-        auto it = next_use.find(s);
-        return it == next_use.end() ? SIZE_MAX : it->second;
-      };  // Worth a whole copy in place of others only when the window reads
-      // a quarter of the shard's bytes.
-      uint64_t soon = 0;
-      for (uint64_t index : upcoming_) {
-        const Place p = place_of_(index);
-        if (p.shard == shard) soon += p.size;
+    if (filling_) {
+      if (std::find(pending_.begin(), pending_.end(), shard) ==
+          pending_.end()) {
+        pending_.push_back(shard);
       }
-      if (soon < store_->shard_bytes(shard) / 4) return false;
-      std::vector<uint32_t> copies = cache->Cached();
-      std::sort(copies.begin(), copies.end(),
-                [&](uint32_t a, uint32_t b) { return use(a) > use(b); });
+      return false;
+    }
+    if (const uint64_t shortfall = cache->Shortfall(shard); shortfall > 0) {
+      // Worth a whole copy in place of others only when the window reads a
+      // quarter of the shard's bytes.
+      if (SoonBytes(shard) < store_->shard_bytes(shard) / 4) return false;
       std::vector<uint32_t> victims;
-      for (uint32_t c : copies) {
-        if (shortfall == 0 || use(c) <= use(shard)) break;
-        victims.push_back(c);
-        shortfall -= std::min(shortfall, store_->shard_bytes(c));
-      }
-      if (shortfall > 0) return false;
+      if (!PickVictims(shard, shortfall, &victims)) return false;
       for (uint32_t c : victims) cache->Evict(c);
     }
     filling_ = cache->Begin(shard);
     return filling_;
+  }
+
+  // Bytes of `shard`'s samples in the window.
+  uint64_t SoonBytes(uint32_t shard) const {
+    uint64_t soon = 0;
+    for (uint64_t index : upcoming_) {
+      const Place p = place_of_(index);
+      if (p.shard == shard) soon += p.size;
+    }
+    return soon;
+  }
+
+  // The copies whose next use (in the window; past it, last) comes after
+  // `shard`'s, furthest first, until they free `shortfall` bytes; false
+  // when they cannot.
+  bool PickVictims(uint32_t shard, uint64_t shortfall,
+                   std::vector<uint32_t>* victims) const {
+    std::unordered_map<uint32_t, size_t> next_use;
+    for (size_t i = 0; i < upcoming_.size(); ++i)
+      next_use.emplace(place_of_(upcoming_[i]).shard, i);
+    auto use = [&](uint32_t s) {
+      auto it = next_use.find(s);
+      return it == next_use.end() ? SIZE_MAX : it->second;
+    };
+    std::vector<uint32_t> copies = store_->cache_->Cached();
+    std::sort(copies.begin(), copies.end(),
+              [&](uint32_t a, uint32_t b) { return use(a) > use(b); });
+    for (uint32_t c : copies) {
+      if (shortfall == 0 || use(c) <= use(shard)) break;
+      victims->push_back(c);
+      shortfall -= std::min(shortfall, store_->shard_bytes(c));
+    }
+    return shortfall == 0;
   }
 
   const RemoteStore* store_;
@@ -217,6 +254,7 @@ class RemoteStore::Ahead {
   bool filling_ = false;  // a fetch thread is copying a shard to the cache
   std::atomic<bool> cancel_{false};  // the fetch threads' requests stop
   std::deque<uint64_t> upcoming_;    // drawn from the order, not yet fetched
+  std::deque<uint32_t> pending_;     // shards drawn while another was copied
   std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;
   std::unordered_multiset<uint64_t> missed_;
   uint64_t held_ = 0;  // bytes of entries fetched or being fetched

@@ -21,7 +21,8 @@
 // room; when full, a shard whose samples in the next 4,096 hold a quarter
 // of its bytes, in place of copies whose next use is further away (or not
 // in sight), the furthest first. A shard is copied after the sample that
-// chose it is out; stopping cancels requests and copies in flight.
+// chose it is out; shards chosen meanwhile wait their turn; stopping
+// cancels requests and copies in flight.
 // Samples of a copied shard are read from the copy.
 #ifndef FUSEDNORM_DATA_REMOTE_STORE_H_
 #define FUSEDNORM_DATA_REMOTE_STORE_H_
