@@ -382,8 +382,10 @@ EpochLoader::~EpochLoader() {
     return;
   }
   Cancel();
-  for (std::thread& t : impl_->workers) t.join();
+  // The read-ahead first: its requests in flight are cancelled, so that a
+  // worker waiting for one of its samples gets an answer at once.
   impl_->ahead.reset();
+  for (std::thread& t : impl_->workers) t.join();
   // The slots and one the consumer holds stay for the next epoch.
   impl_->station->EndUse(impl_->s.slots + 1);
 }

@@ -120,15 +120,6 @@ class PyEpoch {
  public:
   PyEpoch(std::shared_ptr<LoaderCore> core, std::shared_ptr<EpochState> state)
       : core_(std::move(core)), state_(std::move(state)) {}
-  PyEpoch(PyEpoch&&) = default;
-
-  // Stopping the epoch joins its workers and its read-ahead, which may wait
-  // for a request in flight: without the GIL, so that other Python threads
-  // run meanwhile (the state holds no Python object).
-  ~PyEpoch() {
-    if (state_ != nullptr && PyGILState_Check())
-      WithoutGil([&] { state_.reset(); });
-  }
 
   // The next batch as (images, labels), or StopIteration.
   py::tuple Next() {

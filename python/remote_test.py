@@ -24,6 +24,31 @@ SPEC = "s-{00..02}.tar"
 BASE = dict(batch_size=8, size=24, seed=7, copy=True, threads=2)
 
 
+class DelayProxyProcess:
+    """A DelayProxy in a process of its own, as a server is: dropping an
+    iterator stops its workers with the GIL held, which a server thread of
+    this process would need to answer them."""
+
+    def __init__(self, upstream, delay_ms):
+        self.args = [sys.executable, "-c", (
+            "import sys; sys.path.insert(0, sys.argv[1]); "
+            "import remote_servers as rs\n"
+            "with rs.DelayProxy(sys.argv[2], int(sys.argv[3])) as p:\n"
+            "    print(p.url, flush=True); sys.stdin.read()"),
+            os.path.join(ROOT, "testing"), upstream, str(delay_ms)]
+
+    def __enter__(self):
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+        self.process = subprocess.Popen(self.args, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True,
+                                        env=env)
+        return self.process.stdout.readline().strip()
+
+    def __exit__(self, *exc):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
 def batches(loader):
     return [(np.array(images), np.array(labels)) for images, labels in loader]
 
@@ -105,15 +130,15 @@ class RemoteLoader(unittest.TestCase):
         shutil.rmtree(live)
 
     def test_dropped_mid_epoch_while_fetching_ahead(self):
-        with rs.Nginx(self.data) as n, rs.FaultProxy(n.url, delay_ms=20) as p:
+        with rs.Nginx(self.data) as n, DelayProxyProcess(n.url, 20) as url:
             for _ in range(3):
-                loader = fusednorm.Loader(data=f"{p.url}/{SPEC}", **BASE)
+                loader = fusednorm.Loader(data=f"{url}/{SPEC}", **BASE)
                 it = iter(loader)
                 next(it)
                 del it, loader
                 gc.collect()
             # A whole epoch after that still gives the same batches.
-            got = batches(fusednorm.Loader(data=f"{p.url}/{SPEC}", **BASE))
+            got = batches(fusednorm.Loader(data=f"{url}/{SPEC}", **BASE))
         self.assertTrue(all(np.array_equal(a, c)
                             for (a, _), (c, _) in zip(got, self.want)))
 
