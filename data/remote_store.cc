@@ -69,7 +69,10 @@ class RemoteStore::Ahead {
  public:
   Ahead(const RemoteStore* store, std::function<bool(uint64_t*)> next,
         std::function<Place(uint64_t)> place_of)
-      : store_(store), next_(std::move(next)), place_of_(std::move(place_of)) {}
+      : store_(store),
+        next_(std::move(next)),
+        place_of_(std::move(place_of)),
+        window_bytes_(store->shards_.size(), 0) {}
 
   // Fetches in order until stopped or the order ends.
   void Run() {
@@ -82,11 +85,12 @@ class RemoteStore::Ahead {
       if (stop_ || !Draw()) break;
       const uint64_t index = upcoming_.front();
       upcoming_.pop_front();
+      const Place place = place_of_(index);
+      window_bytes_[place.shard] -= place.size;
       if (auto m = missed_.find(index); m != missed_.end()) {
         missed_.erase(m);  // its reader fetched it already
         continue;
       }
-      const Place place = place_of_(index);
       auto entry = std::make_shared<Entry>();
       entry->size = place.size;
       entries_.emplace(index, entry);
@@ -161,6 +165,8 @@ class RemoteStore::Ahead {
         exhausted_ = true;
       } else {
         upcoming_.push_back(index);
+        const Place place = place_of_(index);
+        window_bytes_[place.shard] += place.size;
       }
     }
     return !upcoming_.empty();
@@ -203,23 +209,13 @@ class RemoteStore::Ahead {
     if (const uint64_t shortfall = cache->Shortfall(shard); shortfall > 0) {
       // Worth a whole copy in place of others only when the window reads a
       // quarter of the shard's bytes.
-      if (SoonBytes(shard) < store_->shard_bytes(shard) / 4) return false;
+      if (window_bytes_[shard] < store_->shard_bytes(shard) / 4) return false;
       std::vector<uint32_t> victims;
       if (!PickVictims(shard, shortfall, &victims)) return false;
       for (uint32_t c : victims) cache->Evict(c);
     }
     filling_ = cache->Begin(shard);
     return filling_;
-  }
-
-  // Bytes of `shard`'s samples in the window.
-  uint64_t SoonBytes(uint32_t shard) const {
-    uint64_t soon = 0;
-    for (uint64_t index : upcoming_) {
-      const Place p = place_of_(index);
-      if (p.shard == shard) soon += p.size;
-    }
-    return soon;
   }
 
   // The copies whose next use (in the window; past it, last) comes after
@@ -252,9 +248,10 @@ class RemoteStore::Ahead {
   std::condition_variable cv_;
   bool stop_ = false, exhausted_ = false;
   bool filling_ = false;  // a fetch thread is copying a shard to the cache
-  std::atomic<bool> cancel_{false};  // the fetch threads' requests stop
-  std::deque<uint64_t> upcoming_;    // drawn from the order, not yet fetched
-  std::deque<uint32_t> pending_;     // shards drawn while another was copied
+  std::atomic<bool> cancel_{false};     // the fetch threads' requests stop
+  std::deque<uint64_t> upcoming_;       // drawn from the order, not yet fetched
+  std::vector<uint64_t> window_bytes_;  // per shard: its samples' in upcoming_
+  std::deque<uint32_t> pending_;        // shards drawn while another was copied
   std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;
   std::unordered_multiset<uint64_t> missed_;
   uint64_t held_ = 0;  // bytes of entries fetched or being fetched
