@@ -8,6 +8,7 @@
 //
 // `./bazelw run -c opt //benchmarks:mix`.
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -30,14 +31,15 @@ std::vector<uint8_t> Samples(DType t, size_t samples) {
   std::vector<uint8_t> v(samples * kValues * Bytes(t));
   for (size_t i = 0; i + 4 <= v.size(); i += 4) {
     const float f = static_cast<float>(rng() % 4096) / 1024.0f - 2.0f;
-    const uint32_t u = *reinterpret_cast<const uint32_t*>(&f);
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof(u));
     if (t == DType::kFloat32) {
-      *reinterpret_cast<uint32_t*>(&v[i]) = u;
+      std::memcpy(&v[i], &u, sizeof(u));
     } else {
       const uint16_t h = t == DType::kFloat16 ? 0x3C00 | (u & 0x3FF)
                                               : static_cast<uint16_t>(u >> 16);
-      *reinterpret_cast<uint16_t*>(&v[i]) = h;
-      *reinterpret_cast<uint16_t*>(&v[i + 2]) = h;
+      std::memcpy(&v[i], &h, sizeof(h));
+      std::memcpy(&v[i + 2], &h, sizeof(h));
     }
   }
   return v;

@@ -10,8 +10,10 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/mix/mix_dispatch.h"
 #include "ops/op_table.h"
@@ -185,19 +187,24 @@ TEST(Lists, ChannelsFollowTheOps) {
 
 // MixUp/CutMix and the targets are MixBatch and MakeTargets applied to the
 // batches of the same epoch without them, with each batch's decisions from
-// its stream (seed, epoch, 2^62 + batch); for any thread count.
+// its stream (seed, epoch, 2^62 + batch); for any thread count (whichever
+// worker finishes a batch mixes it) and batch size (1: a sample mixed with
+// itself; 4 and 7: short last batches).
 TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
   std::shared_ptr<const Dataset> data(MakeSyntheticDataset(22));
   const std::string list = "RandomResizedCrop(16), RandomHorizontalFlip()";
   auto batch_op = MakeBatchTransforms("RandomChoice([MixUp(0.2), CutMix(1.0)])",
                                       "batch", OpContext());
   ASSERT_TRUE(batch_op.ok());
-  for (const int threads : {1, 3}) {
+  std::set<int> kinds;
+  for (const auto& [batch_size, threads] : std::vector<std::pair<size_t, int>>{
+           {1, 1}, {1, 3}, {4, 1}, {4, 3}, {4, 8}, {7, 2}, {7, 8}}) {
+    SCOPED_TRACE(absl::StrCat("batch_size ", batch_size, " threads ", threads));
     PreprocessorBuilder b;
     b.dataset(data)
         .train_transforms(Ops(list))
         .val_transforms(CenterCrop(8))
-        .batch_size(4)
+        .batch_size(batch_size)
         .threads(threads)
         .seed(9)
         .dtype(DType::kFloat16)
@@ -210,7 +217,7 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
     c.dataset(data)
         .train_transforms(Ops(list))
         .val_transforms(CenterCrop(8))
-        .batch_size(4)
+        .batch_size(batch_size)
         .seed(9)
         .dtype(DType::kFloat16)
         .layout(Layout::kCHW);
@@ -224,9 +231,8 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
     shape.height = shape.width = 16;
     shape.channels = 3;
     shape.sample_bytes = q.samples[0].bytes.size();
-    std::set<int> kinds;
-    for (size_t first = 0; first < q.samples.size(); first += 4) {
-      const size_t n = std::min<size_t>(4, q.samples.size() - first);
+    for (size_t first = 0; first < q.samples.size(); first += batch_size) {
+      const size_t n = std::min(batch_size, q.samples.size() - first);
       const uint64_t batch = q.batch_of[first];
       std::vector<uint8_t> bytes;
       std::vector<int64_t> labels;
@@ -251,8 +257,8 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
       }
       EXPECT_EQ(m.targets.at(batch), targets) << "batch " << batch;
     }
-    EXPECT_EQ(kinds.size(), 2u) << "both MixUp and CutMix batches";
   }
+  EXPECT_EQ(kinds.size(), 2u) << "both MixUp and CutMix batches";
 }
 
 TEST(BatchTransforms, Errors) {
