@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import types
 import unittest
 from unittest import mock
@@ -300,9 +301,18 @@ def epoch_digest(loader):
     return h.hexdigest()
 
 
+# clang 14's AddressSanitizer does not lock its allocator around fork(): a
+# child forked while a worker thread is inside malloc waits for that lock
+# forever. Under it, a fork waits until the workers have filled the slots
+# they may fill and stopped allocating (glibc's malloc needs no such wait).
+UNDER_ASAN = os.environ.get("FUSEDNORM_SANITIZER") == "address"
+FORK_SETTLE_S = 0.5 if UNDER_ASAN else 0
+
+
 def in_child(fn):
     """Runs fn() in a child made by os.fork(); its return value, a string
     ("" when all held), comes back through a pipe."""
+    time.sleep(FORK_SETTLE_S)
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
