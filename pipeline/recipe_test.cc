@@ -196,7 +196,6 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
   auto batch_op = MakeBatchTransforms("RandomChoice([MixUp(0.2), CutMix(1.0)])",
                                       "batch", OpContext());
   ASSERT_TRUE(batch_op.ok());
-  std::set<int> kinds;
   for (const auto& [batch_size, threads] : std::vector<std::pair<size_t, int>>{
            {1, 1}, {1, 3}, {4, 1}, {4, 3}, {4, 8}, {7, 2}, {7, 8}}) {
     SCOPED_TRACE(absl::StrCat("batch_size ", batch_size, " threads ", threads));
@@ -231,6 +230,7 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
     shape.height = shape.width = 16;
     shape.channels = 3;
     shape.sample_bytes = q.samples[0].bytes.size();
+    std::set<int> kinds;
     for (size_t first = 0; first < q.samples.size(); first += batch_size) {
       const size_t n = std::min(batch_size, q.samples.size() - first);
       const uint64_t batch = q.batch_of[first];
@@ -257,8 +257,8 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
       }
       EXPECT_EQ(m.targets.at(batch), targets) << "batch " << batch;
     }
+    EXPECT_EQ(kinds.size(), 2u) << "both MixUp and CutMix batches";
   }
-  EXPECT_EQ(kinds.size(), 2u) << "both MixUp and CutMix batches";
 }
 
 TEST(BatchTransforms, Errors) {
