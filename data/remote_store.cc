@@ -83,9 +83,8 @@ class RemoteStore::Ahead {
       cv_.wait(lock,
                [&] { return stop_ || held_ < store_->settings_.ahead_bytes; });
       if (stop_ || !Draw()) break;
-      const uint64_t index = upcoming_.front();
+      const auto [index, place] = upcoming_.front();
       upcoming_.pop_front();
-      const Place place = place_of_(index);
       window_bytes_[place.shard] -= place.size;
       if (auto m = missed_.find(index); m != missed_.end()) {
         missed_.erase(m);  // its reader fetched it already
@@ -164,8 +163,8 @@ class RemoteStore::Ahead {
       if (!next_(&index)) {
         exhausted_ = true;
       } else {
-        upcoming_.push_back(index);
         const Place place = place_of_(index);
+        upcoming_.push_back({index, place});
         window_bytes_[place.shard] += place.size;
       }
     }
@@ -225,7 +224,7 @@ class RemoteStore::Ahead {
                    std::vector<uint32_t>* victims) const {
     std::unordered_map<uint32_t, size_t> next_use;
     for (size_t i = 0; i < upcoming_.size(); ++i)
-      next_use.emplace(place_of_(upcoming_[i]).shard, i);
+      next_use.emplace(upcoming_[i].second.shard, i);
     auto use = [&](uint32_t s) {
       auto it = next_use.find(s);
       return it == next_use.end() ? SIZE_MAX : it->second;
@@ -248,8 +247,9 @@ class RemoteStore::Ahead {
   std::condition_variable cv_;
   bool stop_ = false, exhausted_ = false;
   bool filling_ = false;  // a fetch thread is copying a shard to the cache
-  std::atomic<bool> cancel_{false};     // the fetch threads' requests stop
-  std::deque<uint64_t> upcoming_;       // drawn from the order, not yet fetched
+  std::atomic<bool> cancel_{false};  // the fetch threads' requests stop
+  // Drawn from the order, not yet fetched: each sample and its place.
+  std::deque<std::pair<uint64_t, Place>> upcoming_;
   std::vector<uint64_t> window_bytes_;  // per shard: its samples' in upcoming_
   std::deque<uint32_t> pending_;        // shards drawn while another was copied
   std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;
