@@ -38,7 +38,6 @@
 #include "hwy/highway.h"
 #include "kernels/color/color_kernel.h"
 #include "kernels/color/highway_color.h"
-#include "kernels/color/hue_tables.h"
 #include "kernels/color/scalar_color.h"
 #include "kernels/highway/target_rows.h"
 
@@ -60,6 +59,58 @@ using VI = hn::Vec<DI>;
 using VF = hn::Vec<DF>;
 using VD = hn::Vec<DD>;
 
+#if HWY_TARGET == HWY_AVX3_DL
+
+// RGB pixels to and from int32 lanes by VBMI byte permutes: 48 bytes,
+// masked, per vector of 16 pixels, where the generic loads and stores
+// shuffle three bytes vectors and widen each.
+constexpr __mmask64 kRgbBytes = (__mmask64{1} << 48) - 1;
+
+// Permute indices: byte 4i of channel c's lanes is byte 3i + c of the
+// pixels (c < 3); the last table packs byte 4i + k back into byte 3i + k.
+struct RgbIndexTables {
+  alignas(64) uint8_t index[4][64];
+};
+
+constexpr RgbIndexTables MakeRgbIndexTables() {
+  RgbIndexTables t{};
+  for (int i = 0; i < 16; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      t.index[c][4 * i] = static_cast<uint8_t>(3 * i + c);
+      t.index[3][3 * i + c] = static_cast<uint8_t>(4 * i + c);
+    }
+  }
+  return t;
+}
+
+constexpr RgbIndexTables kRgbIndex = MakeRgbIndexTables();
+
+HWY_INLINE __m512i RgbIndices(int k) {
+  return _mm512_load_si512(kRgbIndex.index[k]);
+}
+
+HWY_INLINE void LoadRgb(const uint8_t* p, VI& r, VI& g, VI& b) {
+  constexpr __mmask64 kLowBytes = 0x1111111111111111ull;
+  const __m512i x = _mm512_maskz_loadu_epi8(kRgbBytes, p);
+  r = VI{_mm512_maskz_permutexvar_epi8(kLowBytes, RgbIndices(0), x)};
+  g = VI{_mm512_maskz_permutexvar_epi8(kLowBytes, RgbIndices(1), x)};
+  b = VI{_mm512_maskz_permutexvar_epi8(kLowBytes, RgbIndices(2), x)};
+}
+
+// r, g and b hold bytes (every step's result is in 0..255).
+HWY_INLINE void StoreRgb(VI r, VI g, VI b, uint8_t* p) {
+  const VI rgb = hn::Or(r, hn::Or(hn::ShiftLeft<8>(g), hn::ShiftLeft<16>(b)));
+  const __m512i bytes = _mm512_permutexvar_epi8(RgbIndices(3), rgb.raw);
+  // Two stores of exactly the 48 bytes: a masked 64-byte store makes the
+  // next load from just past it wait for the store to retire.
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
+                      _mm512_castsi512_si256(bytes));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 32),
+                   _mm512_extracti32x4_epi32(bytes, 2));
+}
+
+#endif  // HWY_TARGET == HWY_AVX3_DL
+
 // A vector of pixels is one int32 lane vector per channel, r, g, b and a,
 // passed one by one (SVE's sizeless vectors cannot be members of a
 // struct); channels past kC are zero.
@@ -68,6 +119,9 @@ HWY_INLINE void LoadPixels(const uint8_t* p, VI& r, VI& g, VI& b, VI& a) {
   const DB db;
   const DI di;
   g = b = a = hn::Zero(di);
+#if HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kC == 3) return LoadRgb(p, r, g, b);
+#endif
   if constexpr (kC == 1) {
     r = hn::PromoteTo(di, hn::LoadU(db, p));
   } else {
@@ -89,6 +143,9 @@ HWY_INLINE hn::Vec<DB> Bytes(VI v) { return hn::DemoteTo(DB(), v); }
 template <int kC>
 HWY_INLINE void StorePixels(VI r, VI g, VI b, VI a, uint8_t* p) {
   const DB db;
+#if HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kC == 3) return StoreRgb(r, g, b, p);
+#endif
   if constexpr (kC == 1) {
     hn::StoreU(Bytes(r), db, p);
   } else if constexpr (kC == 3) {
@@ -128,23 +185,22 @@ HWY_INLINE VI Blend(VI x, VI d, VF alpha) {
   return hn::ConvertTo(DI(), v);
 }
 
-// Bytes of a table at int32 byte offsets (it has four bytes of padding).
-HWY_INLINE VI TableBytes(const uint8_t* table, VI offsets) {
+// rgb2hsv_row's hue, saturation and value bytes, without its double
+// operations. Its hue byte is (int)((float)fmod(h / 6.0 + 1.0, 1.0) *
+// 255.0) of a float h that is base + q or base - q by the case (which
+// channel is the maximum, which the minimum, in Pillow's tie order: r
+// before g before b), with q the float quotient d / cr of the mid
+// channel's distance from the maximum and the range (the other two
+// quotients are 0 / cr and cr / cr = 1), so h has one rounding, that of a
+// float addition. The float quotient h / 6 (plus 1 where h < 0) times 255
+// in float gives the same byte as Pillow's double operations for every
+// (case, cr, d), and its s one float product where Pillow's is a double
+// one for every (cr, maxc): the hue byte depends on nothing else, and
+// testing:color_matrix_test goes over every 24-bit colour. Grey lanes get
+// s = 0, which hsv2rgb turns into v whatever h is.
+HWY_INLINE void HueSaturation(VI r, VI g, VI b, VI& h, VI& s, VI& v) {
   const DI di;
-  return hn::And(
-      hn::GatherOffset(di, reinterpret_cast<const int32_t*>(table), offsets),
-      hn::Set(di, 0xFF));
-}
-
-// a * (a + 1) / 2: a triangle table's row start.
-HWY_INLINE VI TriangleRow(VI a) {
-  return hn::ShiftRight<1>(hn::Mul(a, hn::Add(a, hn::Set(DI(), 1))));
-}
-
-// rgb2hsv_row's hue and saturation bytes, looked up.
-HWY_INLINE void HueSaturation(VI r, VI g, VI b, const HueTables& t, VI& h,
-                              VI& s, VI& v) {
-  const DI di;
+  const DF df;
   const VI maxc = hn::Max(r, hn::Max(g, b));
   const VI minc = hn::Min(r, hn::Min(g, b));
   const VI cr = hn::Sub(maxc, minc);
@@ -152,34 +208,43 @@ HWY_INLINE void HueSaturation(VI r, VI g, VI b, const HueTables& t, VI& h,
   const auto g_max = hn::Eq(g, maxc);
   const auto b_min = hn::Eq(b, minc);
   const auto r_min = hn::Eq(r, minc);
-  // Case and mid channel (hue_tables.h's numbering).
-  const VI k_r = hn::IfThenElseZero(hn::Not(b_min), hn::Set(di, 1));
-  const VI mid_r = hn::IfThenElse(b_min, g, b);
-  const VI k_g = hn::IfThenElse(b_min, hn::Set(di, 2), hn::Set(di, 3));
-  const VI mid_g = hn::IfThenElse(b_min, r, b);
-  const VI k_b = hn::IfThenElse(r_min, hn::Set(di, 4), hn::Set(di, 5));
-  const VI mid_b = hn::IfThenElse(r_min, g, r);
-  const VI k = hn::IfThenElse(r_max, k_r, hn::IfThenElse(g_max, k_g, k_b));
-  const VI mid =
-      hn::IfThenElse(r_max, mid_r, hn::IfThenElse(g_max, mid_g, mid_b));
-  const VI entry = hn::Add(hn::Mul(k, hn::Set(di, kHueTriangle)),
-                           hn::Add(TriangleRow(cr), hn::Sub(maxc, mid)));
-  h = TableBytes(t.hue, entry);
-  // s = (int)((float)cr / (float)maxc * 255.0): the product is exact in
-  // double, truncated per half. Grey lanes give 0 (black ones divide by 1).
-  const DF df;
+  // Per case (mid: the third channel) the base and the sign of q:
+  //   r max: b min 1 - q (mid g), else -1 + q (mid b);
+  //   g max: b min 1 + q (mid r), else 3 - q (mid b);
+  //   b max: r min 3 + q (mid g), else 5 - q (mid r).
+  const auto fb_min = hn::RebindMask(df, b_min);
+  const auto fr_min = hn::RebindMask(df, r_min);
+  const VF one = hn::Set(df, 1.0f), minus = hn::Set(df, -1.0f);
+  const VF base_r = hn::IfThenElse(fb_min, one, minus);
+  const VF sign_r = hn::IfThenElse(fb_min, minus, one);
+  const VF base_g = hn::IfThenElse(fb_min, one, hn::Set(df, 3.0f));
+  const VF sign_g = hn::IfThenElse(fb_min, one, minus);
+  const VF base_b =
+      hn::IfThenElse(fr_min, hn::Set(df, 3.0f), hn::Set(df, 5.0f));
+  const VF sign_b = hn::IfThenElse(fr_min, one, minus);
+  const auto fr_max = hn::RebindMask(df, r_max);
+  const auto fg_max = hn::RebindMask(df, g_max);
+  const VF base =
+      hn::IfThenElse(fr_max, base_r, hn::IfThenElse(fg_max, base_g, base_b));
+  const VF sign =
+      hn::IfThenElse(fr_max, sign_r, hn::IfThenElse(fg_max, sign_g, sign_b));
+  // base + sign * q: the product is exact, so one rounding, fused or not.
+  const VF crf = hn::ConvertTo(df, hn::Max(cr, hn::Set(di, 1)));
+  // The mid channel's distance from the maximum, whichever channel it is:
+  // the three distances sum to cr + d.
+  const VI d =
+      hn::Sub(hn::Add(hn::Add(maxc, maxc), minc), hn::Add(hn::Add(r, g), b));
+  const VF q = hn::Div(hn::ConvertTo(df, d), crf);
+  const VF hf = hn::MulAdd(sign, q, base);
+  // (float)fmod(h / 6.0 + 1.0, 1.0): the float quotient, plus 1 where h
+  // is negative.
+  VF frac = hn::Div(hf, hn::Set(df, 6.0f));
+  frac = hn::Add(frac, hn::IfThenElseZero(hn::Lt(hf, hn::Zero(df)), one));
+  h = hn::ConvertTo(di, hn::Mul(frac, hn::Set(df, 255.0f)));
+  // s = (int)((float)cr / (float)maxc * 255.0); black lanes divide by 1.
   const VF sf = hn::Div(hn::ConvertTo(df, cr),
                         hn::ConvertTo(df, hn::Max(maxc, hn::Set(di, 1))));
-  const DD dd;
-  const DH dh;
-  const hn::Half<DF> dhf;
-  const VD k255 = hn::Set(dd, 255.0);
-  s = hn::Combine(
-      di,
-      hn::DemoteTo(dh,
-                   hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dhf, sf)), k255)),
-      hn::DemoteTo(dh,
-                   hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dhf, sf)), k255)));
+  s = hn::ConvertTo(di, hn::Mul(sf, hn::Set(df, 255.0f)));
   v = maxc;
 }
 
@@ -208,70 +273,82 @@ HWY_INLINE hn::Vec<DH> MidValue(hn::Vec<DH> v, hn::Vec<hn::Half<DF>> f,
                                hn::IfThenElse(is_odd, q_factor, t_factor)));
 }
 
-// Lanes whose sector is one of two.
-HWY_INLINE hn::Mask<DI> InSectors(VI i, int a, int b) {
+// Lanes whose sector (as the bit 1 << i) is one of two.
+HWY_INLINE hn::Mask<DI> InSectors(VI bit, int a, int b) {
   const DI di;
-  return hn::Or(hn::Eq(i, hn::Set(di, a)), hn::Eq(i, hn::Set(di, b)));
+  return hn::Ne(hn::And(bit, hn::Set(di, (1 << a) | (1 << b))), hn::Zero(di));
 }
 
-// hsv2rgb of bytes h, s, v into colour channels r, g, b. Its per-byte values
-// are exact in float: i = floor(6h / 255) is an integer division; f =
-// (float)(h * 6.0 / 255.0 - i) and fs = (float)(s / 255.0) are the floats
-// nearest m / 255 (m = 6h - 255i) and s / 255, which float divisions give
-// (such a quotient is never within double's error of a point where float
-// rounding turns); p = round(v * (1.0 - fs)) is v - nearest(v * fs) (v * fs
-// lies at least 1/510 from any half-integer, far more than float's error).
-HWY_INLINE void HsvToRgb(VI h, VI s, VI v, VI& r, VI& g, VI& b) {
+// hsv2rgb's q or t for lanes near a tie: as its C computes them, from f =
+// (float)(m / 255.0) and fs = (float)(s / 255.0), which float divisions
+// give (such a quotient is never within double's error of a point where
+// float rounding turns).
+HWY_NOINLINE VI MidValueNearTie(VI m, VI s, VI v, VI odd) {
   const DI di;
   const DF df;
   const DH dh;
   const hn::Half<DF> dhf;
+  const VF k255 = hn::Set(df, 255.0f);
+  const VF f = hn::Div(hn::ConvertTo(df, m), k255);
+  const VF fs = hn::Div(hn::ConvertTo(df, s), k255);
+  const VF fs_f = hn::Mul(fs, f);
+  return hn::Combine(di,
+                     MidValue(hn::UpperHalf(dh, v), hn::UpperHalf(dhf, f),
+                              hn::UpperHalf(dhf, fs), hn::UpperHalf(dhf, fs_f),
+                              hn::UpperHalf(dh, odd)),
+                     MidValue(hn::LowerHalf(dh, v), hn::LowerHalf(dhf, f),
+                              hn::LowerHalf(dhf, fs), hn::LowerHalf(dhf, fs_f),
+                              hn::LowerHalf(dh, odd)));
+}
+
+// hsv2rgb of bytes h, s, v into colour channels r, g, b. Sector i =
+// floor(6h / 255) is an integer division, and m = 6h - 255i the position in
+// it (hsv2rgb's f is m / 255). hsv2rgb's p = round(v * (1.0 - s / 255.0))
+// is v - round(v * s / 255), whose exact value is never within 1/510 of a
+// half-integer (255 is odd), far more than either side's rounding error.
+// Its q (odd sectors) and t (even ones) are v - round(v * s * w / 65025)
+// with w = m and 255 - m: the product is below 2^24, exact in float, and
+// its quotient in float within 3e-5 of the exact value, itself never a
+// half-integer, which hsv2rgb's float and double roundings move by at most
+// 5e-5. A vector with a lane within 1e-4 of a half-integer (a few in a
+// thousand) computes its q and t again as hsv2rgb's C does.
+HWY_INLINE void HsvToRgb(VI h, VI s, VI v, VI& r, VI& g, VI& b) {
+  const DI di;
+  const DF df;
   const VI h6 = hn::Mul(h, hn::Set(di, 6));
   const VI i = hn::ShiftRight<8>(
       hn::Add(hn::Add(h6, hn::Set(di, 1)), hn::ShiftRight<8>(h6)));
-  const VF k255 = hn::Set(df, 255.0f);
-  const VF f = hn::Div(
-      hn::ConvertTo(df, hn::Sub(h6, hn::Mul(i, hn::Set(di, 255)))), k255);
-  const VF fs = hn::Div(hn::ConvertTo(df, s), k255);
-  const VF fs_f = hn::Mul(fs, f);
-  const VI p = hn::Sub(v, hn::NearestInt(hn::Mul(hn::ConvertTo(df, v), fs)));
+  const VI m = hn::Sub(h6, hn::Mul(i, hn::Set(di, 255)));
   const VI odd = hn::And(i, hn::Set(di, 1));
-  // q or t in float: within 1e-4 of the double value, which is what C's
-  // round() sees; the double products only for a vector with a lane that
-  // near a half-integer (a few in a thousand).
-  const VF one = hn::Set(df, 1.0f);
-  const VF factor = hn::IfThenElse(
-      hn::RebindMask(df, hn::Ne(odd, hn::Zero(di))), hn::Sub(one, fs_f),
-      hn::Sub(one, hn::Mul(fs, hn::Sub(one, f))));
-  const VF y = hn::Mul(hn::ConvertTo(df, v), factor);
+  const VI vs = hn::Mul(v, s);
+  const VI p = hn::Sub(v, hn::NearestInt(hn::Mul(hn::ConvertTo(df, vs),
+                                                 hn::Set(df, 1.0f / 255))));
+  const VI w = hn::IfThenElse(hn::Ne(odd, hn::Zero(di)), m,
+                              hn::Sub(hn::Set(di, 255), m));
+  const VF y =
+      hn::Mul(hn::ConvertTo(df, hn::Mul(vs, w)), hn::Set(df, 1.0f / 65025));
   const VF frac = hn::Sub(y, hn::Floor(y));
   const auto near_tie =
       hn::Lt(hn::Abs(hn::Sub(frac, hn::Set(df, 0.5f))), hn::Set(df, 1e-4f));
-  VI z = hn::NearestInt(y);
-  if (!hn::AllFalse(df, near_tie)) {
-    z = hn::Combine(di,
-                    MidValue(hn::UpperHalf(dh, v), hn::UpperHalf(dhf, f),
-                             hn::UpperHalf(dhf, fs), hn::UpperHalf(dhf, fs_f),
-                             hn::UpperHalf(dh, odd)),
-                    MidValue(hn::LowerHalf(dh, v), hn::LowerHalf(dhf, f),
-                             hn::LowerHalf(dhf, fs), hn::LowerHalf(dhf, fs_f),
-                             hn::LowerHalf(dh, odd)));
+  VI z = hn::Sub(v, hn::NearestInt(y));
+  if (HWY_UNLIKELY(!hn::AllFalse(df, near_tie))) {
+    z = MidValueNearTie(m, s, v, odd);
   }
   // Sector i % 6 (6 only for h = 255, where it means 0): r is v, z, p in
   // sectors {0, 5, 6}, {1, 4}, {2, 3}; g is z, v, p in {0, 3, 6}, {1, 2},
   // {4, 5}; b is p, z, v in {0, 1, 6}, {2, 5}, {3, 4}. Grey pixels (s = 0)
   // have p = z = v, as hsv2rgb's special case gives them.
-  r = hn::IfThenElse(InSectors(i, 2, 3), p,
-                     hn::IfThenElse(InSectors(i, 1, 4), z, v));
-  g = hn::IfThenElse(InSectors(i, 1, 2), v,
-                     hn::IfThenElse(InSectors(i, 4, 5), p, z));
-  b = hn::IfThenElse(InSectors(i, 3, 4), v,
-                     hn::IfThenElse(InSectors(i, 2, 5), z, p));
+  const VI bit = hn::Shl(hn::Set(di, 1), i);
+  r = hn::IfThenElse(InSectors(bit, 2, 3), p,
+                     hn::IfThenElse(InSectors(bit, 1, 4), z, v));
+  g = hn::IfThenElse(InSectors(bit, 1, 2), v,
+                     hn::IfThenElse(InSectors(bit, 4, 5), p, z));
+  b = hn::IfThenElse(InSectors(bit, 3, 4), v,
+                     hn::IfThenElse(InSectors(bit, 2, 5), z, p));
 }
 
 template <int kC>
-HWY_INLINE void ApplyStep(const ColorStep& step, const HueTables& tables,
-                          VI& r, VI& g, VI& b, VI& a) {
+HWY_INLINE void ApplyStep(const ColorStep& step, VI& r, VI& g, VI& b, VI& a) {
   const DI di;
   const VF alpha = hn::Set(DF(), step.alpha);
   switch (step.kind) {
@@ -301,7 +378,7 @@ HWY_INLINE void ApplyStep(const ColorStep& step, const HueTables& tables,
     case ColorStep::Kind::kHue:
       if constexpr (kC > 1) {
         VI h, s, v;
-        HueSaturation(r, g, b, tables, h, s, v);
+        HueSaturation(r, g, b, h, s, v);
         h = hn::And(hn::Add(h, hn::Set(di, step.shift)), hn::Set(di, 255));
         HsvToRgb(h, s, v, r, g, b);
         if constexpr (kC == 4) a = hn::Set(di, 255);
@@ -314,7 +391,6 @@ template <int kC>
 int64_t AdjustVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
                       const ColorStep* steps, int count, uint64_t* luma_sum) {
   const DI di;
-  const HueTables& tables = GetHueTables();
   const int64_t N = static_cast<int64_t>(hn::Lanes(di));
   VI sum = hn::Zero(di);
   int64_t i = 0;
@@ -325,20 +401,20 @@ int64_t AdjustVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
     LoadPixels<kC>(in + i * kC, xr, xg, xb, xa);
     LoadPixels<kC>(in + (i + N) * kC, yr, yg, yb, ya);
     for (int k = 0; k < count; ++k) {
-      ApplyStep<kC>(steps[k], tables, xr, xg, xb, xa);
-      ApplyStep<kC>(steps[k], tables, yr, yg, yb, ya);
+      ApplyStep<kC>(steps[k], xr, xg, xb, xa);
+      ApplyStep<kC>(steps[k], yr, yg, yb, ya);
     }
     StorePixels<kC>(xr, xg, xb, xa, out + i * kC);
     StorePixels<kC>(yr, yg, yb, ya, out + (i + N) * kC);
     if (luma_sum != nullptr) {
-      sum = hn::Add(sum, hn::Add(LumaOf<kC>(xr, xg, xb),
-                                 LumaOf<kC>(yr, yg, yb)));
+      sum =
+          hn::Add(sum, hn::Add(LumaOf<kC>(xr, xg, xb), LumaOf<kC>(yr, yg, yb)));
     }
   }
   for (; i + N <= pixels; i += N) {
     LoadPixels<kC>(in + i * kC, xr, xg, xb, xa);
     for (int k = 0; k < count; ++k) {
-      ApplyStep<kC>(steps[k], tables, xr, xg, xb, xa);
+      ApplyStep<kC>(steps[k], xr, xg, xb, xa);
     }
     StorePixels<kC>(xr, xg, xb, xa, out + i * kC);
     if (luma_sum != nullptr) sum = hn::Add(sum, LumaOf<kC>(xr, xg, xb));
@@ -483,11 +559,11 @@ int64_t ToGrayVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
   VI r, g, b, a;
   for (; i + N <= pixels; i += N) {
     LoadPixels<kC>(in + i * kC, r, g, b, a);
-    const auto l = Bytes(Luma(r, g, b));
+    const VI l = Luma(r, g, b);
     if (out_channels == 1) {
-      hn::StoreU(l, db, out + i);
+      hn::StoreU(Bytes(l), db, out + i);
     } else {
-      hn::StoreInterleaved3(l, l, l, db, out + i * 3);
+      StorePixels<3>(l, l, l, l, out + i * 3);
     }
   }
   return i;
