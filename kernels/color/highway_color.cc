@@ -5,24 +5,25 @@
 // vector that every step of a call updates in registers, rounded to uint8
 // after each step as Pillow's intermediate images are, so the image is read
 // and written once per call. Two vectors go through the steps side by
-// side. On AVX3_DL, constant blends in a row are one byte table instead
-// (VBMI permutes look up 64 bytes at once), and a call with one goes over
-// the row in chunks that stay in L1 between its runs of steps.
+// side. RGB pixels move to and from the lanes by byte shuffles on AVX2 and
+// AVX3_DL (rgb_lanes-inl.h). On AVX3_DL, constant blends in a row are one
+// byte table instead (VBMI permutes look up 64 bytes at once), and a call
+// with one goes over the row in chunks that stay in L1 between its runs of
+// steps.
 //
 // Blends: d + alpha * (x - d) in two float operations, as Blend.c rounds
 // them (the difference x - d is exact as a float), clamped to 0..255 in
 // float (the extrapolating branch's clamp; inside [0, 1] the value never
 // leaves 0..255, so it is left out there) and truncated toward zero.
 //
-// Hue: rgb2hsv_row's hue byte is looked up (hue_tables.h) by the case, the
-// range and the mid distance; its saturation byte is computed. hsv2rgb's
-// per-byte parts are computed exactly in float and int32 (HsvToRgb says
-// why each is exact). Of q and t, the one the sector uses is computed in
-// float, and again in the double lanes of each half of the vector as its
-// C does where a lane is near a tie: q = round(v * (1.0 - (float)(fs *
-// f))) in odd sectors, t = round(v * (1.0 - fs * (1.0 - f))) in even
-// ones. C's round() of these non-negative products is floor(x) + (x -
-// floor(x) >= 0.5), exact.
+// Hue: in float and int32 operations only, none of Pillow's double ones;
+// HueSaturation and HsvToRgb say why each byte is Pillow's. The one
+// exception is a vector with a lane whose q or t is near a half-integer:
+// those are computed again in the double lanes of each half of the vector
+// as hsv2rgb's C does, q = round(v * (1.0 - (float)(fs * f))) in odd
+// sectors, t = round(v * (1.0 - fs * (1.0 - f))) in even ones. C's round()
+// of these non-negative products is floor(x) + (x - floor(x) >= 0.5),
+// exact.
 //
 // Each kernel does whole vectors and leaves the rest of the row to the
 // scalar row's code, which computes the same values. The SCALAR target
@@ -38,6 +39,7 @@
 #include "hwy/highway.h"
 #include "kernels/color/color_kernel.h"
 #include "kernels/color/highway_color.h"
+#include "kernels/color/rgb_lanes-inl.h"
 #include "kernels/color/scalar_color.h"
 #include "kernels/highway/target_rows.h"
 
@@ -59,58 +61,6 @@ using VI = hn::Vec<DI>;
 using VF = hn::Vec<DF>;
 using VD = hn::Vec<DD>;
 
-#if HWY_TARGET == HWY_AVX3_DL
-
-// RGB pixels to and from int32 lanes by VBMI byte permutes: 48 bytes,
-// masked, per vector of 16 pixels, where the generic loads and stores
-// shuffle three bytes vectors and widen each.
-constexpr __mmask64 kRgbBytes = (__mmask64{1} << 48) - 1;
-
-// Permute indices: byte 4i of channel c's lanes is byte 3i + c of the
-// pixels (c < 3); the last table packs byte 4i + k back into byte 3i + k.
-struct RgbIndexTables {
-  alignas(64) uint8_t index[4][64];
-};
-
-constexpr RgbIndexTables MakeRgbIndexTables() {
-  RgbIndexTables t{};
-  for (int i = 0; i < 16; ++i) {
-    for (int c = 0; c < 3; ++c) {
-      t.index[c][4 * i] = static_cast<uint8_t>(3 * i + c);
-      t.index[3][3 * i + c] = static_cast<uint8_t>(4 * i + c);
-    }
-  }
-  return t;
-}
-
-constexpr RgbIndexTables kRgbIndex = MakeRgbIndexTables();
-
-HWY_INLINE __m512i RgbIndices(int k) {
-  return _mm512_load_si512(kRgbIndex.index[k]);
-}
-
-HWY_INLINE void LoadRgb(const uint8_t* p, VI& r, VI& g, VI& b) {
-  constexpr __mmask64 kLowBytes = 0x1111111111111111ull;
-  const __m512i x = _mm512_maskz_loadu_epi8(kRgbBytes, p);
-  r = VI{_mm512_maskz_permutexvar_epi8(kLowBytes, RgbIndices(0), x)};
-  g = VI{_mm512_maskz_permutexvar_epi8(kLowBytes, RgbIndices(1), x)};
-  b = VI{_mm512_maskz_permutexvar_epi8(kLowBytes, RgbIndices(2), x)};
-}
-
-// r, g and b hold bytes (every step's result is in 0..255).
-HWY_INLINE void StoreRgb(VI r, VI g, VI b, uint8_t* p) {
-  const VI rgb = hn::Or(r, hn::Or(hn::ShiftLeft<8>(g), hn::ShiftLeft<16>(b)));
-  const __m512i bytes = _mm512_permutexvar_epi8(RgbIndices(3), rgb.raw);
-  // Two stores of exactly the 48 bytes: a masked 64-byte store makes the
-  // next load from just past it wait for the store to retire.
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
-                      _mm512_castsi512_si256(bytes));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p + 32),
-                   _mm512_extracti32x4_epi32(bytes, 2));
-}
-
-#endif  // HWY_TARGET == HWY_AVX3_DL
-
 // A vector of pixels is one int32 lane vector per channel, r, g, b and a,
 // passed one by one (SVE's sizeless vectors cannot be members of a
 // struct); channels past kC are zero.
@@ -119,9 +69,7 @@ HWY_INLINE void LoadPixels(const uint8_t* p, VI& r, VI& g, VI& b, VI& a) {
   const DB db;
   const DI di;
   g = b = a = hn::Zero(di);
-#if HWY_TARGET == HWY_AVX3_DL
-  if constexpr (kC == 3) return LoadRgb(p, r, g, b);
-#endif
+  if constexpr (kC == 3 && rgb_lanes::kShuffled) return LoadRgb(p, r, g, b);
   if constexpr (kC == 1) {
     r = hn::PromoteTo(di, hn::LoadU(db, p));
   } else {
@@ -143,9 +91,7 @@ HWY_INLINE hn::Vec<DB> Bytes(VI v) { return hn::DemoteTo(DB(), v); }
 template <int kC>
 HWY_INLINE void StorePixels(VI r, VI g, VI b, VI a, uint8_t* p) {
   const DB db;
-#if HWY_TARGET == HWY_AVX3_DL
-  if constexpr (kC == 3) return StoreRgb(r, g, b, p);
-#endif
+  if constexpr (kC == 3 && rgb_lanes::kShuffled) return StoreRgb(r, g, b, p);
   if constexpr (kC == 1) {
     hn::StoreU(Bytes(r), db, p);
   } else if constexpr (kC == 3) {
@@ -182,7 +128,7 @@ HWY_INLINE VI Blend(VI x, VI d, VF alpha) {
   const VF diff = hn::ConvertTo(df, hn::Sub(x, d));
   VF v = hn::Add(hn::ConvertTo(df, d), hn::Mul(alpha, diff));
   if (kClamp) v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
-  return hn::ConvertTo(DI(), v);
+  return Truncate(v);
 }
 
 // rgb2hsv_row's hue, saturation and value bytes, without its double
@@ -240,11 +186,11 @@ HWY_INLINE void HueSaturation(VI r, VI g, VI b, VI& h, VI& s, VI& v) {
   // is negative.
   VF frac = hn::Div(hf, hn::Set(df, 6.0f));
   frac = hn::Add(frac, hn::IfThenElseZero(hn::Lt(hf, hn::Zero(df)), one));
-  h = hn::ConvertTo(di, hn::Mul(frac, hn::Set(df, 255.0f)));
+  h = Truncate(hn::Mul(frac, hn::Set(df, 255.0f)));
   // s = (int)((float)cr / (float)maxc * 255.0); black lanes divide by 1.
   const VF sf = hn::Div(hn::ConvertTo(df, cr),
                         hn::ConvertTo(df, hn::Max(maxc, hn::Set(di, 1))));
-  s = hn::ConvertTo(di, hn::Mul(sf, hn::Set(df, 255.0f)));
+  s = Truncate(hn::Mul(sf, hn::Set(df, 255.0f)));
   v = maxc;
 }
 
@@ -321,8 +267,8 @@ HWY_INLINE void HsvToRgb(VI h, VI s, VI v, VI& r, VI& g, VI& b) {
   const VI m = hn::Sub(h6, hn::Mul(i, hn::Set(di, 255)));
   const VI odd = hn::And(i, hn::Set(di, 1));
   const VI vs = hn::Mul(v, s);
-  const VI p = hn::Sub(v, hn::NearestInt(hn::Mul(hn::ConvertTo(df, vs),
-                                                 hn::Set(df, 1.0f / 255))));
+  const VI p = hn::Sub(
+      v, Nearest(hn::Mul(hn::ConvertTo(df, vs), hn::Set(df, 1.0f / 255))));
   const VI w = hn::IfThenElse(hn::Ne(odd, hn::Zero(di)), m,
                               hn::Sub(hn::Set(di, 255), m));
   const VF y =
@@ -330,7 +276,7 @@ HWY_INLINE void HsvToRgb(VI h, VI s, VI v, VI& r, VI& g, VI& b) {
   const VF frac = hn::Sub(y, hn::Floor(y));
   const auto near_tie =
       hn::Lt(hn::Abs(hn::Sub(frac, hn::Set(df, 0.5f))), hn::Set(df, 1e-4f));
-  VI z = hn::Sub(v, hn::NearestInt(y));
+  VI z = hn::Sub(v, Nearest(y));
   if (HWY_UNLIKELY(!hn::AllFalse(df, near_tie))) {
     z = MidValueNearTie(m, s, v, odd);
   }
@@ -451,12 +397,12 @@ struct ByteTable {
 };
 
 // The constant blends steps[0 .. count - 1] of a byte, tabulated by the
-// scalar row on the 256 values as a row of L pixels.
+// SIMD row on the 256 values as a row of L pixels.
 ByteTable TabulateBlends(const ColorStep* steps, int count) {
   alignas(64) uint8_t values[256];
   alignas(64) uint8_t table[256];
   for (int v = 0; v < 256; ++v) values[v] = static_cast<uint8_t>(v);
-  ScalarColorInfo().adjust(values, table, 256, 1, steps, count, nullptr);
+  AdjustInRegisters(values, table, 256, 1, steps, count, nullptr);
   ByteTable t;
   for (int k = 0; k < 4; ++k) t.part[k] = _mm512_load_si512(table + 64 * k);
   return t;
@@ -475,7 +421,12 @@ void LookUp(const ByteTable& t, const uint8_t* in, uint8_t* out, int64_t bytes,
     const __m512i high = _mm512_permutex2var_epi8(t.part[2], x, t.part[3]);
     __m512i y = _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high);
     y = _mm512_mask_blend_epi8(alpha, y, x);
-    _mm512_mask_storeu_epi8(out + i, m, y);
+    // A masked store would make the next run's load of these bytes wait.
+    if (n >= 64) {
+      _mm512_storeu_si512(out + i, y);
+    } else {
+      _mm512_mask_storeu_epi8(out + i, m, y);
+    }
   }
 }
 

@@ -10,9 +10,8 @@ namespace fusednorm {
 namespace {
 
 inline uint8_t Luma(const uint8_t* p) {
-  return static_cast<uint8_t>((p[0] * 19595 + p[1] * 38470 + p[2] * 7471 +
-                               0x8000) >>
-                              16);
+  return static_cast<uint8_t>(
+      (p[0] * 19595 + p[1] * 38470 + p[2] * 7471 + 0x8000) >> 16);
 }
 
 inline int Clip8(int v) { return v <= 0 ? 0 : v < 256 ? v : 255; }
@@ -57,7 +56,8 @@ void HsvToRgb(const uint8_t* hsv, uint8_t* out) {
   float f;
   ScalarHueSector(h, &i, &f);
   const float fs = ScalarSaturationFraction(s);
-  const int p = static_cast<int>(std::round(static_cast<float>(v) * (1.0 - fs)));
+  const int p =
+      static_cast<int>(std::round(static_cast<float>(v) * (1.0 - fs)));
   const int q =
       static_cast<int>(std::round(static_cast<float>(v) * (1.0 - fs * f)));
   const int t = static_cast<int>(
@@ -139,9 +139,9 @@ bool Always() { return true; }
 }  // namespace
 
 uint8_t ScalarBlendValue(uint8_t d, uint8_t x, float alpha) {
-  const float v = static_cast<float>(static_cast<int>(d) +
-                                     alpha * (static_cast<int>(x) -
-                                              static_cast<int>(d)));
+  const float v =
+      static_cast<float>(static_cast<int>(d) +
+                         alpha * (static_cast<int>(x) - static_cast<int>(d)));
   if (alpha >= 0 && alpha <= 1.0f) return static_cast<uint8_t>(v);
   if (v <= 0.0f) return 0;
   if (v >= 255.0f) return 255;
@@ -161,8 +161,5 @@ float ScalarSaturationFraction(uint8_t s) {
 ColorKernelInfo ScalarColorInfo() {
   return {"scalar", "any CPU", 0, &Always, nullptr, &Adjust, &ToGray};
 }
-
-void ScalarRgbToHsv(const uint8_t* rgb, uint8_t* hsv) { RgbToHsv(rgb, hsv); }
-void ScalarHsvToRgb(const uint8_t* hsv, uint8_t* rgb) { HsvToRgb(hsv, rgb); }
 
 }  // namespace fusednorm

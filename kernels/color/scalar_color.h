@@ -16,11 +16,6 @@ ColorKernelInfo ScalarColorInfo();
 // 0..255 outside alpha in [0, 1], truncated.
 uint8_t ScalarBlendValue(uint8_t d, uint8_t x, float alpha);
 
-// One pixel through Pillow's rgb2hsv_row and hsv2rgb (3 bytes each); the
-// hue tables (hue_tables.h) are made with them.
-void ScalarRgbToHsv(const uint8_t* rgb, uint8_t* hsv);
-void ScalarHsvToRgb(const uint8_t* hsv, uint8_t* rgb);
-
 // hsv2rgb's per-hue and per-saturation parts: the sector i =
 // floor(h * 6.0 / 255.0) and its remainder f (a float), and fs = s / 255.0
 // as a float.
