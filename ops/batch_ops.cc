@@ -383,17 +383,20 @@ void MixBatch(const BatchDecision& d, const BatchShape& s,
   scratch->resize(std::max(scratch->size(), bytes));
   uint8_t* last = scratch->data();
   std::memcpy(last, data + (count - 1) * bytes, bytes);
-  const float a = static_cast<float>(1.0 - d.lam);
-  const float b = static_cast<float>(d.lam);
-  const size_t values = bytes / ElementBytes(s.dtype);
   for (size_t i = count; i-- > 0;) {
     const uint8_t* partner = i == 0 ? last : data + (i - 1) * bytes;
-    uint8_t* cur = data + i * bytes;
-    if (d.kind == BatchDecision::Kind::kMixUp) {
-      kernel.mix(s.dtype, partner, cur, values, a, b);
-    } else {
-      PasteBox(d, s, partner, cur);
-    }
+    MixSample(d, s, kernel, partner, data + i * bytes);
+  }
+}
+
+void MixSample(const BatchDecision& d, const BatchShape& s,
+               const MixKernelInfo& kernel, const uint8_t* partner,
+               uint8_t* cur) {
+  if (d.kind == BatchDecision::Kind::kMixUp) {
+    kernel.mix(s.dtype, partner, cur, s.sample_bytes / ElementBytes(s.dtype),
+               static_cast<float>(1.0 - d.lam), static_cast<float>(d.lam));
+  } else if (d.kind == BatchDecision::Kind::kCutMix) {
+    PasteBox(d, s, partner, cur);
   }
 }
 

@@ -154,6 +154,12 @@ inline SampleStream BatchStream(uint64_t seed, uint32_t epoch, uint64_t batch) {
 // A draw from Beta(alpha, alpha) (alpha > 0) from `stream`.
 double DrawBeta(double alpha, SampleStream& stream);
 
+// Applies `d` to one sample: `cur` (in place) with `partner`, the original
+// of the sample before it (roll(1)), MixUp's values with `kernel`.
+void MixSample(const BatchDecision& d, const BatchShape& shape,
+               const MixKernelInfo& kernel, const uint8_t* partner,
+               uint8_t* cur);
+
 // Applies `d` to the `count` samples at `data` (in place), MixUp's values
 // with `kernel` (kernels/mix/mix_dispatch.h); `scratch` holds the last
 // sample's original while the others are mixed (grown as needed).

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "pipeline/batch_mixer.h"
 #include "pipeline/chain.h"
 #include "pipeline/epoch_order.h"
 #include "pipeline/runner.h"
@@ -127,6 +128,10 @@ struct EpochLoader::Impl {
   std::vector<size_t> first_error;
   std::vector<absl::Status> first_status;
   std::vector<size_t> opened;  // per ring position: the local batch it holds
+  // Per ring position: the batch transform mixing its samples as they land,
+  // and whether a thread has taken the batch's finishing work.
+  std::vector<BatchMixer> mixers;
+  std::vector<bool> finishing;
   absl::Status fatal;  // a batch that could not get a slot or be finished
   bool stop = false;
   size_t max_in_flight = 0;
@@ -144,6 +149,12 @@ struct EpochLoader::Impl {
   // Every batch but the last is full.
   size_t FirstTask(size_t j) const { return j * s.batch_size; }
   size_t BatchOfTask(size_t t) const { return t / s.batch_size; }
+  // The batch position of task t: with a batch transform a batch's samples
+  // are taken last first (batch_mixer.h says why).
+  size_t PosOfTask(size_t t) const {
+    const size_t j = BatchOfTask(t), k = t - FirstTask(j);
+    return chain->batch_op != nullptr ? BatchCount(j) - 1 - k : k;
+  }
 
   // The epoch's order and this rank's batches after the first `start` of
   // the epoch's.
@@ -179,7 +190,7 @@ struct EpochLoader::Impl {
   }
 
   // Opens ring position `r` for local batch j with a slot of its own (under
-  // mu). Tasks start in order, so the batch's first sample does it.
+  // mu). Tasks start in order, so the batch's first task does it.
   absl::Status OpenBatch(size_t j, size_t r) {
     FUSEDNORM_ASSIGN_OR_RETURN(Slot slot, station->Acquire());
     auto b = std::make_unique<Batch>();
@@ -194,9 +205,23 @@ struct EpochLoader::Impl {
     b->valid.assign(b->count, false);
     b->errors.assign(b->count, "");
     b->num_classes = chain->num_classes;
+    BatchDecision d;
+    if (chain->batch_op != nullptr) {
+      SampleStream stream = BatchStream(s.seed, epoch, b->global_index);
+      d = chain->batch_op->Decide(chain->size, stream);
+    }
+    try {
+      mixers[r].Open(d, chain->batch_shape(), *chain->mix_kernel,
+                     b->slot.data(), b->count);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate the batch transform's memory for batch ",
+          b->global_index));
+    }
     filling[r] = std::move(b);
     done[r] = 0;
     complete[r] = false;
+    finishing[r] = false;
     first_error[r] = SIZE_MAX;
     first_status[r] = absl::OkStatus();
     opened[r] = j;
@@ -204,9 +229,8 @@ struct EpochLoader::Impl {
     return absl::OkStatus();
   }
 
-  // Records sample `pos` of the batch at ring position `r` (under mu);
-  // true when it was the batch's last.
-  bool Record(size_t r, size_t pos, uint64_t index,
+  // Records sample `pos` of the batch at ring position `r` (under mu).
+  void Record(size_t r, size_t pos, uint64_t index,
               const absl::StatusOr<int64_t>& label) {
     Batch& b = *filling[r];
     b.sample_indices[pos] = index;
@@ -221,16 +245,45 @@ struct EpochLoader::Impl {
         first_status[r] = label.status();
       }
     }
-    return ++done[r] == b.count;
+    ++done[r];
+    mixers[r].Landed(pos);
   }
 
-  // The batch transform and the soft targets of a batch whose samples are
-  // all in (outside mu: no other thread touches the batch until it is
-  // marked complete).
-  // A failed allocation (the targets, the scratch) is ResourceExhausted.
-  absl::Status FinishBatch(Batch* b, Workspace* ws) {
+  // Mixes what the batch at ring position `r` can mix now, unlocking `lock`
+  // (on mu) around each sample's work.
+  void MixLanded(size_t r, std::unique_lock<std::mutex>* lock) {
+    BatchMixer& mixer = mixers[r];
+    for (size_t pos; mixer.Claim(&pos);) {
+      lock->unlock();
+      StageClock clock;
+      mixer.Mix(pos);
+      clock.Add(&counters.batch);
+      lock->lock();
+      mixer.Done(pos);
+    }
+  }
+
+  // Whether this thread takes the finishing work of the batch at ring
+  // position `r`: all its samples are in and mixed, and no thread took it
+  // yet (under mu).
+  bool ClaimFinish(size_t r) {
+    if (finishing[r] || done[r] != filling[r]->count || !mixers[r].finished()) {
+      return false;
+    }
+    finishing[r] = true;
+    return true;
+  }
+
+  // The soft targets of a batch whose samples are all in and mixed (outside
+  // mu: no other thread touches the batch until it is marked complete).
+  // A failed allocation is ResourceExhausted.
+  absl::Status FinishBatch(Batch* b, const BatchDecision& d) {
     try {
-      FinishBatchOrThrow(b, ws);
+      if (chain->num_classes > 0) {
+        b->targets.resize(b->count * static_cast<size_t>(chain->num_classes));
+        MakeTargets(d, b->labels, chain->num_classes, chain->label_smoothing,
+                    b->targets.data());
+      }
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "cannot allocate the batch transform's memory for batch ",
@@ -238,21 +291,6 @@ struct EpochLoader::Impl {
           " samples, num_classes = ", chain->num_classes, ")"));
     }
     return absl::OkStatus();
-  }
-
-  void FinishBatchOrThrow(Batch* b, Workspace* ws) {
-    BatchDecision d;
-    if (chain->batch_op != nullptr) {
-      SampleStream stream = BatchStream(s.seed, epoch, b->global_index);
-      d = chain->batch_op->Decide(chain->size, stream);
-      MixBatch(d, chain->batch_shape(), *chain->mix_kernel, b->slot.data(),
-               b->count, &ws->batch_scratch);
-    }
-    if (chain->num_classes > 0) {
-      b->targets.resize(b->count * static_cast<size_t>(chain->num_classes));
-      MakeTargets(d, b->labels, chain->num_classes, chain->label_smoothing,
-                  b->targets.data());
-    }
   }
 
   // Stops every worker and wakes every waiter (under mu).
@@ -274,8 +312,8 @@ struct EpochLoader::Impl {
       });
       if (stop || next_task >= total_tasks) return;
       const size_t t = next_task++;
-      const size_t j = BatchOfTask(t), pos = t - FirstTask(j), r = j % s.slots;
-      if (pos == 0) {
+      const size_t j = BatchOfTask(t), pos = PosOfTask(t), r = j % s.slots;
+      if (t == FirstTask(j)) {
         if (absl::Status st = OpenBatch(j, r); !st.ok()) {
           fatal = st;
           StopLocked();
@@ -290,13 +328,17 @@ struct EpochLoader::Impl {
         std::memset(slot.data() + pos * chain->sample_bytes, 0,
                     chain->sample_bytes);
       }
+      mixers[r].SaveIfLast(pos);  // the worker's own sample: no lock needed
       lock.lock();
-      if (!Record(r, pos, sample.index, label)) continue;
+      Record(r, pos, sample.index, label);
+      MixLanded(r, &lock);
+      if (!ClaimFinish(r)) continue;
       Batch* batch = filling[r].get();
-      if (chain->batch_op != nullptr || chain->num_classes > 0) {
+      if (chain->num_classes > 0) {
+        const BatchDecision d = mixers[r].decision();
         lock.unlock();
         StageClock clock;
-        const absl::Status finished = FinishBatch(batch, &ws);
+        const absl::Status finished = FinishBatch(batch, d);
         clock.Add(&counters.batch);
         lock.lock();
         if (!finished.ok()) {
@@ -323,8 +365,8 @@ struct EpochLoader::Impl {
   absl::Status StartWorkers() {
     ahead = dataset->ReadAhead([this](uint64_t* index) {
       if (ahead_task >= total_tasks) return false;
-      const size_t t = ahead_task++, j = BatchOfTask(t);
-      *index = order->At(j, t - FirstTask(j)).index;
+      const size_t t = ahead_task++;
+      *index = order->At(BatchOfTask(t), PosOfTask(t)).index;
       return true;
     });
     for (int i = 0; i < s.threads; ++i) {
@@ -368,6 +410,8 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   m->first_error.assign(settings.slots, SIZE_MAX);
   m->first_status.assign(settings.slots, absl::OkStatus());
   m->opened.assign(settings.slots, SIZE_MAX);
+  m->mixers.resize(settings.slots);
+  m->finishing.assign(settings.slots, false);
   // The loader owns the workers from here on: its destructor joins them.
   std::unique_ptr<EpochLoader> loader(new EpochLoader(std::move(m)));
   FUSEDNORM_RETURN_IF_ERROR(loader->impl_->StartWorkers());

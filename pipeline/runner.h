@@ -70,7 +70,6 @@ struct Workspace {
   DecodedImage decoded;
   Image a, b;  // the real ops' outputs, in turn
   OpWorkspace ops;
-  std::vector<uint8_t> batch_scratch;  // a sample, for batch transforms
 };
 
 // How the runner may decode JPEGs for a first op that reads a window: only
