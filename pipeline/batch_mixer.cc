@@ -6,11 +6,11 @@
 namespace fusednorm {
 
 void BatchMixer::Open(const BatchDecision& d, const BatchShape& shape,
-                      const MixKernelInfo& kernel, uint8_t* data,
+                      const MixKernelInfo* kernel, uint8_t* data,
                       size_t count) {
   d_ = d;
   shape_ = shape;
-  kernel_ = &kernel;
+  kernel_ = kernel;
   data_ = data;
   count_ = count;
   landed_.assign(count, false);

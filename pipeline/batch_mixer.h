@@ -11,8 +11,11 @@
 // and the loader has its workers take a batch's samples in that order,
 // last first. Only the last sample's original is copied (for sample 0).
 //
-// The loader calls Open, SaveIfLast, Landed, Claim, Done and finished
-// under its lock, and Mix outside it; one thread mixes at a time.
+// The loader calls Open, Landed, Claim, Done and finished under its lock;
+// Mix outside it (one thread mixes a batch at a time), and SaveIfLast
+// outside it too, from the worker of each sample: only the last sample's
+// worker reads the mixer's state then, and nothing is mixed before the
+// last sample is in.
 #ifndef FUSEDNORM_PIPELINE_BATCH_MIXER_H_
 #define FUSEDNORM_PIPELINE_BATCH_MIXER_H_
 
@@ -28,10 +31,11 @@ namespace fusednorm {
 class BatchMixer {
  public:
   // A batch of `count` samples at `data` (laid out as `shape`) and its
-  // decisions; kNone mixes nothing. Throws std::bad_alloc when the copy of
-  // the last sample cannot be allocated.
+  // decisions; kNone mixes nothing, and needs no kernel (`kernel` may be
+  // null then). Throws std::bad_alloc when the copy of the last sample
+  // cannot be allocated.
   void Open(const BatchDecision& d, const BatchShape& shape,
-            const MixKernelInfo& kernel, uint8_t* data, size_t count);
+            const MixKernelInfo* kernel, uint8_t* data, size_t count);
   const BatchDecision& decision() const { return d_; }
 
   // Copies sample `pos` when it is the last, after it is written and

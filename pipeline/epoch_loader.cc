@@ -211,12 +211,12 @@ struct EpochLoader::Impl {
       d = chain->batch_op->Decide(chain->size, stream);
     }
     try {
-      mixers[r].Open(d, chain->batch_shape(), *chain->mix_kernel,
-                     b->slot.data(), b->count);
+      mixers[r].Open(d, chain->batch_shape(), chain->mix_kernel, b->slot.data(),
+                     b->count);
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "cannot allocate the batch transform's memory for batch ",
-          b->global_index));
+          "cannot allocate the batch transform's copy of a sample for batch ",
+          b->global_index, " (", chain->sample_bytes, " bytes)"));
     }
     filling[r] = std::move(b);
     done[r] = 0;
@@ -253,7 +253,7 @@ struct EpochLoader::Impl {
   // (on mu) around each sample's work.
   void MixLanded(size_t r, std::unique_lock<std::mutex>* lock) {
     BatchMixer& mixer = mixers[r];
-    for (size_t pos; mixer.Claim(&pos);) {
+    for (size_t pos; !stop && mixer.Claim(&pos);) {
       lock->unlock();
       StageClock clock;
       mixer.Mix(pos);
@@ -286,9 +286,8 @@ struct EpochLoader::Impl {
       }
     } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "cannot allocate the batch transform's memory for batch ",
-          b->global_index, " (", b->count,
-          " samples, num_classes = ", chain->num_classes, ")"));
+          "cannot allocate the soft targets of batch ", b->global_index, " (",
+          b->count, " samples, num_classes = ", chain->num_classes, ")"));
     }
     return absl::OkStatus();
   }

@@ -341,7 +341,7 @@ int64_t AdjustVectors(const uint8_t* in, uint8_t* out, int64_t pixels,
   VI sum = hn::Zero(di);
   int64_t i = 0;
   // Two vectors at a time: their steps are independent, so the CPU can run
-  // one's long chains (divisions, the gather) beside the other's.
+  // one's long chains (the divisions) beside the other's.
   VI xr, xg, xb, xa, yr, yg, yb, ya;
   for (; i + 2 * N <= pixels; i += 2 * N) {
     LoadPixels<kC>(in + i * kC, xr, xg, xb, xa);
