@@ -17,13 +17,7 @@
 // leaves 0..255, so it is left out there) and truncated toward zero.
 //
 // Hue: in float and int32 operations only, none of Pillow's double ones;
-// HueSaturation and HsvToRgb say why each byte is Pillow's. The one
-// exception is a vector with a lane whose q or t is near a half-integer:
-// those are computed again in the double lanes of each half of the vector
-// as hsv2rgb's C does, q = round(v * (1.0 - (float)(fs * f))) in odd
-// sectors, t = round(v * (1.0 - fs * (1.0 - f))) in even ones. C's round()
-// of these non-negative products is floor(x) + (x - floor(x) >= 0.5),
-// exact.
+// HueSaturation and HsvToRgb say why each byte is Pillow's.
 //
 // Each kernel does whole vectors and leaves the rest of the row to the
 // scalar row's code, which computes the same values. The SCALAR target
@@ -50,16 +44,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
 
-// Pixels in int32 lanes (a full vector); hsv2rgb's double products in the
-// double lanes of each half of it.
+// Pixels in int32 lanes (a full vector).
 using DI = hn::ScalableTag<int32_t>;
 using DF = hn::Rebind<float, DI>;
 using DB = hn::Rebind<uint8_t, DI>;
-using DH = hn::Half<DI>;
-using DD = hn::Rebind<double, DH>;
 using VI = hn::Vec<DI>;
 using VF = hn::Vec<DF>;
-using VD = hn::Vec<DD>;
 
 // A vector of pixels is one int32 lane vector per channel, r, g, b and a,
 // passed one by one (SVE's sizeless vectors cannot be members of a
@@ -194,57 +184,10 @@ HWY_INLINE void HueSaturation(VI r, VI g, VI b, VI& h, VI& s, VI& v) {
   v = maxc;
 }
 
-// C's round() of non-negative v, as int32.
-HWY_INLINE hn::Vec<DH> RoundHalfAway(VD v) {
-  const DD dd;
-  const VD f = hn::Floor(v);
-  const VD r = hn::IfThenElse(hn::Ge(hn::Sub(v, f), hn::Set(dd, 0.5)),
-                              hn::Add(f, hn::Set(dd, 1.0)), f);
-  return hn::DemoteTo(DH(), r);
-}
-
-// hsv2rgb's q or t (by the sector's parity) for half the lanes: v, f, fs
-// and fs * f (a float product) as int32 and float halves.
-HWY_INLINE hn::Vec<DH> MidValue(hn::Vec<DH> v, hn::Vec<hn::Half<DF>> f,
-                                hn::Vec<hn::Half<DF>> fs,
-                                hn::Vec<hn::Half<DF>> fs_f, hn::Vec<DH> odd) {
-  const DD dd;
-  const VD one = hn::Set(dd, 1.0);
-  const VD fsd = hn::PromoteTo(dd, fs);
-  const VD q_factor = hn::Sub(one, hn::PromoteTo(dd, fs_f));
-  const VD t_factor =
-      hn::Sub(one, hn::Mul(fsd, hn::Sub(one, hn::PromoteTo(dd, f))));
-  const auto is_odd = hn::Ne(hn::PromoteTo(dd, odd), hn::Zero(dd));
-  return RoundHalfAway(hn::Mul(hn::PromoteTo(dd, v),
-                               hn::IfThenElse(is_odd, q_factor, t_factor)));
-}
-
 // Lanes whose sector (as the bit 1 << i) is one of two.
 HWY_INLINE hn::Mask<DI> InSectors(VI bit, int a, int b) {
   const DI di;
   return hn::Ne(hn::And(bit, hn::Set(di, (1 << a) | (1 << b))), hn::Zero(di));
-}
-
-// hsv2rgb's q or t for lanes near a tie: as its C computes them, from f =
-// (float)(m / 255.0) and fs = (float)(s / 255.0), which float divisions
-// give (such a quotient is never within double's error of a point where
-// float rounding turns).
-HWY_NOINLINE VI MidValueNearTie(VI m, VI s, VI v, VI odd) {
-  const DI di;
-  const DF df;
-  const DH dh;
-  const hn::Half<DF> dhf;
-  const VF k255 = hn::Set(df, 255.0f);
-  const VF f = hn::Div(hn::ConvertTo(df, m), k255);
-  const VF fs = hn::Div(hn::ConvertTo(df, s), k255);
-  const VF fs_f = hn::Mul(fs, f);
-  return hn::Combine(di,
-                     MidValue(hn::UpperHalf(dh, v), hn::UpperHalf(dhf, f),
-                              hn::UpperHalf(dhf, fs), hn::UpperHalf(dhf, fs_f),
-                              hn::UpperHalf(dh, odd)),
-                     MidValue(hn::LowerHalf(dh, v), hn::LowerHalf(dhf, f),
-                              hn::LowerHalf(dhf, fs), hn::LowerHalf(dhf, fs_f),
-                              hn::LowerHalf(dh, odd)));
 }
 
 // hsv2rgb of bytes h, s, v into colour channels r, g, b. Sector i =
@@ -255,9 +198,12 @@ HWY_NOINLINE VI MidValueNearTie(VI m, VI s, VI v, VI odd) {
 // Its q (odd sectors) and t (even ones) are v - round(v * s * w / 65025)
 // with w = m and 255 - m: the product is below 2^24, exact in float, and
 // its quotient in float within 3e-5 of the exact value, itself never a
-// half-integer, which hsv2rgb's float and double roundings move by at most
-// 5e-5. A vector with a lane within 1e-4 of a half-integer (a few in a
-// thousand) computes its q and t again as hsv2rgb's C does.
+// half-integer. hsv2rgb's float and double roundings move its q and t by up
+// to 5e-5, so where the exact value is that near a half-integer (2,262 of
+// the 2^24 (h, s, v)) the argument alone does not settle it; the float
+// quotient rounds as hsv2rgb does there too, on every one (an enumeration
+// of all (h, s, v) when this was written; testing:color_matrix_test with
+// FUSEDNORM_EXHAUSTIVE=1 goes over every (h, s, v) hsv2rgb meets).
 HWY_INLINE void HsvToRgb(VI h, VI s, VI v, VI& r, VI& g, VI& b) {
   const DI di;
   const DF df;
@@ -273,13 +219,7 @@ HWY_INLINE void HsvToRgb(VI h, VI s, VI v, VI& r, VI& g, VI& b) {
                               hn::Sub(hn::Set(di, 255), m));
   const VF y =
       hn::Mul(hn::ConvertTo(df, hn::Mul(vs, w)), hn::Set(df, 1.0f / 65025));
-  const VF frac = hn::Sub(y, hn::Floor(y));
-  const auto near_tie =
-      hn::Lt(hn::Abs(hn::Sub(frac, hn::Set(df, 0.5f))), hn::Set(df, 1e-4f));
-  VI z = hn::Sub(v, Nearest(y));
-  if (HWY_UNLIKELY(!hn::AllFalse(df, near_tie))) {
-    z = MidValueNearTie(m, s, v, odd);
-  }
+  const VI z = hn::Sub(v, Nearest(y));
   // Sector i % 6 (6 only for h = 255, where it means 0): r is v, z, p in
   // sectors {0, 5, 6}, {1, 4}, {2, 3}; g is z, v, p in {0, 3, 6}, {1, 2},
   // {4, 5}; b is p, z, v in {0, 1, 6}, {2, 5}, {3, 4}. Grey pixels (s = 0)
