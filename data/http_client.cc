@@ -179,8 +179,11 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
     r->overflow = true;
     return 0;
   }
+  // As bytes, not chars: a copy of one type is one memmove, while char to
+  // uint8_t would be copied element by element.
+  const auto* first = reinterpret_cast<const uint8_t*>(data);
   try {  // nothing may be thrown through libcurl's frames
-    r->body->insert(r->body->end(), data, data + bytes);
+    r->body->insert(r->body->end(), first, first + bytes);
   } catch (const std::bad_alloc&) {
     r->out_of_memory = true;
     return 0;
