@@ -11,7 +11,9 @@ of 2 epochs each. The servers run on the last CPU; a one-thread run is kept
 off it (its worker and its requests share the first CPU), so that it pays
 for its own requests but not for the servers'; a run with as many threads
 as CPUs shares them with the servers, as a loader would share its machine
-with a storage server on it. Then: the bytes fetched against the bytes of the samples
+with a storage server on it; the servers' CPU time per request is printed
+beside each, since on a machine with 2 CPUs that share bounds the 2-thread
+ratio. Then: the bytes fetched against the bytes of the samples
 read; the same run with a fault every 50 requests (reset, 500, 503, 429,
 a short body, in turn) against the run without; and opening 1,000 shards
 through the same proxy.
@@ -52,6 +54,21 @@ def run(binary, data, threads, env=None, out=None):
     return rate, r.stdout
 
 
+def ticks(stat):
+    """utime + stime of a /proc .../stat file, in clock ticks."""
+    with open(stat) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def servers_cpu(nginx, proxy):
+    """CPU seconds used so far by nginx (master and workers) and by the
+    proxy's thread, which runs in this process."""
+    total = sum(ticks(f"/proc/{p}/stat") for p in nginx.pids())
+    total += ticks(f"/proc/self/task/{proxy.thread_id}/stat")
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def sample_bytes(shards):
     """The bytes of every sample's image, from the indexes."""
     total = 0
@@ -67,17 +84,25 @@ def fetched_mb(report):
     return float(re.search(r"([0-9.]+) MB fetched", report).group(1))
 
 
-def speed(binary, local, remote):
+def speed(binary, local, remote, servers):
+    """The runs at 1 and 2 threads; `servers` gives the servers' CPU
+    seconds so far (servers_cpu)."""
     for threads in (1, 2):
         best = {"local": 0.0, "http": 0.0}
+        cpu = 0.0
         for _ in range(3):
             best["local"] = max(best["local"], run(binary, local, threads)[0])
+            before = servers()
             rate, report = run(binary, remote, threads)
+            cpu += servers() - before
             best["http"] = max(best["http"], rate)
+        requests = int(re.search(r"([0-9]+) requests", report).group(1))
         print(f"{threads} thread(s): local {best['local']:.0f} images/s, "
               f"HTTP +10 ms {best['http']:.0f} images/s: "
               f"{best['http'] / best['local']:.3f}x")
         print("  " + report.strip().splitlines()[-1])
+        print(f"  nginx and the proxy used {cpu / (3 * requests) * 1e6:.0f} "
+              f"us of CPU per request")
     return report
 
 
@@ -133,7 +158,7 @@ def main():
             print(f"{images} JPEGs in {count} shards; "
                   f"nginx behind a proxy adding 10 ms a request")
             report = speed(binary, os.path.join(shards, spec),
-                           f"{p.url}/{spec}")
+                           f"{p.url}/{spec}", lambda: servers_cpu(n, p))
             ratio = fetched_mb(report) * 1e6 / (2 * sample_bytes(shards))
             print(f"bytes fetched / bytes of the samples read: {ratio:.3f}")
             faults(binary, n.url, spec, tmp)

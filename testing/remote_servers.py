@@ -131,6 +131,12 @@ class Nginx:
     def __exit__(self, *exc):
         self._stop()
 
+    def pids(self):
+        """nginx's master process and its workers."""
+        master = self._process.pid
+        with open(f"/proc/{master}/task/{master}/children") as f:
+            return [master] + [int(p) for p in f.read().split()]
+
     def requests(self):
         """The number of requests nginx has logged. nginx logs a request
         just after answering it: this waits until the count holds still for
@@ -771,6 +777,11 @@ class DelayProxy:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
         self._loop.close()
+
+    @property
+    def thread_id(self):
+        """The Linux id of the thread the proxy runs on."""
+        return self._thread.native_id
 
     async def _serve(self, reader, writer):
         up_reader, up_writer = await asyncio.open_connection(*self._upstream)

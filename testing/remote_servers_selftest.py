@@ -109,12 +109,32 @@ class NginxTest(Files):
                                    n.url + "/shard.tar"), 100, 99999)
             self.assertEqual(curl(n.url + "/shard.tar").rc, 60)  # Unknown CA.
 
+    def test_pids_are_master_and_worker(self):
+        with rs.Nginx(self.dir) as n:
+            pids = n.pids()
+            self.assertEqual(len(pids), 2)  # worker_processes 1
+            for pid in pids:
+                with open(f"/proc/{pid}/comm") as f:
+                    self.assertEqual(f.read().strip(), "nginx")
+
     def test_stops_and_cleans_up(self):
         with rs.Nginx(self.dir, tls=True) as n:
             directory = os.path.dirname(n.access_log)
             port = int(n.url.rsplit(":", 1)[1])
         self.assertFalse(os.path.exists(directory))
         self.assertFalse(rs.accepts(port))
+
+
+class DelayProxyTest(Files):
+
+    def test_forwards_after_the_delay(self):
+        with rs.Nginx(self.dir) as n, rs.DelayProxy(n.url, delay_ms=50) as p:
+            start = time.monotonic()
+            self.assert_range(curl("-r", "2-5", p.url + "/shard.tar"), 2, 5)
+            self.assertGreaterEqual(time.monotonic() - start, 0.05)
+            self.assertEqual(p.requests, 1)
+            with open(f"/proc/self/task/{p.thread_id}/comm") as f:
+                self.assertTrue(f.read())  # a thread of this process
 
 
 class FaultProxyTest(Files):
