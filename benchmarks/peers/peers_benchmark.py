@@ -10,7 +10,7 @@ which have that op; `--recipe trivialaugment|randaugment|autoaugment` runs
 torchvision's ResNet-50 V2 recipe (crops of 176, the policy, erasing 0.1)
 for fusednorm, torchvision and DALI, which have the policies.
 
-    benchmarks/peers/setup.sh [ENVS]           # once: the peers, from PyPI
+    benchmarks/peers/setup.sh [DIR]            # once: the peers, from PyPI
     benchmarks/peers/run.sh [--envs ENVS] [--images 1000] [--markdown FILE]
                             [--recipe colorjitter|trivialaugment|...]
 
