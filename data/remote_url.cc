@@ -20,8 +20,11 @@ std::string Env(const char* name) {
   return v == nullptr ? "" : v;
 }
 
+// Schemes compare without case (RFC 3986), so that HTTP://... is a URL and
+// its credentials are hidden like any URL's.
 bool IsHttp(absl::string_view s) {
-  return absl::StartsWith(s, "http://") || absl::StartsWith(s, "https://");
+  return absl::StartsWithIgnoreCase(s, "http://") ||
+         absl::StartsWithIgnoreCase(s, "https://");
 }
 
 // Where the host starts and ends in an http(s) URL ("" host: malformed).
@@ -60,6 +63,17 @@ bool ValidBucket(absl::string_view b) {
   return absl::ascii_isalnum(b.front()) && absl::ascii_isalnum(b.back());
 }
 
+// A region as SigV4's scope and a host name can hold it (S3-compatible
+// stores name theirs freely, so not only AWS's).
+bool ValidRegion(absl::string_view r) {
+  if (r.empty() || r.size() > 64) return false;
+  for (char c : r) {
+    if (!absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-')
+      return false;
+  }
+  return true;
+}
+
 // An integer variable in lo..hi into *value (left as it is when unset).
 absl::Status EnvInt(const char* name, int lo, int hi, int* value) {
   const std::string v = Env(name);
@@ -73,10 +87,11 @@ absl::Status EnvInt(const char* name, int lo, int hi, int* value) {
 
 absl::Status ReadNumbers(RemoteSettings* s) {
   if (const std::string t = Env("FUSEDNORM_HTTP_TIMEOUT"); !t.empty()) {
+    // libcurl counts in milliseconds, and 0 ms would mean no timeout.
     if (!absl::SimpleAtod(t, &s->timeout_seconds) ||
-        !(s->timeout_seconds > 0 && s->timeout_seconds <= 3600)) {
+        !(s->timeout_seconds >= 0.001 && s->timeout_seconds <= 3600)) {
       return InvalidArgumentCat("FUSEDNORM_HTTP_TIMEOUT = \"", t,
-                                "\": must be seconds in (0, 3600]");
+                                "\": must be seconds in [0.001, 3600]");
     }
   }
   FUSEDNORM_RETURN_IF_ERROR(
@@ -106,6 +121,11 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
   }
   for (const char* name : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
     if (const std::string r = Env(name); !r.empty()) {
+      if (!ValidRegion(r)) {
+        return InvalidArgumentCat(name, " = \"", r,
+                                  "\": must be 1 to 64 characters A-Z a-z "
+                                  "0-9 . _ - (such as us-east-1)");
+      }
       s.region = r;
       break;
     }
@@ -135,7 +155,7 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
 }
 
 bool IsRemotePath(absl::string_view path) {
-  return IsHttp(path) || absl::StartsWith(path, "s3://");
+  return IsHttp(path) || absl::StartsWithIgnoreCase(path, "s3://");
 }
 
 std::string ShownUrl(absl::string_view url) {
@@ -171,11 +191,21 @@ absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
     if (Authority(path).empty() || Authority(path).back() == '@')
       return InvalidArgumentCat("\"", ShownUrl(path),
                                 "\": the URL has no host");
-    r.url = path;
-    r.shown = ShownUrl(path);
+    // A fragment never reaches the server, and SHARD.fnidx would be
+    // appended to it.
+    if (path.find('#') != std::string::npos) {
+      return InvalidArgumentCat("\"", ShownUrl(path),
+                                "\": the URL has a fragment (#...), which is "
+                                "not sent to the server; write # in a name "
+                                "as %23");
+    }
+    const size_t scheme = path.find("://");
+    r.url = absl::StrCat(absl::AsciiStrToLower(path.substr(0, scheme)),
+                         path.substr(scheme));
+    r.shown = ShownUrl(r.url);
     return r;
   }
-  if (!absl::StartsWith(path, "s3://")) {
+  if (!absl::StartsWithIgnoreCase(path, "s3://")) {
     return InvalidArgumentCat("\"", path,
                               "\" is not an http://, https:// or s3:// URL");
   }

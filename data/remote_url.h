@@ -55,7 +55,7 @@ struct RemoteUrl {
   bool signed_s3 = false;  // SigV4-signed (RemoteSettings' keys)
 };
 
-// True for http://, https:// and s3:// paths.
+// True for http://, https:// and s3:// paths, the scheme in any case.
 bool IsRemotePath(absl::string_view path);
 
 // `url` without "user:password@" and with "?<query hidden>" for a query.
@@ -64,9 +64,10 @@ std::string ShownUrl(absl::string_view url);
 // A --data text (a comma list) with every URL in it as ShownUrl shows it.
 std::string ShownData(absl::string_view data);
 
-// The request URL of a remote path; InvalidArgument naming the path for a
-// malformed one (no host, an S3 path without bucket or key, a bucket name
-// S3 does not allow).
+// The request URL of a remote path (its scheme in lower case);
+// InvalidArgument naming the path for a malformed one (no host, an http(s)
+// URL with a #fragment, an S3 path without bucket or key, a bucket name S3
+// does not allow).
 absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
                                         const RemoteSettings& settings);
 

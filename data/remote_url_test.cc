@@ -33,6 +33,43 @@ TEST(RemoteUrlTest, HttpIsAskedAsGiven) {
   EXPECT_FALSE(ResolveRemote("http://user@/x.tar", s).ok());
 }
 
+TEST(RemoteUrlTest, SchemesInAnyCaseAreUrlsWithCredentialsHidden) {
+  RemoteSettings s;
+  for (const char* path :
+       {"HTTP://u:pw@host/x.tar?sig=1", "Https://u:pw@host/x.tar?sig=1",
+        "S3://bucket/k", "s3://bucket/k", "hTtP://host/x"}) {
+    EXPECT_TRUE(IsRemotePath(path)) << path;
+  }
+  EXPECT_FALSE(IsRemotePath("http:/host/x.tar"));
+  EXPECT_FALSE(IsRemotePath("local/HTTP://x"));
+  absl::StatusOr<RemoteUrl> r = ResolveRemote("HTTPS://u:pw@host/x.tar?s=1", s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->url, "https://u:pw@host/x.tar?s=1");
+  EXPECT_EQ(r->shown, "https://host/x.tar?<query hidden>");
+  EXPECT_EQ(ShownData("HTTP://u:pw@h/a.tar,/local/b.tar"),
+            "HTTP://h/a.tar,/local/b.tar");
+  EXPECT_EQ(ResolveRemote("S3://bucket/k.tar", s)->url,
+            "https://bucket.s3.us-east-1.amazonaws.com/k.tar");
+}
+
+TEST(RemoteUrlTest, AFragmentIsRefusedNamingTheUrlWithoutSecrets) {
+  RemoteSettings s;
+  for (const char* path :
+       {"http://u:pw@host/x.tar#frag", "https://host/x.tar?sig=SECRET#f",
+        "http://host/#"}) {
+    absl::StatusOr<RemoteUrl> r = ResolveRemote(path, s);
+    ASSERT_FALSE(r.ok()) << path;
+    const std::string m(r.status().message());
+    EXPECT_NE(m.find("fragment"), std::string::npos) << m;
+    EXPECT_NE(m.find(ShownUrl(path)), std::string::npos) << m;
+    EXPECT_EQ(m.find("pw"), std::string::npos) << m;
+    EXPECT_EQ(m.find("SECRET"), std::string::npos) << m;
+  }
+  // An S3 key may hold '#': it is sent %-encoded.
+  EXPECT_EQ(ResolveRemote("s3://bucket/a#b.tar", s)->url,
+            "https://bucket.s3.us-east-1.amazonaws.com/a%23b.tar");
+}
+
 TEST(RemoteUrlTest, S3Addressing) {
   RemoteSettings s;
   s.region = "eu-west-1";
@@ -105,16 +142,24 @@ TEST_F(EnvTest, SettingsFromEnvironment) {
   EXPECT_EQ(s->ahead_bytes, uint64_t{8} << 20);
   Set("AWS_REGION", "us-west-2");  // before AWS_DEFAULT_REGION
   EXPECT_EQ(RemoteSettings::FromEnvironment()->region, "us-west-2");
+  Set("AWS_REGION", "garage_1.local");  // S3-compatible stores' names
+  EXPECT_EQ(RemoteSettings::FromEnvironment()->region, "garage_1.local");
+  Set("FUSEDNORM_HTTP_TIMEOUT", "0.001");  // 1 ms, the least libcurl takes
+  EXPECT_EQ(RemoteSettings::FromEnvironment()->timeout_seconds, 0.001);
 }
 
 TEST_F(EnvTest, BadValuesNameTheVariable) {
+  const std::string long_region(65, 'a');
   const std::pair<const char*, const char*> bad[] = {
       {"FUSEDNORM_HTTP_TIMEOUT", "0"},     {"FUSEDNORM_HTTP_TIMEOUT", "x"},
       {"FUSEDNORM_HTTP_TIMEOUT", "nan"},   {"FUSEDNORM_HTTP_TIMEOUT", "3601"},
       {"FUSEDNORM_HTTP_RETRIES", "-1"},    {"FUSEDNORM_HTTP_RETRIES", "101"},
       {"FUSEDNORM_HTTP_REQUESTS", "0"},    {"FUSEDNORM_HTTP_AHEAD_MB", "0"},
       {"FUSEDNORM_S3_ADDRESSING", "both"}, {"AWS_ENDPOINT_URL", "ftp://h"},
-      {"AWS_ACCESS_KEY_ID", "only-one"}};
+      {"AWS_ACCESS_KEY_ID", "only-one"},   {"FUSEDNORM_HTTP_TIMEOUT", "0.0009"},
+      {"FUSEDNORM_HTTP_TIMEOUT", "1e-9"},  {"AWS_REGION", "us-east-1:x"},
+      {"AWS_REGION", "us east"},           {"AWS_DEFAULT_REGION", "a/b"},
+      {"AWS_REGION", long_region.c_str()}};
   for (const auto& [name, value] : bad) {
     setenv(name, value, 1);
     absl::StatusOr<RemoteSettings> s = RemoteSettings::FromEnvironment();
