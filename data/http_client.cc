@@ -33,6 +33,8 @@ constexpr uint64_t kMaxErrorBody = uint64_t{1} << 20;
 constexpr double kMaxRetryAfter = 30;
 // The most a ranged GET reserves before its first byte.
 constexpr uint64_t kMaxReserve = uint64_t{64} << 20;
+// The slowest an answer may come, past the timeout: 64 bytes a millisecond.
+constexpr double kMinBytesPerMs = 64;
 
 void GlobalInit() {
   static std::once_flag once;
@@ -121,6 +123,17 @@ struct HttpClient::Reply {
   HttpCounters* counters = nullptr;
 };
 
+// What one attempt's progress and redirect callbacks watch.
+struct HttpClient::Watch {
+  CURL* handle = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // null: never
+  std::chrono::steady_clock::time_point start;
+  double timeout_seconds = 0;
+  bool https_seen = false;  // a hop of this attempt was https
+  bool downgraded = false;  // then a hop was http: stopped
+  bool too_slow = false;    // stopped by the rate rule
+};
+
 namespace {
 
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
@@ -191,10 +204,38 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   return bytes;
 }
 
-// Stops a transfer once the client's cancel flag is set.
-int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
-  return cancel != nullptr && cancel->load(std::memory_order_relaxed) ? 1 : 0;
+// Stops a transfer once the client's cancel flag is set, or once it runs
+// past the timeout plus its bytes so far at kMinBytesPerMs: a server that
+// drips bytes is cut off whatever size it claims.
+int OnProgress(void* user, curl_off_t, curl_off_t now, curl_off_t, curl_off_t) {
+  auto* w = static_cast<HttpClient::Watch*>(user);
+  if (w->cancel != nullptr && w->cancel->load(std::memory_order_relaxed))
+    return 1;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - w->start)
+          .count();
+  if (elapsed >
+      w->timeout_seconds + static_cast<double>(now) / (kMinBytesPerMs * 1e3)) {
+    w->too_slow = true;
+    return 1;
+  }
+  return 0;
+}
+
+// Before each request of an attempt, redirects included: once a hop was
+// https, an http one is refused (libcurl's redirect protocols are fixed by
+// the first URL's scheme, so http -> https -> http would pass them).
+int OnPrerequest(void* user, char*, char*, int, int) {
+  auto* w = static_cast<HttpClient::Watch*>(user);
+  char* url = nullptr;
+  curl_easy_getinfo(w->handle, CURLINFO_EFFECTIVE_URL, &url);
+  if (url != nullptr && absl::StartsWithIgnoreCase(url, "https://")) {
+    w->https_seen = true;
+  } else if (w->https_seen) {
+    w->downgraded = true;
+    return CURL_PREREQFUNC_ABORT;
+  }
+  return CURL_PREREQFUNC_OK;
 }
 
 }  // namespace
@@ -230,7 +271,12 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
         absl::StrCat(q.What(), ": out of memory for ", q.size, " bytes"));
   }
   char error[CURL_ERROR_SIZE] = {0};
-  SetOptions(q, &reply, error);
+  Watch watch;
+  watch.handle = c;
+  watch.cancel = cancel_;
+  watch.timeout_seconds = settings_.timeout_seconds;
+  watch.start = std::chrono::steady_clock::now();
+  SetOptions(q, &reply, &watch, error);
   // Headers go in the list (not CURLOPT_RANGE) so that SigV4 signs them.
   curl_slist* headers = nullptr;
   for (const std::string& line : HeaderLines(q))
@@ -245,6 +291,15 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
   if (code == CURLE_WRITE_ERROR && reply.status / 100 != 2 &&
       reply.status != 0 && !reply.overflow) {
     return reply;
+  }
+  if (watch.downgraded) {
+    return InvalidArgumentCat(q.What(),
+                              ": a redirect from https to http is refused");
+  }
+  if (watch.too_slow) {
+    return absl::UnavailableError(absl::StrCat("the answer was slower than ",
+                                               settings_.timeout_seconds,
+                                               " s plus its bytes at 64 KB/s"));
   }
   if (code == CURLE_ABORTED_BY_CALLBACK)
     return absl::CancelledError(absl::StrCat(q.What(), ": cancelled"));
@@ -266,7 +321,8 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
   return InvalidArgumentCat(q.What(), ": ", why);
 }
 
-void HttpClient::SetOptions(const Request& q, Reply* reply, char* error) {
+void HttpClient::SetOptions(const Request& q, Reply* reply, Watch* watch,
+                            char* error) {
   CURL* c = static_cast<CURL*>(curl_);
   const bool https = absl::StartsWith(q.url->url, "https://");
   curl_easy_setopt(c, CURLOPT_URL, q.url->url.c_str());
@@ -295,8 +351,9 @@ void HttpClient::SetOptions(const Request& q, Reply* reply, char* error) {
                                            std::numeric_limits<long>::max())));
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA,
-                   const_cast<std::atomic<bool>*>(cancel_));
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, watch);
+  curl_easy_setopt(c, CURLOPT_PREREQFUNCTION, OnPrerequest);
+  curl_easy_setopt(c, CURLOPT_PREREQDATA, watch);
   if (!settings_.ca_file.empty())
     curl_easy_setopt(c, CURLOPT_CAINFO, settings_.ca_file.c_str());
   if (!settings_.ca_dir.empty())

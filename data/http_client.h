@@ -7,17 +7,18 @@
 //   server that sends more, or ignores the range, is refused: sizes come
 //   from the index, never from the server.
 // - Connection failures and resets, timeouts (FUSEDNORM_HTTP_TIMEOUT
-//   without a byte, or to connect; an answer may take that long plus its
-//   bytes at 64 KiB/s), bodies cut short, HTTP 5xx, 408 and 429 are retried
-//   FUSEDNORM_HTTP_RETRIES times with exponential backoff and jitter
-//   (429 and 503 after their Retry-After, up to 30 s); then the request
-//   fails, naming the URL, the range and the last cause.
+//   without a byte, or to connect; at any moment an answer may have taken
+//   that long plus its bytes so far at 64 KB/s, so a server that drips
+//   bytes is cut off whatever size it claims), bodies cut short, HTTP 5xx,
+//   408 and 429 are retried FUSEDNORM_HTTP_RETRIES times with exponential
+//   backoff and jitter (429 and 503 after their Retry-After, up to 30 s);
+//   then the request fails, naming the URL, the range and the last cause.
 // - Other statuses fail at once naming the URL and the status; 412 (an
 //   If-Match ETag that no longer holds) is DataLoss: the object changed.
 // - TLS peers are verified (the system's CA store, or SSL_CERT_FILE /
 //   SSL_CERT_DIR); redirects are followed at most 5 times and never from
-//   https to http, and never for signed S3 requests (their headers would
-//   go to the redirect's host).
+//   https to http (nor back to http after an https hop), and never for
+//   signed S3 requests (their headers would go to the redirect's host).
 // - An object with a weak ETag (W/"...") is checked by the answers' ETags,
 //   since If-Match never matches a weak one.
 //
@@ -73,9 +74,11 @@ class HttpClient {
                                          uint64_t max_bytes,
                                          std::vector<uint8_t>* body);
 
-  // A request and what came back (http_client.cc's).
+  // A request, what came back, and what its callbacks watch
+  // (http_client.cc's).
   struct Request;
   struct Reply;
+  struct Watch;
 
   // While *cancel is true (null: never), requests and retry waits stop
   // with Cancelled.
@@ -86,7 +89,8 @@ class HttpClient {
                                 std::vector<uint8_t>* body);
   absl::StatusOr<Reply> Attempt(const Request& request,
                                 std::vector<uint8_t>* body);
-  void SetOptions(const Request& request, Reply* reply, char* error);
+  void SetOptions(const Request& request, Reply* reply, Watch* watch,
+                  char* error);
   std::vector<std::string> HeaderLines(const Request& request) const;
   // Waits `seconds`; false when cancelled meanwhile.
   bool Sleep(double seconds) const;

@@ -244,10 +244,13 @@ class Remote(unittest.TestCase):
 
 class Hostile(http.server.BaseHTTPRequestHandler):
     """A server that misbehaves by path: a redirect loop, a redirect to
-    http://, a body of 2^40 bytes announced, a Range ignored."""
+    http://, one to https:// (/up, to /down there), a body of 2^40 bytes
+    announced, a shard of 2^40 bytes whose index drips without end, a Range
+    ignored."""
     protocol_version = "HTTP/1.1"
     shard = b""  # the bytes served for any .tar
     http_url = ""  # where /down.tar redirects to
+    https_url = ""  # where /up.tar redirects to
 
     def log_message(self, *args):
         pass
@@ -269,6 +272,13 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.answer(302, {"Location": self.path, "Content-Length": "0"})
         elif self.path.startswith("/down"):
             self.answer(301, {"Location": self.http_url, "Content-Length": "0"})
+        elif self.path.startswith("/up"):
+            self.answer(301, {"Location": self.https_url,
+                              "Content-Length": "0"})
+        elif self.path == "/dripbig.tar":
+            self.answer(200, {"Content-Length": str(1 << 40)})
+        elif self.path == "/dripbig.tar.fnidx":
+            self.drip_without_end()
         elif self.path.startswith("/redir"):  # S3 moving a signed request
             self.answer(302, {"Location": self.http_url, "Content-Length": "0"})
         elif self.path.startswith("/drip"):
@@ -289,6 +299,20 @@ class Hostile(http.server.BaseHTTPRequestHandler):
         else:  # any Range ignored: the whole shard
             self.answer(200, {"Content-Length": size}, self.shard)
 
+
+    def drip_without_end(self):
+        """A body of no announced length, 5 bytes a second, for a minute."""
+        self.send_response(200)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        try:
+            for _ in range(300):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            pass  # the client gave up
+        self.close_connection = True
 
     def weak(self):
         """The shard with a weak ETag, ranges served, and If-Match compared
@@ -327,6 +351,7 @@ class Servers:
         self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
         self.tls_url = f"https://127.0.0.1:{self.https.server_address[1]}"
         Hostile.http_url = self.url + "/plain.tar"
+        Hostile.https_url = self.tls_url + "/down.tar"
         for server in (self.http, self.https):
             server.daemon_threads = True
             threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -367,6 +392,10 @@ class HostileServers(unittest.TestCase):
             self.fails(f"{s.tls_url}/down.tar", f"HEAD {s.tls_url}/down.tar",
                        "a redirect from https to http is refused",
                        env={"SSL_CERT_FILE": s.ca_file})
+            # Nor back to http after an https hop: http -> https -> http.
+            self.fails(f"{s.url}/up.tar", f"HEAD {s.url}/up.tar",
+                       "a redirect from https to http is refused",
+                       env={"SSL_CERT_FILE": s.ca_file})
             self.fails(f"{s.url}/huge.tar",
                        f"GET {s.url}/huge.tar.fnidx",
                        "bytes expected; refused")
@@ -383,6 +412,14 @@ class HostileServers(unittest.TestCase):
             start = time.monotonic()
             self.fails(f"{s.url}/drip.tar", "failed 2 times",
                        env={"FUSEDNORM_HTTP_TIMEOUT": "1"})
+            self.assertLess(time.monotonic() - start, 20)
+            # So does one dripping the index of a shard that claims 2^40
+            # bytes: the deadline follows the bytes that came, not the
+            # size the server claims.
+            start = time.monotonic()
+            self.fails(f"{s.url}/dripbig.tar",
+                       f"GET {s.url}/dripbig.tar.fnidx: failed 2 times",
+                       "slower than 1 s", env={"FUSEDNORM_HTTP_TIMEOUT": "1"})
             self.assertLess(time.monotonic() - start, 20)
             # A weak ETag: no If-Match (which would never match), the
             # answers' ETags compared instead.
