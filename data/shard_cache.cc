@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -20,6 +22,24 @@ struct ShardCache::Writing {
   std::optional<AtomicFile> file;
   absl::Status status;
 };
+
+namespace {
+
+// Makes and removes a file in `dir`: a directory where no copy can be
+// written is refused at open, not found out shard by shard.
+absl::Status CheckWritable(const std::string& dir) {
+  std::string probe = dir + "/.fusednorm-probe-XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) {
+    return InvalidArgumentCat("cache_dir = \"", dir,
+                              "\": cannot write in it: ", std::strerror(errno));
+  }
+  close(fd);
+  unlink(probe.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(
     const ShardCacheOptions& options, const std::vector<Key>& keys) {
@@ -37,6 +57,7 @@ absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(
     return InvalidArgumentCat("cache_dir = \"", options.dir,
                               "\": not a directory");
   }
+  FUSEDNORM_RETURN_IF_ERROR(CheckWritable(options.dir));
   for (uint32_t i = 0; i < keys.size(); ++i) {
     const std::string path = cache->PathOf(i);
     if (stat(path.c_str(), &st) != 0) continue;
@@ -69,6 +90,10 @@ std::shared_ptr<const MappedFile> ShardCache::Get(uint32_t shard) const {
 bool ShardCache::Fits(uint32_t shard) const {
   // Without an ETag a copy could not tell one version from another.
   if (keys_[shard].etag.empty()) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (off_) return false;
+  }
   return options_.bytes == 0 || keys_[shard].size <= options_.bytes;
 }
 
@@ -89,16 +114,25 @@ std::vector<uint32_t> ShardCache::Cached() const {
 
 bool ShardCache::Begin(uint32_t shard) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (copies_[shard] != nullptr || writing_[shard] != nullptr) return false;
-  writing_[shard] = std::make_unique<Writing>();
+  if (off_ || copies_[shard] != nullptr || writing_[shard] != nullptr)
+    return false;
   absl::StatusOr<AtomicFile> file = AtomicFile::Create(PathOf(shard));
-  if (file.ok()) {
-    writing_[shard]->file.emplace(std::move(*file));
-  } else {
-    writing_[shard]->status = file.status();
+  if (!file.ok()) {
+    TurnOff(file.status());
+    return false;
   }
+  writing_[shard] = std::make_unique<Writing>();
+  writing_[shard]->file.emplace(std::move(*file));
   held_ += keys_[shard].size;  // reserved while written
   return true;
+}
+
+void ShardCache::TurnOff(const absl::Status& why) {
+  off_ = true;
+  std::fprintf(stderr,
+               "fusednorm: warning: cache_dir: %s; no more copies are made "
+               "in this run, and samples are read over the network\n",
+               std::string(why.message()).c_str());
 }
 
 absl::Status ShardCache::Write(uint32_t shard,
@@ -116,6 +150,7 @@ absl::Status ShardCache::Finish(uint32_t shard, bool ok) {
   }
   absl::Status status = w->status;
   if (ok && status.ok()) status = w->file->Commit();
+  const absl::Status write_status = ok ? status : w->status;
   std::shared_ptr<const MappedFile> copy;
   if (ok && status.ok()) {
     absl::StatusOr<std::unique_ptr<MappedFile>> file =
@@ -125,6 +160,9 @@ absl::Status ShardCache::Finish(uint32_t shard, bool ok) {
   }
   w.reset();  // an uncommitted temporary is removed
   std::lock_guard<std::mutex> lock(mu_);
+  // The directory failed (full, or no longer writable): not shard after
+  // shard fetched in vain.
+  if (!write_status.ok() && !off_) TurnOff(write_status);
   if (copy != nullptr) {
     copies_[shard] = std::move(copy);
   } else {

@@ -39,7 +39,8 @@ class ShardCache {
 
   // Opens `options.dir` (made when missing) for the shards `keys` and maps
   // the copies an earlier run left there, as the bound allows. Errors name
-  // the directory.
+  // the directory: one that cannot be made, is not a directory, or where
+  // this process cannot write.
   static absl::StatusOr<std::unique_ptr<ShardCache>> Open(
       const ShardCacheOptions& options, const std::vector<Key>& keys);
 
@@ -54,7 +55,10 @@ class ShardCache {
   std::vector<uint32_t> Cached() const;
 
   // Starts a copy of `shard` (false when one is being written or there is
-  // one); its bytes are written in order by Write, then Finish maps it.
+  // one, or the cache is off); its bytes are written in order by Write,
+  // then Finish maps it. A copy that cannot be made or written turns the
+  // cache off for the rest of the run, with a warning: the copies made
+  // stay readable.
   bool Begin(uint32_t shard);
   absl::Status Write(uint32_t shard, absl::Span<const uint8_t> bytes);
   // Commits (ok) or drops the copy being written.
@@ -68,6 +72,8 @@ class ShardCache {
   struct Writing;
   ShardCache() = default;
   std::string PathOf(uint32_t shard) const;
+  // No more copies in this run, saying why once (under mu_).
+  void TurnOff(const absl::Status& why);
 
   ShardCacheOptions options_;
   std::vector<Key> keys_;
@@ -75,6 +81,7 @@ class ShardCache {
   std::vector<std::shared_ptr<const MappedFile>> copies_;
   std::vector<std::unique_ptr<Writing>> writing_;
   uint64_t held_ = 0;  // bytes of the copies
+  bool off_ = false;   // a copy could not be written: no more are made
 };
 
 }  // namespace fusednorm

@@ -1,0 +1,68 @@
+#include "data/shard_cache.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+// A fresh directory under the test's temporary directory.
+std::string MakeDir() {
+  const char* tmp = getenv("TEST_TMPDIR");
+  std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/cacheXXXXXX";
+  EXPECT_NE(mkdtemp(dir.data()), nullptr);
+  return dir;
+}
+
+const std::vector<ShardCache::Key> kKeys = {{"http://h/a.tar", 4, "\"e1\""},
+                                            {"http://h/b.tar", 4, "\"e2\""}};
+
+TEST(ShardCacheTest, ACopyIsWrittenThenMapped) {
+  absl::StatusOr<std::unique_ptr<ShardCache>> cache =
+      ShardCache::Open({MakeDir(), 0}, kKeys);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  ShardCache& c = **cache;
+  ASSERT_TRUE(c.Begin(0));
+  EXPECT_FALSE(c.Begin(0));  // being written
+  const uint8_t bytes[] = {1, 2, 3, 4};
+  ASSERT_TRUE(c.Write(0, bytes).ok());
+  ASSERT_TRUE(c.Finish(0, true).ok());
+  ASSERT_NE(c.Get(0), nullptr);
+  EXPECT_EQ(c.Get(0)->bytes()[3], 4);
+  EXPECT_TRUE(c.Fits(1));
+}
+
+TEST(ShardCacheTest, ADirectoryNotWritableIsRefusedAtOpen) {
+  // Not even root makes files in /proc/self.
+  absl::StatusOr<std::unique_ptr<ShardCache>> cache =
+      ShardCache::Open({"/proc/self", 0}, kKeys);
+  ASSERT_FALSE(cache.ok());
+  EXPECT_NE(cache.status().message().find(
+                "cache_dir = \"/proc/self\": cannot write in it"),
+            std::string::npos)
+      << cache.status();
+}
+
+TEST(ShardCacheTest, ACopyThatCannotBeMadeTurnsTheCacheOff) {
+  const std::string dir = MakeDir();
+  absl::StatusOr<std::unique_ptr<ShardCache>> cache =
+      ShardCache::Open({dir, 0}, kKeys);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  ShardCache& c = **cache;
+  ASSERT_EQ(rmdir(dir.c_str()), 0);  // gone under the run
+  EXPECT_FALSE(c.Begin(0));
+  // Off: no shard is chosen again, to be fetched in vain.
+  EXPECT_FALSE(c.Fits(0));
+  EXPECT_FALSE(c.Fits(1));
+  EXPECT_FALSE(c.Begin(1));
+  EXPECT_EQ(c.Get(0), nullptr);
+}
+
+}  // namespace
+}  // namespace fusednorm
