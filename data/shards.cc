@@ -216,9 +216,15 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
         dots > close ||
         !absl::SimpleAtoi(item.substr(open + 1, dots - open - 1), &lo) ||
         !absl::SimpleAtoi(item.substr(dots + 2, close - dots - 2), &hi) ||
-        lo > hi || hi - lo >= kMaxShards - paths.size()) {
+        lo > hi || item.find('{', close) != absl::string_view::npos) {
       return InvalidArgumentCat("shard pattern \"", ShownUrl(item),
-                                "\" is not PREFIX{LO..HI}SUFFIX with LO <= HI");
+                                "\" is not PREFIX{LO..HI}SUFFIX with LO <= HI "
+                                "(one range per item)");
+    }
+    if (hi - lo >= kMaxShards - paths.size()) {
+      return InvalidArgumentCat("shard pattern \"", ShownUrl(item), "\" names ",
+                                hi - lo + 1, " shards; at most ", kMaxShards,
+                                " are read in all");
     }
     const size_t width = dots - open - 1;
     for (uint64_t i = lo; i <= hi; ++i) {

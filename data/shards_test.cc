@@ -69,9 +69,25 @@ TEST(Shards, ExpandsPatternsAndLists) {
       *ExpandShardSpec("x.tar,y-{8..10}.tar"),
       (std::vector<std::string>{"x.tar", "y-8.tar", "y-9.tar", "y-10.tar"}));
   for (const char* bad : {"a{3..1}.tar", "a{x..2}.tar", "a{1..}.tar",
-                          "a{1..2.tar", "", "a{0..1000000}.tar"}) {
-    EXPECT_FALSE(ExpandShardSpec(bad).ok()) << bad;
+                          "a{1..2.tar", "", "a{0..1}{0..1}.tar"}) {
+    absl::StatusOr<std::vector<std::string>> r = ExpandShardSpec(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    if (*bad != '\0') {
+      EXPECT_NE(r.status().message().find("is not PREFIX{LO..HI}SUFFIX"),
+                std::string::npos)
+          << r.status();
+    }
   }
+  // Too many is said as such, not as a malformed pattern.
+  for (const char* many : {"a{0..1000000}.tar", "a{0..999999999}.tar",
+                           "b.tar,a{1..1000000}.tar"}) {
+    absl::StatusOr<std::vector<std::string>> r = ExpandShardSpec(many);
+    ASSERT_FALSE(r.ok()) << many;
+    EXPECT_NE(r.status().message().find("at most 1000000 are read in all"),
+              std::string::npos)
+        << r.status();
+  }
+  EXPECT_EQ(ExpandShardSpec("a{1..1000000}.tar")->size(), 1000000u);
   EXPECT_TRUE(IsShardSpec("a/b.tar"));
   EXPECT_TRUE(IsShardSpec("t-{0..3}.tar"));
   EXPECT_FALSE(IsShardSpec("/data/imagenet/train"));
