@@ -314,9 +314,6 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
   std::string why =
       absl::StrCat(error[0] != 0 ? error : curl_easy_strerror(code),
                    " (libcurl error ", static_cast<int>(code), ")");
-  if (code == CURLE_UNSUPPORTED_PROTOCOL &&
-      absl::StartsWith(q.url->url, "https://"))
-    absl::StrAppend(&why, ": a redirect from https to http is refused");
   if (Transient(code)) return absl::UnavailableError(why);
   return InvalidArgumentCat(q.What(), ": ", why);
 }
@@ -324,11 +321,10 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
 void HttpClient::SetOptions(const Request& q, Reply* reply, Watch* watch,
                             char* error) {
   CURL* c = static_cast<CURL*>(curl_);
-  const bool https = absl::StartsWith(q.url->url, "https://");
   curl_easy_setopt(c, CURLOPT_URL, q.url->url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR,
-                   https ? "https" : "http,https");
+  // OnPrerequest refuses an http hop after an https one.
+  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   // A signed request's headers (the session token) must not follow a
   // redirect to another host; S3 does not redirect a request it can serve.
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, q.url->signed_s3 ? 0L : 1L);

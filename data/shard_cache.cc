@@ -90,10 +90,7 @@ std::shared_ptr<const MappedFile> ShardCache::Get(uint32_t shard) const {
 bool ShardCache::Fits(uint32_t shard) const {
   // Without an ETag a copy could not tell one version from another.
   if (keys_[shard].etag.empty()) return false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (off_) return false;
-  }
+  if (off_) return false;
   return options_.bytes == 0 || keys_[shard].size <= options_.bytes;
 }
 

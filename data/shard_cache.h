@@ -11,6 +11,7 @@
 #ifndef FUSEDNORM_DATA_SHARD_CACHE_H_
 #define FUSEDNORM_DATA_SHARD_CACHE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -81,7 +82,8 @@ class ShardCache {
   std::vector<std::shared_ptr<const MappedFile>> copies_;
   std::vector<std::unique_ptr<Writing>> writing_;
   uint64_t held_ = 0;  // bytes of the copies
-  bool off_ = false;   // a copy could not be written: no more are made
+  // A copy could not be written: no more are made (set under mu_).
+  std::atomic<bool> off_{false};
 };
 
 }  // namespace fusednorm
