@@ -2,6 +2,7 @@
 // read as text.
 #include "data/shard_index.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -119,6 +120,14 @@ bool Unescape(absl::string_view text, std::string* out) {
     i += 2;
   }
   return true;
+}
+
+// The first line of *text, without its '\n', taken from it.
+absl::string_view NextLine(absl::string_view* text) {
+  const size_t end = text->find('\n');
+  const absl::string_view line = text->substr(0, end);
+  text->remove_prefix(end == absl::string_view::npos ? text->size() : end + 1);
+  return line;
 }
 
 // One sample line (fields split at single spaces).
@@ -251,30 +260,31 @@ std::string ShardIndexText(const ShardIndex& index) {
 
 absl::StatusOr<ShardIndex> ParseShardIndex(absl::string_view text,
                                            const std::string& path) {
-  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  if (lines.empty() || lines[0] != kMagic) {
+  if (NextLine(&text) != kMagic) {
     return InvalidArgumentCat(path,
                               ": not a shard index (its first line is "
                               "not \"",
                               kMagic, "\")");
   }
-  if (lines.back().empty()) lines.pop_back();  // the last line's newline
+  if (text.empty()) return InvalidArgumentCat(path, ": line 2 is missing");
   ShardIndex index;
   uint64_t samples = 0;
-  if (lines.size() < 2) return InvalidArgumentCat(path, ": line 2 is missing");
   FUSEDNORM_RETURN_IF_ERROR(
-      PrefixStatus(ParseHeader(lines[1], &index, &samples),
+      PrefixStatus(ParseHeader(NextLine(&text), &index, &samples),
                    absl::StrCat(path, ": line 2: ")));
-  if (samples != lines.size() - 2) {
+  // Lines end in '\n', the last one's optional.
+  const uint64_t follow = std::count(text.begin(), text.end(), '\n') +
+                          (text.empty() || text.back() == '\n' ? 0 : 1);
+  if (samples != follow) {
     return InvalidArgumentCat(path, ": line 2 says ", samples, " samples, ",
-                              lines.size() - 2, " lines follow");
+                              follow, " lines follow");
   }
   index.samples.resize(samples);
   for (size_t i = 0; i < samples; ++i) {
-    FUSEDNORM_RETURN_IF_ERROR(
-        PrefixStatus(ParseEntry(absl::StrSplit(lines[i + 2], ' '), index.bytes,
-                                &index.samples[i]),
-                     absl::StrCat(path, ": line ", i + 3, ": ")));
+    const absl::Status entry = ParseEntry(absl::StrSplit(NextLine(&text), ' '),
+                                          index.bytes, &index.samples[i]);
+    if (!entry.ok())
+      return PrefixStatus(entry, absl::StrCat(path, ": line ", i + 3, ": "));
   }
   if ((samples == 0) != (index.channels == 0)) {
     return InvalidArgumentCat(path, ": line 2: channels ", index.channels,

@@ -25,24 +25,25 @@ namespace {
 
 constexpr size_t kMaxShards = 1000000;
 
-// One sample: its shard and its entry in the shard's index.
-struct ShardSample {
-  uint32_t shard = 0;
-  ShardEntry entry;
+// Where sample i lies: its shard and its entry in the shard's index.
+struct Located {
+  uint32_t shard;
+  const ShardEntry& entry;
 };
 
 class Shards : public Dataset {
  public:
   // `names`: the shards as messages show them. Either `files` (local
-  // shards) or `remote` is set.
+  // shards) or `remote` is set. `ends[s]`: the samples of shards 0..s.
   Shards(std::vector<std::string> names,
          std::vector<std::unique_ptr<MappedFile>> files,
-         std::unique_ptr<RemoteStore> remote, std::vector<ShardSample> samples,
-         int channels)
+         std::unique_ptr<RemoteStore> remote, std::vector<ShardIndex> indexes,
+         std::vector<uint64_t> ends, int channels)
       : names_(std::move(names)),
         files_(std::move(files)),
         remote_(std::move(remote)),
-        samples_(std::move(samples)),
+        indexes_(std::move(indexes)),
+        ends_(std::move(ends)),
         channels_(channels) {}
 
   std::string name() const override {
@@ -52,17 +53,17 @@ class Shards : public Dataset {
                             : "",
                         ")");
   }
-  size_t size() const override { return samples_.size(); }
+  size_t size() const override { return ends_.back(); }
   int channels() const override { return channels_; }
 
   // Names the sample "sample 7 (shard.tar at byte 1536, key 000000007)".
   absl::Status Read(size_t index, SampleBuffer* buffer,
                     RawSample* out) const override {
-    if (index >= samples_.size()) {
+    if (index >= size()) {
       return absl::OutOfRangeError(
-          absl::StrCat("sample ", index, " >= ", samples_.size()));
+          absl::StrCat("sample ", index, " >= ", size()));
     }
-    const ShardSample& s = samples_[index];
+    const Located s = Locate(index);
     const ShardEntry& e = s.entry;
     *out = RawSample();
     out->index = index;
@@ -85,14 +86,14 @@ class Shards : public Dataset {
   // Remote shards are checked by each request (If-Match).
   absl::Status CheckUnchanged(const RawSample& sample) const override {
     if (remote_ != nullptr) return absl::OkStatus();
-    return files_[samples_[sample.index].shard]->CheckUnchanged();
+    return files_[Locate(sample.index).shard]->CheckUnchanged();
   }
 
   // The shards' base names and sizes, and the sample count: the same for
   // a local copy of remote shards.
   uint64_t IndexDigest() const override {
     Digest d;
-    d.Text("shards").Number(samples_.size()).Number(names_.size());
+    d.Text("shards").Number(size()).Number(names_.size());
     for (size_t i = 0; i < names_.size(); ++i) {
       absl::string_view base = names_[i];
       base = base.substr(0, base.find('?'));
@@ -116,15 +117,25 @@ class Shards : public Dataset {
   }
 
  private:
+  // Sample `index` (< size()): a binary search of the shards' ends, so
+  // that the indexes are the only copy of the entries.
+  Located Locate(uint64_t index) const {
+    const auto shard = static_cast<uint32_t>(
+        std::upper_bound(ends_.begin(), ends_.end(), index) - ends_.begin());
+    const uint64_t first = shard == 0 ? 0 : ends_[shard - 1];
+    return {shard, indexes_[shard].samples[index - first]};
+  }
+
   RemoteStore::Place PlaceOf(uint64_t index) const {
-    const ShardSample& s = samples_[index];
+    const Located s = Locate(index);
     return {s.shard, s.entry.offset, s.entry.size};
   }
 
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<MappedFile>> files_;
   std::unique_ptr<RemoteStore> remote_;
-  std::vector<ShardSample> samples_;
+  std::vector<ShardIndex> indexes_;
+  std::vector<uint64_t> ends_;
   int channels_;
 };
 
@@ -166,15 +177,15 @@ absl::StatusOr<ShardIndex> LoadIndex(const MappedFile& file,
   return scanned;
 }
 
-// The samples of the shards' indexes in order, and their channel count,
-// which all must share. Errors name the shard (`names`).
-absl::StatusOr<std::vector<ShardSample>> Combine(
-    const std::vector<std::string>& names, std::vector<ShardIndex>* indexes,
-    int* channels) {
-  std::vector<ShardSample> samples;
+// The channel count the shards' samples share, and each shard's end in
+// the samples of all (`ends`). Errors name the shard (`names`).
+absl::Status Combine(const std::vector<std::string>& names,
+                     const std::vector<ShardIndex>& indexes, int* channels,
+                     std::vector<uint64_t>* ends) {
   uint32_t channels_from = 0;  // the shard whose samples set `channels`
-  for (uint32_t shard = 0; shard < indexes->size(); ++shard) {
-    ShardIndex& index = (*indexes)[shard];
+  uint64_t total = 0;
+  for (uint32_t shard = 0; shard < indexes.size(); ++shard) {
+    const ShardIndex& index = indexes[shard];
     if (*channels != 0 && index.channels != 0 && index.channels != *channels) {
       return InvalidArgumentCat(
           names[shard], ": key ", EscapeKey(index.samples[0].key), ": ",
@@ -186,12 +197,12 @@ absl::StatusOr<std::vector<ShardSample>> Combine(
       *channels = index.channels;
       channels_from = shard;
     }
-    for (ShardEntry& e : index.samples)
-      samples.push_back({shard, std::move(e)});
+    total += index.samples.size();
+    ends->push_back(total);
   }
-  if (samples.empty())
+  if (total == 0)
     return InvalidArgumentCat(names.front(), ": the shards hold no samples");
-  return samples;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -274,11 +285,11 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
     }
   }
   int channels = 0;
-  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<ShardSample> samples,
-                             Combine(names, &indexes, &channels));
+  std::vector<uint64_t> ends;
+  FUSEDNORM_RETURN_IF_ERROR(Combine(names, indexes, &channels, &ends));
   return std::make_unique<Shards>(std::move(names), std::move(files),
-                                  std::move(store), std::move(samples),
-                                  channels);
+                                  std::move(store), std::move(indexes),
+                                  std::move(ends), channels);
 }
 
 }  // namespace fusednorm
