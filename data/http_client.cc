@@ -95,7 +95,8 @@ struct HttpClient::Request {
   bool ranged = false;
   uint64_t offset = 0, size = 0;  // the range, when ranged
   std::string if_match;
-  uint64_t max_bytes = 0;  // of the body
+  uint64_t max_bytes = 0;     // of the body
+  bool* oversized = nullptr;  // set when the body outgrew max_bytes
 
   // "GET https://host/a.tar bytes 0-99" for messages.
   std::string What() const {
@@ -196,6 +197,10 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   // uint8_t would be copied element by element.
   const auto* first = reinterpret_cast<const uint8_t*>(data);
   try {  // nothing may be thrown through libcurl's frames
+    // An announced length is reserved once: memory then grows only with
+    // the bytes that arrive (pages are touched as they are written).
+    if (r->body->empty() && r->has_length && r->length <= r->max_bytes)
+      r->body->reserve(r->length);
     r->body->insert(r->body->end(), first, first + bytes);
   } catch (const std::bad_alloc&) {
     r->out_of_memory = true;
@@ -308,6 +313,7 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
         absl::StrCat(q.What(), ": out of memory for the body"));
   }
   if (reply.overflow) {
+    if (q.oversized != nullptr) *q.oversized = true;
     return InvalidArgumentCat(q.What(), ": the server sent more than the ",
                               q.max_bytes, " bytes expected; refused");
   }
@@ -493,10 +499,12 @@ absl::Status HttpClient::GetRange(const RemoteUrl& url,
 
 absl::StatusOr<ObjectVersion> HttpClient::GetWhole(const RemoteUrl& url,
                                                    uint64_t max_bytes,
-                                                   std::vector<uint8_t>* body) {
+                                                   std::vector<uint8_t>* body,
+                                                   bool* oversized) {
   Request q;
   q.url = &url;
   q.max_bytes = max_bytes;
+  q.oversized = oversized;
   FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, body));
   if (r.status / 100 != 2) return StatusError(q.What(), r.status);
   if (r.status != 200) {

@@ -69,10 +69,12 @@ class HttpClient {
                         std::vector<uint8_t>* body);
 
   // GET of a whole object of at most `max_bytes` bytes into *body, with
-  // its version. NotFound for 404.
+  // its version. NotFound for 404; *oversized (when given) is set when the
+  // answer was refused for being larger.
   absl::StatusOr<ObjectVersion> GetWhole(const RemoteUrl& url,
                                          uint64_t max_bytes,
-                                         std::vector<uint8_t>* body);
+                                         std::vector<uint8_t>* body,
+                                         bool* oversized = nullptr);
 
   // A request, what came back, and what its callbacks watch
   // (http_client.cc's).

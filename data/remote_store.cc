@@ -23,12 +23,35 @@ namespace {
 
 // An index larger than this is refused (a million samples take ~50 MB).
 constexpr uint64_t kMaxIndexBytes = uint64_t{256} << 20;
+// Indexes up to this size are read by the parallel opens; a larger one is
+// read again alone, so that the opens in flight cannot together hold many
+// bodies of up to kMaxIndexBytes (a server may claim any shard size).
+constexpr uint64_t kParallelIndexBytes = uint64_t{16} << 20;
+// What a parsed index holds per sample besides its key's bytes (a
+// ShardEntry of 96, with room for the work of parsing it).
+constexpr uint64_t kBytesPerSample = 128;
+// Why the shards' indexes have a memory bound, for messages.
+constexpr char kWhyIndex[] =
+    "default: half this machine's memory; a server cannot make an open "
+    "allocate more";
 // Buffers readers gave back, kept for the read-ahead's next fetches.
 constexpr size_t kSpareBuffers = 64;
 // Upcoming samples the cache looks at for next uses.
 constexpr size_t kWindow = 4096;
 // A shard is copied to the cache in ranges of this size.
 constexpr uint64_t kFillRange = uint64_t{8} << 20;
+
+// fn()'s index, or ResourceExhausted naming `what` when memory runs out
+// for it (an index as large as a server may claim).
+template <typename Fn>
+absl::StatusOr<ShardIndex> MemoryNamed(const std::string& what, Fn fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(what, ": out of memory for its index"));
+  }
+}
 
 // Runs fn(i) for i in 0..n-1 on up to `threads` threads, stopping early at
 // an error; returns the error of the lowest i that failed.
@@ -285,6 +308,7 @@ absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
   }
   indexes->assign(paths.size(), ShardIndex());
   RemoteStore* s = store.get();
+  s->index_left_ = s->settings_.index_bytes;
   FUSEDNORM_RETURN_IF_ERROR(
       ParallelFor(paths.size(), s->settings_.requests, [&](size_t i) {
         std::unique_ptr<HttpClient> client = s->TakeClient();
@@ -312,15 +336,20 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
   std::vector<uint8_t> bytes;
   // An index line per sample of at least 512 tar bytes: a quarter of the
   // shard's size bounds it.
-  absl::StatusOr<ObjectVersion> got = client->GetWhole(
+  absl::StatusOr<ObjectVersion> got = GetIndex(
       index_url, std::min(kMaxIndexBytes, shard.version.size / 4 + 65536),
-      &bytes);
+      client, &bytes);
   if (got.ok()) {
-    FUSEDNORM_ASSIGN_OR_RETURN(
-        *index, ParseShardIndex(absl::string_view(
-                                    reinterpret_cast<const char*>(bytes.data()),
-                                    bytes.size()),
-                                index_url.shown));
+    FUSEDNORM_RETURN_IF_ERROR(TakeIndexMemory(
+        bytes.size() + kBytesPerSample * static_cast<uint64_t>(std::count(
+                                             bytes.begin(), bytes.end(), '\n')),
+        index_url.shown));
+    FUSEDNORM_ASSIGN_OR_RETURN(*index, MemoryNamed(index_url.shown, [&] {
+      return ParseShardIndex(
+          absl::string_view(reinterpret_cast<const char*>(bytes.data()),
+                            bytes.size()),
+          index_url.shown);
+    }));
     if (index->bytes != shard.version.size) {
       return InvalidArgumentCat(
           index_url.shown, " indexes ", index->bytes, " bytes but ",
@@ -342,6 +371,13 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
                shard.url.shown.c_str(), index_url.shown.c_str());
   // One whole shard in memory at a time.
   std::lock_guard<std::mutex> one_at_a_time(whole_mu_);
+  if (shard.version.size > index_left_.load()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        shard.url.shown, ": reading its ", shard.version.size,
+        " bytes whole to index it needs more memory than the ",
+        index_left_.load(), " bytes FUSEDNORM_HTTP_INDEX_MB leaves (",
+        kWhyIndex, ")"));
+  }
   FUSEDNORM_ASSIGN_OR_RETURN(
       const ObjectVersion whole,
       client->GetWhole(shard.url, shard.version.size, &bytes));
@@ -352,8 +388,39 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
                      ": the object changed on the server while it was "
                      "opened"));
   }
-  FUSEDNORM_ASSIGN_OR_RETURN(*index, IndexShard(bytes, shard.url.shown, false));
+  FUSEDNORM_ASSIGN_OR_RETURN(*index, MemoryNamed(shard.url.shown, [&] {
+    return IndexShard(bytes, shard.url.shown, false);
+  }));
+  uint64_t held = kBytesPerSample * index->samples.size();
+  for (const ShardEntry& e : index->samples)
+    held += e.key.size() + e.link_error.size();
+  return TakeIndexMemory(held, shard.url.shown);
+}
+
+absl::Status RemoteStore::TakeIndexMemory(uint64_t bytes,
+                                          const std::string& what) {
+  uint64_t left = index_left_.load();
+  do {
+    if (bytes > left) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(what, ": its index needs about ", bytes,
+                       " bytes of memory, but FUSEDNORM_HTTP_INDEX_MB leaves ",
+                       left, " of its ", settings_.index_bytes,
+                       " for the shards' indexes (", kWhyIndex, ")"));
+    }
+  } while (!index_left_.compare_exchange_weak(left, left - bytes));
   return absl::OkStatus();
+}
+
+absl::StatusOr<ObjectVersion> RemoteStore::GetIndex(
+    const RemoteUrl& url, uint64_t bound, HttpClient* client,
+    std::vector<uint8_t>* bytes) {
+  bool oversized = false;
+  absl::StatusOr<ObjectVersion> got = client->GetWhole(
+      url, std::min(bound, kParallelIndexBytes), bytes, &oversized);
+  if (!oversized || bound <= kParallelIndexBytes) return got;
+  std::lock_guard<std::mutex> one_at_a_time(whole_mu_);
+  return client->GetWhole(url, bound, bytes);
 }
 
 const std::string& RemoteStore::shown(uint32_t shard) const {

@@ -3,9 +3,13 @@
 //
 // Opening asks each shard's size and ETag (HEAD) and reads its index
 // (SHARD.fnidx beside it, data/shard_index.h; at most a quarter of the
-// shard's size), for many shards at once. A shard without an index (404,
+// shard's size and 256 MiB), for many shards at once; an index over 16 MiB
+// is read again alone, so that a server claiming huge shards cannot have
+// every open in flight hold a large body. A shard without an index (404,
 // or S3's 403) is read whole, one at a time, to index it, with a warning
-// that says how to avoid that. A sample is then one ranged GET of its
+// that says how to avoid that. The indexes together may take at most
+// FUSEDNORM_HTTP_INDEX_MB of memory (each is charged its text and 128
+// bytes a sample before it is parsed). A sample is then one ranged GET of its
 // bytes with If-Match: the ETag of the open, so a shard replaced on the
 // server during the run is an error, never bytes of two versions.
 //
@@ -94,15 +98,27 @@ class RemoteStore {
   // Copies shard `shard` into the cache (ShardCache::Begin succeeded).
   void Fill(HttpClient* client, uint32_t shard) const;
   absl::Status OpenShard(uint32_t shard, HttpClient* client, ShardIndex* index);
+  // The index at `url`, of at most `bound` bytes, into *bytes: by the
+  // parallel opens up to 16 MiB, a larger one again alone (whole_mu_).
+  absl::StatusOr<ObjectVersion> GetIndex(const RemoteUrl& url, uint64_t bound,
+                                         HttpClient* client,
+                                         std::vector<uint8_t>* bytes);
+
+  // Takes `bytes` from what the indexes may still hold (index_left_), or
+  // ResourceExhausted naming `what` when they do not fit.
+  absl::Status TakeIndexMemory(uint64_t bytes, const std::string& what);
 
   RemoteSettings settings_;
+  std::atomic<uint64_t> index_left_{0};  // FUSEDNORM_HTTP_INDEX_MB's rest
   std::vector<Shard> shards_;
   std::unique_ptr<ShardCache> cache_;  // null: no cache_dir
   mutable HttpCounters counters_;
   mutable std::atomic<uint64_t> from_cache_{0};
   mutable std::atomic<uint64_t> wait_ns_{0};
   mutable std::mutex mu_;
-  std::mutex whole_mu_;  // opening: one shard without an index at a time
+  // Opening: one shard without an index, or one index over 16 MiB, at a
+  // time.
+  std::mutex whole_mu_;
   mutable std::vector<std::unique_ptr<HttpClient>> clients_;  // idle
   mutable std::vector<std::shared_ptr<Ahead>> aheads_;        // running
 };

@@ -2,6 +2,9 @@
 // request URLs, and URLs as messages show them.
 #include "data/remote_url.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
@@ -74,6 +77,16 @@ bool ValidRegion(absl::string_view r) {
   return true;
 }
 
+// The most FUSEDNORM_HTTP_INDEX_MB takes: 16 TiB.
+constexpr int kMaxIndexMb = 1 << 24;
+
+// Half the machine's physical memory (1 GiB when it cannot be told).
+uint64_t HalfTheMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return uint64_t{1} << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+}
+
 // An integer variable in lo..hi into *value (left as it is when unset).
 absl::Status EnvInt(const char* name, int lo, int hi, int* value) {
   const std::string v = Env(name);
@@ -102,6 +115,11 @@ absl::Status ReadNumbers(RemoteSettings* s) {
   FUSEDNORM_RETURN_IF_ERROR(
       EnvInt("FUSEDNORM_HTTP_AHEAD_MB", 1, 65536, &ahead_mb));
   s->ahead_bytes = static_cast<uint64_t>(ahead_mb) << 20;
+  int index_mb = static_cast<int>(
+      std::clamp<uint64_t>(HalfTheMemory() >> 20, 1, kMaxIndexMb));
+  FUSEDNORM_RETURN_IF_ERROR(
+      EnvInt("FUSEDNORM_HTTP_INDEX_MB", 1, kMaxIndexMb, &index_mb));
+  s->index_bytes = static_cast<uint64_t>(index_mb) << 20;
   return absl::OkStatus();
 }
 

@@ -39,11 +39,16 @@ struct RemoteSettings {
   int requests = 32;
   // FUSEDNORM_HTTP_AHEAD_MB: bytes fetched ahead and not yet read, in MiB.
   uint64_t ahead_bytes = uint64_t{256} << 20;
+  // FUSEDNORM_HTTP_INDEX_MB: the memory the shards' indexes may take at
+  // open, in MiB (default: half the machine's memory); a server's indexes
+  // cannot make an open allocate more.
+  uint64_t index_bytes = 0;
 
   // The settings the environment gives; InvalidArgument naming the
   // variable and its value when one is malformed (a timeout that is not a
   // number in (0, 3600], retries outside 0..100, requests outside
-  // 1..1024, read-ahead outside 1..65536 MiB, an unknown addressing, one
+  // 1..1024, read-ahead outside 1..65536 MiB, index memory outside
+  // 1..16777216 MiB, an unknown addressing, one
   // of the two keys without the other, an endpoint that is not http(s)://).
   static absl::StatusOr<RemoteSettings> FromEnvironment();
 };

@@ -1,5 +1,8 @@
 #include "data/remote_url.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -140,6 +143,12 @@ TEST_F(EnvTest, SettingsFromEnvironment) {
   EXPECT_EQ(s->retries, 0);
   EXPECT_EQ(s->requests, 4);
   EXPECT_EQ(s->ahead_bytes, uint64_t{8} << 20);
+  // The indexes' memory: half the machine's by default, at least 1 MiB.
+  const uint64_t half = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
+  EXPECT_EQ(s->index_bytes, std::max<uint64_t>(half >> 20, 1) << 20);
+  Set("FUSEDNORM_HTTP_INDEX_MB", "3");
+  EXPECT_EQ(RemoteSettings::FromEnvironment()->index_bytes, uint64_t{3} << 20);
   Set("AWS_REGION", "us-west-2");  // before AWS_DEFAULT_REGION
   EXPECT_EQ(RemoteSettings::FromEnvironment()->region, "us-west-2");
   Set("AWS_REGION", "garage_1.local");  // S3-compatible stores' names
@@ -151,15 +160,26 @@ TEST_F(EnvTest, SettingsFromEnvironment) {
 TEST_F(EnvTest, BadValuesNameTheVariable) {
   const std::string long_region(65, 'a');
   const std::pair<const char*, const char*> bad[] = {
-      {"FUSEDNORM_HTTP_TIMEOUT", "0"},     {"FUSEDNORM_HTTP_TIMEOUT", "x"},
-      {"FUSEDNORM_HTTP_TIMEOUT", "nan"},   {"FUSEDNORM_HTTP_TIMEOUT", "3601"},
-      {"FUSEDNORM_HTTP_RETRIES", "-1"},    {"FUSEDNORM_HTTP_RETRIES", "101"},
-      {"FUSEDNORM_HTTP_REQUESTS", "0"},    {"FUSEDNORM_HTTP_AHEAD_MB", "0"},
-      {"FUSEDNORM_S3_ADDRESSING", "both"}, {"AWS_ENDPOINT_URL", "ftp://h"},
-      {"AWS_ACCESS_KEY_ID", "only-one"},   {"FUSEDNORM_HTTP_TIMEOUT", "0.0009"},
-      {"FUSEDNORM_HTTP_TIMEOUT", "1e-9"},  {"AWS_REGION", "us-east-1:x"},
-      {"AWS_REGION", "us east"},           {"AWS_DEFAULT_REGION", "a/b"},
-      {"AWS_REGION", long_region.c_str()}};
+      {"FUSEDNORM_HTTP_TIMEOUT", "0"},
+      {"FUSEDNORM_HTTP_TIMEOUT", "x"},
+      {"FUSEDNORM_HTTP_TIMEOUT", "nan"},
+      {"FUSEDNORM_HTTP_TIMEOUT", "3601"},
+      {"FUSEDNORM_HTTP_RETRIES", "-1"},
+      {"FUSEDNORM_HTTP_RETRIES", "101"},
+      {"FUSEDNORM_HTTP_REQUESTS", "0"},
+      {"FUSEDNORM_HTTP_AHEAD_MB", "0"},
+      {"FUSEDNORM_S3_ADDRESSING", "both"},
+      {"AWS_ENDPOINT_URL", "ftp://h"},
+      {"AWS_ACCESS_KEY_ID", "only-one"},
+      {"FUSEDNORM_HTTP_TIMEOUT", "0.0009"},
+      {"FUSEDNORM_HTTP_TIMEOUT", "1e-9"},
+      {"AWS_REGION", "us-east-1:x"},
+      {"AWS_REGION", "us east"},
+      {"AWS_DEFAULT_REGION", "a/b"},
+      {"AWS_REGION", long_region.c_str()},
+      {"FUSEDNORM_HTTP_INDEX_MB", "0"},
+      {"FUSEDNORM_HTTP_INDEX_MB", "-5"},
+      {"FUSEDNORM_HTTP_INDEX_MB", "16777217"}};
   for (const auto& [name, value] : bad) {
     setenv(name, value, 1);
     absl::StatusOr<RemoteSettings> s = RemoteSettings::FromEnvironment();

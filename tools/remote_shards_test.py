@@ -245,12 +245,15 @@ class Remote(unittest.TestCase):
 class Hostile(http.server.BaseHTTPRequestHandler):
     """A server that misbehaves by path: a redirect loop, a redirect to
     http://, one to https:// (/up, to /down there), a body of 2^40 bytes
-    announced, a shard of 2^40 bytes whose index drips without end, a Range
+    announced, a shard of 2^40 bytes whose index drips without end, one of
+    2^36 bytes with an index of 20 MiB of junk, one of 2 MiB whose index
+    holds 20,000 empty samples, one of 2 MiB without an index, a Range
     ignored."""
     protocol_version = "HTTP/1.1"
     shard = b""  # the bytes served for any .tar
     http_url = ""  # where /down.tar redirects to
     https_url = ""  # where /up.tar redirects to
+    big_index_gets = 0  # GETs of /bigindex.tar.fnidx
 
     def log_message(self, *args):
         pass
@@ -279,6 +282,24 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.answer(200, {"Content-Length": str(1 << 40)})
         elif self.path == "/dripbig.tar.fnidx":
             self.drip_without_end()
+        elif self.path == "/bigindex.tar":
+            self.answer(200, {"Content-Length": str(1 << 36)})
+        elif self.path == "/bigindex.tar.fnidx":
+            Hostile.big_index_gets += 1
+            try:  # 20 MiB of junk; the first GET hangs up after the header
+                self.answer(200, {"Content-Length": str(20 << 20)},
+                            b"x" * (20 << 20))
+            except OSError:
+                self.close_connection = True
+        elif self.path in ("/many.tar", "/bigplain.tar"):
+            self.answer(200, {"Content-Length": str(2 << 20)})
+        elif self.path == "/many.tar.fnidx":  # 20,000 valid empty samples
+            lines = [b"fusednorm-shard-index 1",
+                     b"bytes %d mtime_ns -1 digest - channels 3 samples 20000"
+                     % (2 << 20)]
+            lines += [b"0 0 image -1 k%d" % i for i in range(20000)]
+            body = b"\n".join(lines) + b"\n"
+            self.answer(200, {"Content-Length": str(len(body))}, body)
         elif self.path.startswith("/redir"):  # S3 moving a signed request
             self.answer(302, {"Location": self.http_url, "Content-Length": "0"})
         elif self.path.startswith("/drip"):
@@ -396,6 +417,23 @@ class HostileServers(unittest.TestCase):
             self.fails(f"{s.url}/up.tar", f"HEAD {s.url}/up.tar",
                        "a redirect from https to http is refused",
                        env={"SSL_CERT_FILE": s.ca_file})
+            # An index over 16 MiB is refused by the parallel opens and
+            # read again alone (then found to be junk).
+            self.fails(f"{s.url}/bigindex.tar",
+                       f"{s.url}/bigindex.tar.fnidx: not a shard index")
+            self.assertEqual(Hostile.big_index_gets, 2)
+            # The indexes' memory is bounded in all: 20,000 samples of
+            # 128 bytes and more pass 1 MiB, and so does reading a 2 MiB
+            # shard whole to index it.
+            one_mb = {"FUSEDNORM_HTTP_INDEX_MB": "1"}
+            self.fails(f"{s.url}/many.tar",
+                       f"{s.url}/many.tar.fnidx: its index needs about ",
+                       "FUSEDNORM_HTTP_INDEX_MB leaves 1048576 of its 1048576",
+                       env=one_mb)
+            self.fails(f"{s.url}/bigplain.tar",
+                       f"{s.url}/bigplain.tar: reading its 2097152 bytes "
+                       "whole to index it needs more memory than the 1048576",
+                       env=one_mb)
             self.fails(f"{s.url}/huge.tar",
                        f"GET {s.url}/huge.tar.fnidx",
                        "bytes expected; refused")
