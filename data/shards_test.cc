@@ -205,6 +205,11 @@ TEST(ShardIndex, DamagedIndexesNameTheLine) {
       "bytes 4096 mtime_ns -1 digest - channels 3 samples 1\n"
       "512 100 image 2 key\n";
   ASSERT_TRUE(ParseShardIndex(good, "s.fnidx").ok());
+  // The last line's newline is optional, and only one is.
+  absl::StatusOr<ShardIndex> no_newline =
+      ParseShardIndex(good.substr(0, good.size() - 1), "s.fnidx");
+  ASSERT_TRUE(no_newline.ok()) << no_newline.status();
+  EXPECT_EQ(no_newline->samples.at(0).key, "key");
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"", "not a shard index"},
       {"fusednorm-shard-index 2\n", "not a shard index"},
@@ -217,6 +222,10 @@ TEST(ShardIndex, DamagedIndexesNameTheLine) {
        "samples 2\n"
        "512 100 image 2 key\n",
        "line 2 says 2 samples, 1 lines follow"},
+      {good + "\n", "line 2 says 1 samples, 2 lines follow"},
+      {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 0 "
+       "samples 0\n\n",
+       "line 2 says 0 samples, 1 lines follow"},
       {"fusednorm-shard-index 1\nbytes 4096 mtime_ns -1 digest - channels 3 "
        "samples 1\n"
        "4000 100 image 2 key\n",
