@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/status.h"
@@ -176,6 +177,28 @@ bool IsRemotePath(absl::string_view path) {
   return IsHttp(path) || absl::StartsWithIgnoreCase(path, "s3://");
 }
 
+// A control character or a byte past ASCII, which messages show as %XX.
+bool Unprintable(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u >= 0x7f;
+}
+
+// A byte an http(s) URL may not hold as it is: those and a space.
+bool NotInUrl(char c) { return c == ' ' || Unprintable(c); }
+
+// `text` with its Unprintable bytes as %XX.
+std::string EscapeUnprintable(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (Unprintable(c)) {
+      absl::StrAppendFormat(&out, "%%%02X", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string ShownUrl(absl::string_view url) {
   const size_t scheme = url.find("://");
   if (scheme == absl::string_view::npos) return std::string(url);
@@ -186,11 +209,11 @@ std::string ShownUrl(absl::string_view url) {
   std::string out = absl::StrCat(
       url.substr(0, host),
       at == absl::string_view::npos ? authority : authority.substr(at + 1));
-  if (end == absl::string_view::npos) return out;
+  if (end == absl::string_view::npos) return EscapeUnprintable(out);
   absl::string_view rest = url.substr(end);
   rest = rest.substr(0, rest.find('#'));
   const size_t query = rest.find('?');
-  absl::StrAppend(&out, rest.substr(0, query));
+  out = EscapeUnprintable(absl::StrCat(out, rest.substr(0, query)));
   if (query != absl::string_view::npos)
     absl::StrAppend(&out, "?<query hidden>");
   return out;
@@ -211,6 +234,12 @@ absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
                                 "\": the URL has no host");
     // A fragment never reaches the server, and SHARD.fnidx would be
     // appended to it.
+    if (std::any_of(path.begin(), path.end(), NotInUrl)) {
+      return InvalidArgumentCat("\"", ShownUrl(path),
+                                "\": the URL holds a space, a control "
+                                "character or a byte past ASCII; write it "
+                                "as %XX");
+    }
     if (path.find('#') != std::string::npos) {
       return InvalidArgumentCat("\"", ShownUrl(path),
                                 "\": the URL has a fragment (#...), which is "

@@ -63,7 +63,9 @@ struct RemoteUrl {
 // True for http://, https:// and s3:// paths, the scheme in any case.
 bool IsRemotePath(absl::string_view path);
 
-// `url` without "user:password@" and with "?<query hidden>" for a query.
+// `url` without "user:password@" and with "?<query hidden>" for a query;
+// a remote URL's control characters and bytes past ASCII as %XX, so that
+// a message stays one line of text.
 std::string ShownUrl(absl::string_view url);
 
 // A --data text (a comma list) with every URL in it as ShownUrl shows it.
@@ -71,7 +73,7 @@ std::string ShownData(absl::string_view data);
 
 // The request URL of a remote path (its scheme in lower case);
 // InvalidArgument naming the path for a malformed one (no host, an http(s)
-// URL with a #fragment, an S3 path without bucket or key, a bucket name S3
+// URL with a #fragment, a space or a control character, an S3 path without bucket or key, a bucket name S3
 // does not allow).
 absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
                                         const RemoteSettings& settings);

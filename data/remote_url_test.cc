@@ -21,6 +21,31 @@ TEST(ShownUrlTest, HidesCredentialsAndQueries) {
   EXPECT_EQ(ShownUrl("local/path.tar"), "local/path.tar");
 }
 
+TEST(ShownUrlTest, KeepsAMessageOneLine) {
+  EXPECT_EQ(ShownUrl("http://h/a\nfusednorm: fake b.tar?q=1 2"),
+            "http://h/a%0Afusednorm: fake b.tar?<query hidden>");
+  EXPECT_EQ(ShownUrl("s3://bucket/my key\t\xc3\xa9.tar"),
+            "s3://bucket/my key%09%C3%A9.tar");
+  EXPECT_EQ(ShownUrl("http://h\r\nX: y"), "http://h%0D%0AX: y");
+}
+
+TEST(RemoteUrlTest, SpacesAndControlCharactersAreRefusedInHttpUrls) {
+  RemoteSettings s;
+  for (const char* path :
+       {"http://host/a b.tar", "https://host/a\nb.tar", "http://host/a\x7f.tar",
+        "http://host/\xc3\xa9.tar", "http://ho\rst/a.tar"}) {
+    absl::StatusOr<RemoteUrl> r = ResolveRemote(path, s);
+    ASSERT_FALSE(r.ok()) << path;
+    const std::string m(r.status().message());
+    EXPECT_NE(m.find("write it as %XX"), std::string::npos) << m;
+    EXPECT_NE(m.find(ShownUrl(path)), std::string::npos) << m;
+    EXPECT_EQ(m.find_first_of("\n\r\x7f"), std::string::npos) << m;
+  }
+  // An S3 key may hold them: it is sent %-encoded.
+  EXPECT_EQ(ResolveRemote("s3://bucket/a b\n.tar", s)->url,
+            "https://bucket.s3.us-east-1.amazonaws.com/a%20b%0A.tar");
+}
+
 TEST(RemoteUrlTest, HttpIsAskedAsGiven) {
   RemoteSettings s;
   absl::StatusOr<RemoteUrl> r =
