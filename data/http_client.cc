@@ -196,12 +196,19 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   // As bytes, not chars: a copy of one type is one memmove, while char to
   // uint8_t would be copied element by element.
   const auto* first = reinterpret_cast<const uint8_t*>(data);
+  std::vector<uint8_t>& body = *r->body;
   try {  // nothing may be thrown through libcurl's frames
     // An announced length is reserved once: memory then grows only with
     // the bytes that arrive (pages are touched as they are written).
-    if (r->body->empty() && r->has_length && r->length <= r->max_bytes)
-      r->body->reserve(r->length);
-    r->body->insert(r->body->end(), first, first + bytes);
+    // Without one, the body doubles, but never past max_bytes.
+    if (body.empty() && r->has_length && r->length <= r->max_bytes) {
+      body.reserve(r->length);
+    } else if (body.size() + bytes > body.capacity()) {
+      body.reserve(std::min<uint64_t>(
+          std::max<uint64_t>(2 * body.capacity(), body.size() + bytes),
+          r->max_bytes));
+    }
+    body.insert(body.end(), first, first + bytes);
   } catch (const std::bad_alloc&) {
     r->out_of_memory = true;
     return 0;
