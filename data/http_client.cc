@@ -31,6 +31,8 @@ constexpr char kEmptySha256[] =
 // Error bodies (an HTML 404 page) are read and dropped up to this size.
 constexpr uint64_t kMaxErrorBody = uint64_t{1} << 20;
 constexpr double kMaxRetryAfter = 30;
+// A Last-Modified value longer than this is ignored (an HTTP date is 29).
+constexpr size_t kMaxDate = 64;
 // The most a ranged GET reserves before its first byte.
 constexpr uint64_t kMaxReserve = uint64_t{64} << 20;
 // The slowest an answer may come, past the timeout: 64 bytes a millisecond.
@@ -89,12 +91,25 @@ bool ParseContentRange(absl::string_view v, uint64_t* first, uint64_t* last,
 
 }  // namespace
 
+bool ByDate(const ObjectVersion& v) {
+  return v.etag.empty() || absl::StartsWith(v.etag, "W/");
+}
+
+bool SameVersion(const ObjectVersion& open, const ObjectVersion& now) {
+  if (now.size != open.size) return false;
+  if (!open.etag.empty() && !now.etag.empty() && now.etag != open.etag)
+    return false;
+  return !ByDate(open) || open.last_modified.empty() ||
+         now.last_modified.empty() || now.last_modified == open.last_modified;
+}
+
 struct HttpClient::Request {
   const RemoteUrl* url = nullptr;
   bool head = false;
   bool ranged = false;
   uint64_t offset = 0, size = 0;  // the range, when ranged
   std::string if_match;
+  std::string if_unmodified_since;
   uint64_t max_bytes = 0;     // of the body
   bool* oversized = nullptr;  // set when the body outgrew max_bytes
 
@@ -109,7 +124,7 @@ struct HttpClient::Request {
 
 struct HttpClient::Reply {
   long status = 0;
-  std::string etag;
+  std::string etag, last_modified;
   bool has_length = false, has_range = false;
   uint64_t length = 0;                      // Content-Length
   uint64_t first = 0, last = 0, total = 0;  // Content-Range
@@ -164,6 +179,8 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
       absl::StripAsciiWhitespace(line.substr(colon + 1));
   if (name == "etag") {
     r->etag = std::string(value);
+  } else if (name == "last-modified" && value.size() <= kMaxDate) {
+    r->last_modified = std::string(value);
   } else if (name == "content-length") {
     r->has_length = absl::SimpleAtoi(value, &r->length);
     // A body announced past the bound fails before any byte of it.
@@ -389,6 +406,8 @@ std::vector<std::string> HttpClient::HeaderLines(const Request& q) const {
   // ETag is compared instead (GetRange).
   if (!q.if_match.empty() && !absl::StartsWith(q.if_match, "W/"))
     lines.push_back("If-Match: " + q.if_match);
+  if (!q.if_unmodified_since.empty())
+    lines.push_back("If-Unmodified-Since: " + q.if_unmodified_since);
   if (q.url->signed_s3) {
     lines.push_back(absl::StrCat("x-amz-content-sha256: ", kEmptySha256));
     if (!settings_.session_token.empty())
@@ -464,7 +483,7 @@ absl::StatusOr<ObjectVersion> HttpClient::Head(const RemoteUrl& url) {
   if (!r.has_length) {
     return InvalidArgumentCat(q.What(), ": the server gave no Content-Length");
   }
-  return ObjectVersion{r.length, r.etag};
+  return ObjectVersion{r.length, r.etag, r.last_modified};
 }
 
 absl::Status HttpClient::GetRange(const RemoteUrl& url,
@@ -480,6 +499,9 @@ absl::Status HttpClient::GetRange(const RemoteUrl& url,
   q.offset = offset;
   q.size = size;
   q.if_match = version.etag;
+  // Without a strong ETag, the date guards the version: a server answers
+  // 412 for an object modified since, and the answer's date is compared.
+  if (ByDate(version)) q.if_unmodified_since = version.last_modified;
   q.max_bytes = size;
   FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, body));
   if (r.status / 100 != 2) return StatusError(q.What(), r.status);
@@ -488,12 +510,12 @@ absl::Status HttpClient::GetRange(const RemoteUrl& url,
                               " without a Content-Range: the server does "
                               "not serve byte ranges");
   }
-  if (r.total != version.size ||
-      (!version.etag.empty() && !r.etag.empty() && r.etag != version.etag)) {
+  if (!SameVersion(version, {r.total, r.etag, r.last_modified})) {
     return absl::DataLossError(absl::StrCat(
         q.What(), ": the object changed on the server during the run (",
-        version.size, " bytes, ETag ", version.etag, " at open; now ", r.total,
-        " bytes, ETag ", r.etag, ")"));
+        version.size, " bytes, ETag ", version.etag, ", modified ",
+        version.last_modified, " at open; now ", r.total, " bytes, ETag ",
+        r.etag, ", modified ", r.last_modified, ")"));
   }
   if (r.first != offset || r.last != offset + size - 1 ||
       body->size() != size) {
@@ -518,7 +540,7 @@ absl::StatusOr<ObjectVersion> HttpClient::GetWhole(const RemoteUrl& url,
     return InvalidArgumentCat(q.What(), ": HTTP ", r.status,
                               " where 200 was expected");
   }
-  return ObjectVersion{body->size(), r.etag};
+  return ObjectVersion{body->size(), r.etag, r.last_modified};
 }
 
 }  // namespace fusednorm

@@ -44,11 +44,23 @@ struct HttpCounters {
   std::atomic<uint64_t> retries{0};
 };
 
-// An object's size and version (its ETag; "" when the server gives none).
+// An object's size and version: its ETag ("" when the server gives none)
+// and its Last-Modified date as the server wrote it ("" when none), which
+// ranged GETs use when the ETag is weak or missing.
 struct ObjectVersion {
   uint64_t size = 0;
   std::string etag;
+  std::string last_modified;
 };
+
+// Whether an answer's `now` may be the version `open` describes: the same
+// size, the same ETag where both have one, and where the ETag is weak or
+// missing, the same Last-Modified where both have one.
+bool SameVersion(const ObjectVersion& open, const ObjectVersion& now);
+
+// Whether requests guard `v` by its date (If-Unmodified-Since) rather than
+// by If-Match: its ETag is weak or missing.
+bool ByDate(const ObjectVersion& v);
 
 class HttpClient {
  public:

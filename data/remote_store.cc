@@ -381,8 +381,7 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
   FUSEDNORM_ASSIGN_OR_RETURN(
       const ObjectVersion whole,
       client->GetWhole(shard.url, shard.version.size, &bytes));
-  if (whole.size != shard.version.size ||
-      (!whole.etag.empty() && whole.etag != shard.version.etag)) {
+  if (!SameVersion(shard.version, whole)) {
     return absl::DataLossError(
         absl::StrCat(shard.url.shown,
                      ": the object changed on the server while it was "

@@ -337,19 +337,31 @@ class Hostile(http.server.BaseHTTPRequestHandler):
 
     def weak(self):
         """The shard with a weak ETag, ranges served, and If-Match compared
-        strongly (never matching a weak ETag), as servers do."""
+        strongly (never matching a weak ETag), as servers do. /weaknew.tar
+        and /weaklate.tar are modified after they are opened: their ranges
+        come with a new date and without an ETag; /weaknew.tar refuses
+        If-Unmodified-Since with the old date (412), /weaklate.tar ignores
+        it."""
         etag = 'W/"v1"'
+        dates = ["Mon, 30 Nov 2026 10:00:00 GMT", "Tue, 01 Dec 2026 10:00:00 GMT"]
+        new = self.path != "/weak.tar" and "Range" in self.headers
+        headers = {"Last-Modified": dates[new]}
+        if not new:
+            headers["ETag"] = etag
         if self.path.endswith(".fnidx"):
             return self.answer(404, {"Content-Length": "0"})
-        if "If-Match" in self.headers:
+        if "If-Match" in self.headers or (
+                self.path == "/weaknew.tar" and
+                self.headers.get("If-Unmodified-Since") == dates[0]):
             return self.answer(412, {"Content-Length": "0"})
         r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
         if r is None:
-            return self.answer(200, {"Content-Length": str(len(self.shard)),
-                                     "ETag": etag}, self.shard)
+            return self.answer(200, dict(headers, **{
+                "Content-Length": str(len(self.shard))}), self.shard)
         a, b = int(r[1]), int(r[2])
-        self.answer(206, {"Content-Length": str(b - a + 1), "ETag": etag,
-                          "Content-Range": f"bytes {a}-{b}/{len(self.shard)}"},
+        self.answer(206, dict(headers, **{
+            "Content-Length": str(b - a + 1),
+            "Content-Range": f"bytes {a}-{b}/{len(self.shard)}"}),
                     self.shard[a:b + 1])
 
 
@@ -463,6 +475,13 @@ class HostileServers(unittest.TestCase):
             # answers' ETags compared instead.
             r = run(*run_args(f"{s.url}/weak.tar"))
             self.assertEqual(r.returncode, 0, r.stderr)
+            # Modified after the open, answering without an ETag: the date
+            # of the open guards it (If-Unmodified-Since, then compared).
+            self.fails(f"{s.url}/weaknew.tar", "HTTP 412 (the object "
+                       "changed on the server during the run)")
+            self.fails(f"{s.url}/weaklate.tar",
+                       "the object changed on the server during the run",
+                       "modified Mon, 30 Nov 2026 10:00:00 GMT at open; now")
             # Without an index the shard is read whole; then each sample's
             # range comes back whole: more than its size, refused.
             self.fails(f"{s.url}/plain.tar", f"GET {s.url}/plain.tar bytes ",
