@@ -122,6 +122,38 @@ TEST(Shards, GroupsByKeyAcrossFormatsAndShards) {
   EXPECT_NE((*d)->name().find("g-0.tar + 1 more"), std::string::npos);
 }
 
+// Empty shards anywhere in the list hold no sample, and every sample is
+// found in its own shard.
+TEST(Shards, EmptyShardsAreSkippedWherever) {
+  const Image a = Random(4, 5, 3, 7), b = Random(6, 3, 3, 8),
+              c = Random(2, 9, 3, 9);
+  const std::string e0 = WriteShard("e-0.tar", {});
+  const std::string s1 = WriteShard(
+      "e-1.tar", {{"k0.npy", Npy(a)}, {"k0.cls", "5"}, {"k1.npy", Npy(b)}});
+  const std::string e2 = WriteShard("e-2.tar", {});
+  const std::string s3 = WriteShard("e-3.tar", {{"k2.npy", Npy(c)}});
+  absl::StatusOr<std::unique_ptr<Dataset>> d =
+      OpenShards({e0, s1, e2, e0, s3, e2});
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ((*d)->size(), 3u);
+  const std::vector<Image> images = {a, b, c};
+  const std::vector<std::string> shards = {"e-1.tar", "e-1.tar", "e-3.tar"};
+  for (size_t i = 0; i < 3; ++i) {
+    SampleBuffer buffer;
+    RawSample raw;
+    ASSERT_TRUE((*d)->Read(i, &buffer, &raw).ok()) << i;
+    EXPECT_NE(raw.what.find(shards[i]), std::string::npos) << raw.what;
+    const absl::StatusOr<Sample> s = DecodeSample(**d, i);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(s->image.pixels, images[i].pixels) << i;
+    EXPECT_EQ(s->label, i == 0 ? 5 : -1);
+  }
+  SampleBuffer buffer;
+  RawSample raw;
+  EXPECT_EQ((*d)->Read(3, &buffer, &raw).code(), absl::StatusCode::kOutOfRange);
+  EXPECT_FALSE(OpenShards({e0, e2}).ok());  // no samples at all
+}
+
 // The index round-trips keys with spaces, '%' and UTF-8, npy members,
 // labels and broken links, and opening through it reads the same samples.
 TEST(ShardIndex, RoundTripsAndOpensTheSameSamples) {
