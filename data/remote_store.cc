@@ -32,8 +32,8 @@ constexpr uint64_t kParallelIndexBytes = uint64_t{16} << 20;
 constexpr uint64_t kBytesPerSample = 128;
 // Why the shards' indexes have a memory bound, for messages.
 constexpr char kWhyIndex[] =
-    "default: half this machine's memory; a server cannot make an open "
-    "allocate more";
+    "so that a server cannot make an open allocate more; by default half "
+    "the memory this process may use";
 // Buffers readers gave back, kept for the read-ahead's next fetches.
 constexpr size_t kSpareBuffers = 64;
 // Upcoming samples the cache looks at for next uses.
@@ -343,7 +343,7 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
     FUSEDNORM_RETURN_IF_ERROR(TakeIndexMemory(
         bytes.size() + kBytesPerSample * static_cast<uint64_t>(std::count(
                                              bytes.begin(), bytes.end(), '\n')),
-        index_url.shown));
+        index_url.shown, "its index needs up to"));
     FUSEDNORM_ASSIGN_OR_RETURN(*index, MemoryNamed(index_url.shown, [&] {
       return ParseShardIndex(
           absl::string_view(reinterpret_cast<const char*>(bytes.data()),
@@ -369,43 +369,50 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
                "once more; `fusednorm index --data SHARD` writes SHARD.fnidx "
                "for a copy of it, to put beside it\n",
                shard.url.shown.c_str(), index_url.shown.c_str());
-  // One whole shard in memory at a time.
+  return IndexWhole(shard, client, index);
+}
+
+absl::Status RemoteStore::IndexWhole(const Shard& shard, HttpClient* client,
+                                     ShardIndex* index) {
+  // One whole shard in memory at a time, charged while it is.
   std::lock_guard<std::mutex> one_at_a_time(whole_mu_);
-  if (shard.version.size > index_left_.load()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        shard.url.shown, ": reading its ", shard.version.size,
-        " bytes whole to index it needs more memory than the ",
-        index_left_.load(), " bytes FUSEDNORM_HTTP_INDEX_MB leaves (",
-        kWhyIndex, ")"));
-  }
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      const ObjectVersion whole,
-      client->GetWhole(shard.url, shard.version.size, &bytes));
-  if (!SameVersion(shard.version, whole)) {
-    return absl::DataLossError(
-        absl::StrCat(shard.url.shown,
-                     ": the object changed on the server while it was "
-                     "opened"));
-  }
-  FUSEDNORM_ASSIGN_OR_RETURN(*index, MemoryNamed(shard.url.shown, [&] {
-    return IndexShard(bytes, shard.url.shown, false);
-  }));
+  const uint64_t size = shard.version.size;
+  FUSEDNORM_RETURN_IF_ERROR(TakeIndexMemory(
+      size, shard.url.shown, "reading it whole to index it needs"));
+  absl::StatusOr<ShardIndex> made = [&]() -> absl::StatusOr<ShardIndex> {
+    std::vector<uint8_t> bytes;
+    FUSEDNORM_ASSIGN_OR_RETURN(const ObjectVersion whole,
+                               client->GetWhole(shard.url, size, &bytes));
+    if (!SameVersion(shard.version, whole)) {
+      return absl::DataLossError(
+          absl::StrCat(shard.url.shown,
+                       ": the object changed on the server while it was "
+                       "opened"));
+    }
+    return MemoryNamed(shard.url.shown, [&] {
+      return IndexShard(bytes, shard.url.shown, false);
+    });
+  }();
+  index_left_ += size;  // the shard's bytes are freed
+  FUSEDNORM_RETURN_IF_ERROR(made.status());
+  *index = *std::move(made);
   uint64_t held = kBytesPerSample * index->samples.size();
   for (const ShardEntry& e : index->samples)
     held += e.key.size() + e.link_error.size();
-  return TakeIndexMemory(held, shard.url.shown);
+  return TakeIndexMemory(held, shard.url.shown, "its index needs");
 }
 
 absl::Status RemoteStore::TakeIndexMemory(uint64_t bytes,
-                                          const std::string& what) {
+                                          const std::string& what,
+                                          const char* need) {
   uint64_t left = index_left_.load();
   do {
     if (bytes > left) {
       return absl::ResourceExhaustedError(
-          absl::StrCat(what, ": its index needs about ", bytes,
+          absl::StrCat(what, ": ", need, " ", bytes,
                        " bytes of memory, but FUSEDNORM_HTTP_INDEX_MB leaves ",
-                       left, " of its ", settings_.index_bytes,
-                       " for the shards' indexes (", kWhyIndex, ")"));
+                       left, " of the ", settings_.index_bytes,
+                       " the shards' indexes may take (", kWhyIndex, ")"));
     }
   } while (!index_left_.compare_exchange_weak(left, left - bytes));
   return absl::OkStatus();

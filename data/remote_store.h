@@ -8,9 +8,11 @@
 // every open in flight hold a large body. A shard without an index (404,
 // or S3's 403) is read whole, one at a time, to index it, with a warning
 // that says how to avoid that. The indexes together may take at most
-// FUSEDNORM_HTTP_INDEX_MB of memory (each is charged its text and 128
-// bytes a sample before it is parsed). A sample is then one ranged GET of its
-// bytes with If-Match: the ETag of the open, so a shard replaced on the
+// FUSEDNORM_HTTP_INDEX_MB of memory: each is charged its text and 128
+// bytes a sample before it is parsed; a shard read whole, its size while
+// it is held, then its samples. A sample is then one ranged GET of its
+// bytes with If-Match: the ETag of the open (or If-Unmodified-Since: its
+// date, where the ETag is weak or missing), so a shard replaced on the
 // server during the run is an error, never bytes of two versions.
 //
 // Read-ahead: given the order the samples will be read in (ReadAhead), up
@@ -104,9 +106,14 @@ class RemoteStore {
                                          HttpClient* client,
                                          std::vector<uint8_t>* bytes);
 
+  // Reads shard `shard` whole (it has no index) and indexes it.
+  absl::Status IndexWhole(const Shard& shard, HttpClient* client,
+                          ShardIndex* index);
   // Takes `bytes` from what the indexes may still hold (index_left_), or
-  // ResourceExhausted naming `what` when they do not fit.
-  absl::Status TakeIndexMemory(uint64_t bytes, const std::string& what);
+  // ResourceExhausted "WHAT: NEED N bytes of memory, but ..." when they do
+  // not fit.
+  absl::Status TakeIndexMemory(uint64_t bytes, const std::string& what,
+                               const char* need);
 
   RemoteSettings settings_;
   std::atomic<uint64_t> index_left_{0};  // FUSEDNORM_HTTP_INDEX_MB's rest

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
@@ -35,6 +36,17 @@ bool IsHttp(absl::string_view s) {
 absl::string_view Authority(absl::string_view url) {
   url.remove_prefix(url.find("://") + 3);
   return url.substr(0, url.find_first_of("/?#"));
+}
+
+// Whether `authority`'s port, where it has one, is a number. A password
+// with '/', '?' or '#' unescaped ends the authority early and leaves
+// "user:pass..." to read as a host and a port.
+bool PortIsNumber(absl::string_view authority) {
+  absl::string_view host = authority.substr(authority.rfind('@') + 1);
+  host.remove_prefix(host.rfind(']') + 1);  // past an IPv6 address
+  const size_t colon = host.find(':');
+  return colon == absl::string_view::npos ||
+         std::all_of(host.begin() + colon + 1, host.end(), absl::ascii_isdigit);
 }
 
 // S3's key as a SigV4 canonical path: bytes other than A-Z a-z 0-9 - . _ ~
@@ -81,11 +93,29 @@ bool ValidRegion(absl::string_view r) {
 // The most FUSEDNORM_HTTP_INDEX_MB takes: 16 TiB.
 constexpr int kMaxIndexMb = 1 << 24;
 
-// Half the machine's physical memory (1 GiB when it cannot be told).
+// The first number in the file at `path`, or 0 (none, "max", unreadable).
+uint64_t NumberIn(const char* path) {
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return 0;
+  unsigned long long n = 0;
+  if (std::fscanf(f, "%llu", &n) != 1) n = 0;
+  std::fclose(f);
+  return n;
+}
+
+// Half the memory this process may use: the machine's, or its cgroup's
+// limit where that is lower (a container); 1 GiB when neither is known.
 uint64_t HalfTheMemory() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return uint64_t{1} << 30;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+  uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) *
+                                                static_cast<uint64_t>(page)
+                                          : uint64_t{2} << 30;
+  for (const char* limit : {"/sys/fs/cgroup/memory.max",
+                            "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    const uint64_t n = NumberIn(limit);
+    if (n > 0) memory = std::min(memory, n);
+  }
+  return memory / 2;
 }
 
 // An integer variable in lo..hi into *value (left as it is when unset).
@@ -205,6 +235,11 @@ std::string ShownUrl(absl::string_view url) {
   const size_t host = scheme + 3;
   const size_t end = url.find_first_of("/?#", host);
   const absl::string_view authority = url.substr(host, end - host);
+  const size_t late_at = url.find('@', end == url.npos ? url.size() : end);
+  if (!PortIsNumber(authority) && late_at != absl::string_view::npos) {
+    // "user:pa/ss@host": all before that '@' may be the password.
+    return ShownUrl(absl::StrCat(url.substr(0, host), url.substr(late_at + 1)));
+  }
   const size_t at = authority.rfind('@');
   std::string out = absl::StrCat(
       url.substr(0, host),
@@ -232,14 +267,20 @@ absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
     if (Authority(path).empty() || Authority(path).back() == '@')
       return InvalidArgumentCat("\"", ShownUrl(path),
                                 "\": the URL has no host");
-    // A fragment never reaches the server, and SHARD.fnidx would be
-    // appended to it.
     if (std::any_of(path.begin(), path.end(), NotInUrl)) {
       return InvalidArgumentCat("\"", ShownUrl(path),
                                 "\": the URL holds a space, a control "
                                 "character or a byte past ASCII; write it "
-                                "as %XX");
+                                "as %XX (and a host's in punycode)");
     }
+    if (!PortIsNumber(Authority(path))) {
+      return InvalidArgumentCat("\"", ShownUrl(path),
+                                "\": the URL's port is not a number (write "
+                                "/ ? # @ in a user name or password as %2F "
+                                "%3F %23 %40)");
+    }
+    // A fragment never reaches the server, and SHARD.fnidx would be
+    // appended to it.
     if (path.find('#') != std::string::npos) {
       return InvalidArgumentCat("\"", ShownUrl(path),
                                 "\": the URL has a fragment (#...), which is "
@@ -253,7 +294,7 @@ absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
     return r;
   }
   if (!absl::StartsWithIgnoreCase(path, "s3://")) {
-    return InvalidArgumentCat("\"", path,
+    return InvalidArgumentCat("\"", ShownUrl(path),
                               "\" is not an http://, https:// or s3:// URL");
   }
   const absl::string_view rest = absl::string_view(path).substr(5);
@@ -263,7 +304,7 @@ absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
       slash == absl::string_view::npos ? "" : rest.substr(slash + 1);
   if (!ValidBucket(bucket) || key.empty()) {
     return InvalidArgumentCat(
-        "\"", path,
+        "\"", ShownUrl(path),
         "\" is not s3://BUCKET/KEY with a bucket of 3 to 63 characters "
         "a-z 0-9 . - (starting and ending with a letter or digit)");
   }

@@ -40,8 +40,9 @@ struct RemoteSettings {
   // FUSEDNORM_HTTP_AHEAD_MB: bytes fetched ahead and not yet read, in MiB.
   uint64_t ahead_bytes = uint64_t{256} << 20;
   // FUSEDNORM_HTTP_INDEX_MB: the memory the shards' indexes may take at
-  // open, in MiB (default: half the machine's memory); a server's indexes
-  // cannot make an open allocate more.
+  // open, in MiB (default: half the machine's memory, or of its cgroup's
+  // limit where lower); a server's indexes cannot make an open allocate
+  // more.
   uint64_t index_bytes = 0;
 
   // The settings the environment gives; InvalidArgument naming the
@@ -63,18 +64,20 @@ struct RemoteUrl {
 // True for http://, https:// and s3:// paths, the scheme in any case.
 bool IsRemotePath(absl::string_view path);
 
-// `url` without "user:password@" and with "?<query hidden>" for a query;
-// a remote URL's control characters and bytes past ASCII as %XX, so that
-// a message stays one line of text.
+// `url` for messages: without "user:password@" (nor all before a later
+// '@' when the port is not a number: "user:pa/ss@host"), with "?<query
+// hidden>" for a query, and a remote URL's control characters and bytes
+// past ASCII as %XX, so that a message stays one line of text.
 std::string ShownUrl(absl::string_view url);
 
 // A --data text (a comma list) with every URL in it as ShownUrl shows it.
 std::string ShownData(absl::string_view data);
 
 // The request URL of a remote path (its scheme in lower case);
-// InvalidArgument naming the path for a malformed one (no host, an http(s)
-// URL with a #fragment, a space or a control character, an S3 path without bucket or key, a bucket name S3
-// does not allow).
+// InvalidArgument naming the path for a malformed one: no host; an http(s)
+// URL with a #fragment, a space, a control character, a byte past ASCII or
+// a port that is not a number; an S3 path without bucket or key, or with a
+// bucket name S3 does not allow.
 absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
                                         const RemoteSettings& settings);
 

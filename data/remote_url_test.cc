@@ -21,6 +21,29 @@ TEST(ShownUrlTest, HidesCredentialsAndQueries) {
   EXPECT_EQ(ShownUrl("local/path.tar"), "local/path.tar");
 }
 
+TEST(ShownUrlTest, HidesPasswordsThatEndTheAuthorityEarly) {
+  EXPECT_EQ(ShownUrl("http://u:pa/ss@h/x.tar"), "http://h/x.tar");
+  EXPECT_EQ(ShownUrl("http://u:pa?ss@h/x.tar"), "http://h/x.tar");
+  EXPECT_EQ(ShownUrl("https://u:pa#ss@h:81/x.tar?q"),
+            "https://h:81/x.tar?<query hidden>");
+  // A port that is a number: an '@' later is the path's.
+  EXPECT_EQ(ShownUrl("http://h:8080/a@b.tar"), "http://h:8080/a@b.tar");
+  EXPECT_EQ(ShownUrl("http://[::1]:80/a@b.tar"), "http://[::1]:80/a@b.tar");
+  EXPECT_EQ(ShownUrl("http://h/a@b.tar"), "http://h/a@b.tar");
+  RemoteSettings s;
+  for (const char* path :
+       {"http://u:pw/SECRET@h/x.tar", "http://u:pw?SECRET@h/x"}) {
+    absl::StatusOr<RemoteUrl> r = ResolveRemote(path, s);
+    ASSERT_FALSE(r.ok()) << path;
+    const std::string m(r.status().message());
+    EXPECT_NE(m.find("port is not a number"), std::string::npos) << m;
+    EXPECT_EQ(m.find("pw"), std::string::npos) << m;
+    EXPECT_EQ(m.find("SECRET"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(ResolveRemote("http://[::1]:8080/a@b.tar", s).ok());
+  EXPECT_TRUE(ResolveRemote("http://h:/a.tar", s).ok());
+}
+
 TEST(ShownUrlTest, KeepsAMessageOneLine) {
   EXPECT_EQ(ShownUrl("http://h/a\nfusednorm: fake b.tar?q=1 2"),
             "http://h/a%0Afusednorm: fake b.tar?<query hidden>");
@@ -168,10 +191,13 @@ TEST_F(EnvTest, SettingsFromEnvironment) {
   EXPECT_EQ(s->retries, 0);
   EXPECT_EQ(s->requests, 4);
   EXPECT_EQ(s->ahead_bytes, uint64_t{8} << 20);
-  // The indexes' memory: half the machine's by default, at least 1 MiB.
+  // The indexes' memory: by default half the machine's or less (a
+  // cgroup's limit), and at least 1 MiB.
   const uint64_t half = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                         static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / 2;
-  EXPECT_EQ(s->index_bytes, std::max<uint64_t>(half >> 20, 1) << 20);
+  EXPECT_LE(s->index_bytes, std::max<uint64_t>(half >> 20, 1) << 20);
+  EXPECT_GE(s->index_bytes, uint64_t{1} << 20);
+  EXPECT_EQ(s->index_bytes % (uint64_t{1} << 20), 0u);
   Set("FUSEDNORM_HTTP_INDEX_MB", "3");
   EXPECT_EQ(RemoteSettings::FromEnvironment()->index_bytes, uint64_t{3} << 20);
   Set("AWS_REGION", "us-west-2");  // before AWS_DEFAULT_REGION
