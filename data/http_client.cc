@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "core/digest.h"
 #include "core/status.h"
 
 namespace fusednorm {
@@ -31,8 +32,9 @@ constexpr char kEmptySha256[] =
 // Error bodies (an HTML 404 page) are read and dropped up to this size.
 constexpr uint64_t kMaxErrorBody = uint64_t{1} << 20;
 constexpr double kMaxRetryAfter = 30;
-// A Last-Modified value longer than this is ignored (an HTTP date is 29).
-constexpr size_t kMaxDate = 64;
+// An ETag or Last-Modified longer than this is kept as its digest (an HTTP
+// date is 29 characters).
+constexpr size_t kMaxVersionField = 256;
 // The most a ranged GET reserves before its first byte.
 constexpr uint64_t kMaxReserve = uint64_t{64} << 20;
 // The slowest an answer may come, past the timeout: 64 bytes a millisecond.
@@ -92,15 +94,24 @@ bool ParseContentRange(absl::string_view v, uint64_t* first, uint64_t* last,
 }  // namespace
 
 bool ByDate(const ObjectVersion& v) {
-  return v.etag.empty() || absl::StartsWith(v.etag, "W/");
+  return !absl::StartsWith(v.etag, "\"");  // none, weak, or a digest
 }
 
 bool SameVersion(const ObjectVersion& open, const ObjectVersion& now) {
   if (now.size != open.size) return false;
-  if (!open.etag.empty() && !now.etag.empty() && now.etag != open.etag)
-    return false;
-  return !ByDate(open) || open.last_modified.empty() ||
-         now.last_modified.empty() || now.last_modified == open.last_modified;
+  if (!ByDate(open)) {  // a strong ETag, which If-Match checked
+    return now.etag.empty() || now.etag == open.etag;
+  }
+  // Weak comparison: "W/" aside, the tags must be equal.
+  const auto tag = [](absl::string_view e) {
+    return absl::StartsWith(e, "W/") ? e.substr(2) : e;
+  };
+  const bool etags = !open.etag.empty() && !now.etag.empty();
+  const bool dates = !open.last_modified.empty() && !now.last_modified.empty();
+  if (etags && tag(now.etag) != tag(open.etag)) return false;
+  if (dates && now.last_modified != open.last_modified) return false;
+  // An answer must carry one of what the open had.
+  return etags || dates || (open.etag.empty() && open.last_modified.empty());
 }
 
 struct HttpClient::Request {
@@ -152,6 +163,23 @@ struct HttpClient::Watch {
 
 namespace {
 
+// An ETag or Last-Modified as kept: as sent when it is short printable
+// ASCII, else "#" and its digest, which still compares, is never sent back,
+// and holds no byte of the server's to reach a message.
+std::string VersionField(absl::string_view value) {
+  if (value.size() <= kMaxVersionField &&
+      std::all_of(value.begin(), value.end(),
+                  [](char c) { return c >= 0x20 && c < 0x7f; })) {
+    return std::string(value);
+  }
+  return absl::StrCat("#", Digest().Text(value).Hex());
+}
+
+// A version field in a message ("none" when the server gave none).
+std::string Shown(const std::string& field) {
+  return field.empty() ? "none" : ShownText(field);
+}
+
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto* r = static_cast<HttpClient::Reply*>(user);
   absl::string_view line(data, size * n);
@@ -178,9 +206,9 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   const absl::string_view value =
       absl::StripAsciiWhitespace(line.substr(colon + 1));
   if (name == "etag") {
-    r->etag = std::string(value);
-  } else if (name == "last-modified" && value.size() <= kMaxDate) {
-    r->last_modified = std::string(value);
+    r->etag = VersionField(value);
+  } else if (name == "last-modified") {
+    r->last_modified = VersionField(value);
   } else if (name == "content-length") {
     r->has_length = absl::SimpleAtoi(value, &r->length);
     // A body announced past the bound fails before any byte of it.
@@ -404,9 +432,10 @@ std::vector<std::string> HttpClient::HeaderLines(const Request& q) const {
   }
   // If-Match compares strongly: a weak ETag never matches, so the answer's
   // ETag is compared instead (GetRange).
-  if (!q.if_match.empty() && !absl::StartsWith(q.if_match, "W/"))
+  // VersionField's digests ("#...") are never sent.
+  if (absl::StartsWith(q.if_match, "\""))
     lines.push_back("If-Match: " + q.if_match);
-  if (!q.if_unmodified_since.empty())
+  if (!q.if_unmodified_since.empty() && q.if_unmodified_since[0] != '#')
     lines.push_back("If-Unmodified-Since: " + q.if_unmodified_since);
   if (q.url->signed_s3) {
     lines.push_back(absl::StrCat("x-amz-content-sha256: ", kEmptySha256));
@@ -513,9 +542,10 @@ absl::Status HttpClient::GetRange(const RemoteUrl& url,
   if (!SameVersion(version, {r.total, r.etag, r.last_modified})) {
     return absl::DataLossError(absl::StrCat(
         q.What(), ": the object changed on the server during the run (",
-        version.size, " bytes, ETag ", version.etag, ", modified ",
-        version.last_modified, " at open; now ", r.total, " bytes, ETag ",
-        r.etag, ", modified ", r.last_modified, ")"));
+        version.size, " bytes, ETag ", Shown(version.etag), ", modified ",
+        Shown(version.last_modified), " at open; now ", r.total,
+        " bytes, ETag ", Shown(r.etag), ", modified ", Shown(r.last_modified),
+        ")"));
   }
   if (r.first != offset || r.last != offset + size - 1 ||
       body->size() != size) {

@@ -54,12 +54,14 @@ struct ObjectVersion {
 };
 
 // Whether an answer's `now` may be the version `open` describes: the same
-// size, the same ETag where both have one, and where the ETag is weak or
-// missing, the same Last-Modified where both have one.
+// size and, with a strong ETag, the same ETag where `now` has one; else
+// the same ETag (compared weakly) and Last-Modified where both have them,
+// and at least one of those that `open` has.
 bool SameVersion(const ObjectVersion& open, const ObjectVersion& now);
 
 // Whether requests guard `v` by its date (If-Unmodified-Since) rather than
-// by If-Match: its ETag is weak or missing.
+// by If-Match: its ETag is weak, missing, or too long or odd to send back
+// (kept as a digest).
 bool ByDate(const ObjectVersion& v);
 
 class HttpClient {

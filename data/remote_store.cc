@@ -407,26 +407,42 @@ absl::Status RemoteStore::TakeIndexMemory(uint64_t bytes,
                                           const char* need) {
   uint64_t left = index_left_.load();
   do {
-    if (bytes > left) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(what, ": ", need, " ", bytes,
-                       " bytes of memory, but FUSEDNORM_HTTP_INDEX_MB leaves ",
-                       left, " of the ", settings_.index_bytes,
-                       " the shards' indexes may take (", kWhyIndex, ")"));
-    }
+    if (bytes > left) return OverBudget(what, need, bytes, left);
   } while (!index_left_.compare_exchange_weak(left, left - bytes));
   return absl::OkStatus();
+}
+
+absl::Status RemoteStore::OverBudget(const std::string& what, const char* need,
+                                     uint64_t bytes, uint64_t left) const {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(what, ": ", need, " ", bytes,
+                   " bytes of memory, but FUSEDNORM_HTTP_INDEX_MB leaves ",
+                   left, " of the ", settings_.index_bytes,
+                   " the shards' indexes may take (", kWhyIndex, ")"));
 }
 
 absl::StatusOr<ObjectVersion> RemoteStore::GetIndex(
     const RemoteUrl& url, uint64_t bound, HttpClient* client,
     std::vector<uint8_t>* bytes) {
+  // The opens in flight each cut a body off at their share of what the
+  // budget leaves (and at kParallelIndexBytes); a larger one is read again
+  // alone, cut off at what is left. So reading bodies holds at most about
+  // the budget in parallel and once more alone.
+  uint64_t cap = std::min(
+      {bound, kParallelIndexBytes,
+       index_left_.load() / static_cast<uint64_t>(settings_.requests)});
   bool oversized = false;
-  absl::StatusOr<ObjectVersion> got = client->GetWhole(
-      url, std::min(bound, kParallelIndexBytes), bytes, &oversized);
-  if (!oversized || bound <= kParallelIndexBytes) return got;
+  absl::StatusOr<ObjectVersion> got =
+      client->GetWhole(url, cap, bytes, &oversized);
+  if (!oversized || cap == bound) return got;
   std::lock_guard<std::mutex> one_at_a_time(whole_mu_);
-  return client->GetWhole(url, bound, bytes);
+  const uint64_t left = index_left_.load();
+  cap = std::min(bound, left);
+  oversized = false;
+  got = client->GetWhole(url, cap, bytes, &oversized);
+  if (oversized && cap < bound)
+    return OverBudget(url.shown, "its index needs more than", left, left);
+  return got;
 }
 
 const std::string& RemoteStore::shown(uint32_t shard) const {

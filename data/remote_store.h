@@ -4,8 +4,9 @@
 // Opening asks each shard's size and ETag (HEAD) and reads its index
 // (SHARD.fnidx beside it, data/shard_index.h; at most a quarter of the
 // shard's size and 256 MiB), for many shards at once; an index over 16 MiB
-// is read again alone, so that a server claiming huge shards cannot have
-// every open in flight hold a large body. A shard without an index (404,
+// or its open's share of the budget below is read again alone, so that a
+// server claiming huge shards cannot have every open in flight hold a
+// large body. A shard without an index (404,
 // or S3's 403) is read whole, one at a time, to index it, with a warning
 // that says how to avoid that. The indexes together may take at most
 // FUSEDNORM_HTTP_INDEX_MB of memory: each is charged its text and 128
@@ -100,8 +101,9 @@ class RemoteStore {
   // Copies shard `shard` into the cache (ShardCache::Begin succeeded).
   void Fill(HttpClient* client, uint32_t shard) const;
   absl::Status OpenShard(uint32_t shard, HttpClient* client, ShardIndex* index);
-  // The index at `url`, of at most `bound` bytes, into *bytes: by the
-  // parallel opens up to 16 MiB, a larger one again alone (whole_mu_).
+  // The index at `url`, of at most `bound` bytes and what the budget
+  // leaves, into *bytes: by the parallel opens up to their share of the
+  // budget's rest and 16 MiB, a larger one again alone (whole_mu_).
   absl::StatusOr<ObjectVersion> GetIndex(const RemoteUrl& url, uint64_t bound,
                                          HttpClient* client,
                                          std::vector<uint8_t>* bytes);
@@ -114,6 +116,9 @@ class RemoteStore {
   // not fit.
   absl::Status TakeIndexMemory(uint64_t bytes, const std::string& what,
                                const char* need);
+  // That ResourceExhausted, with `left` bytes left.
+  absl::Status OverBudget(const std::string& what, const char* need,
+                          uint64_t bytes, uint64_t left) const;
 
   RemoteSettings settings_;
   std::atomic<uint64_t> index_left_{0};  // FUSEDNORM_HTTP_INDEX_MB's rest

@@ -123,8 +123,8 @@ absl::Status EnvInt(const char* name, int lo, int hi, int* value) {
   const std::string v = Env(name);
   if (v.empty()) return absl::OkStatus();
   if (!absl::SimpleAtoi(v, value) || *value < lo || *value > hi) {
-    return InvalidArgumentCat(name, " = \"", v, "\": must be in ", lo, "..",
-                              hi);
+    return InvalidArgumentCat(name, " = \"", ShownText(v), "\": must be in ",
+                              lo, "..", hi);
   }
   return absl::OkStatus();
 }
@@ -134,7 +134,7 @@ absl::Status ReadNumbers(RemoteSettings* s) {
     // libcurl counts in milliseconds, and 0 ms would mean no timeout.
     if (!absl::SimpleAtod(t, &s->timeout_seconds) ||
         !(s->timeout_seconds >= 0.001 && s->timeout_seconds <= 3600)) {
-      return InvalidArgumentCat("FUSEDNORM_HTTP_TIMEOUT = \"", t,
+      return InvalidArgumentCat("FUSEDNORM_HTTP_TIMEOUT = \"", ShownText(t),
                                 "\": must be seconds in [0.001, 3600]");
     }
   }
@@ -154,6 +154,15 @@ absl::Status ReadNumbers(RemoteSettings* s) {
   return absl::OkStatus();
 }
 
+// A control character or a byte past ASCII, which messages show as %XX.
+bool Unprintable(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u >= 0x7f;
+}
+
+// A byte an http(s) URL may not hold as it is: those and a space.
+bool NotInUrl(char c) { return c == ' ' || Unprintable(c); }
+
 }  // namespace
 
 absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
@@ -171,7 +180,7 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
   for (const char* name : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
     if (const std::string r = Env(name); !r.empty()) {
       if (!ValidRegion(r)) {
-        return InvalidArgumentCat(name, " = \"", r,
+        return InvalidArgumentCat(name, " = \"", ShownText(r),
                                   "\": must be 1 to 64 characters A-Z a-z "
                                   "0-9 . _ - (such as us-east-1)");
       }
@@ -192,7 +201,7 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
   }
   if (const std::string a = Env("FUSEDNORM_S3_ADDRESSING"); !a.empty()) {
     if (a != "path" && a != "virtual") {
-      return InvalidArgumentCat("FUSEDNORM_S3_ADDRESSING = \"", a,
+      return InvalidArgumentCat("FUSEDNORM_S3_ADDRESSING = \"", ShownText(a),
                                 "\": must be path or virtual");
     }
     s.addressing = a;
@@ -207,17 +216,7 @@ bool IsRemotePath(absl::string_view path) {
   return IsHttp(path) || absl::StartsWithIgnoreCase(path, "s3://");
 }
 
-// A control character or a byte past ASCII, which messages show as %XX.
-bool Unprintable(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return u < 0x20 || u >= 0x7f;
-}
-
-// A byte an http(s) URL may not hold as it is: those and a space.
-bool NotInUrl(char c) { return c == ' ' || Unprintable(c); }
-
-// `text` with its Unprintable bytes as %XX.
-std::string EscapeUnprintable(absl::string_view text) {
+std::string ShownText(absl::string_view text) {
   std::string out;
   for (char c : text) {
     if (Unprintable(c)) {
@@ -235,20 +234,25 @@ std::string ShownUrl(absl::string_view url) {
   const size_t host = scheme + 3;
   const size_t end = url.find_first_of("/?#", host);
   const absl::string_view authority = url.substr(host, end - host);
-  const size_t late_at = url.find('@', end == url.npos ? url.size() : end);
-  if (!PortIsNumber(authority) && late_at != absl::string_view::npos) {
-    // "user:pa/ss@host": all before that '@' may be the password.
-    return ShownUrl(absl::StrCat(url.substr(0, host), url.substr(late_at + 1)));
-  }
   const size_t at = authority.rfind('@');
-  std::string out = absl::StrCat(
-      url.substr(0, host),
-      at == absl::string_view::npos ? authority : authority.substr(at + 1));
-  if (end == absl::string_view::npos) return EscapeUnprintable(out);
+  absl::string_view shown =
+      at == absl::string_view::npos ? authority : authority.substr(at + 1);
+  if (!PortIsNumber(authority)) {
+    // "user:pa/ss@host": all before that '@' may be the password; without
+    // one ("user:pa,ss@host" cut at the comma), all of the authority.
+    const size_t late_at = url.find('@', end == url.npos ? url.size() : end);
+    if (late_at != absl::string_view::npos) {
+      return ShownUrl(
+          absl::StrCat(url.substr(0, host), url.substr(late_at + 1)));
+    }
+    shown = "<hidden: its port is not a number>";
+  }
+  std::string out = absl::StrCat(url.substr(0, host), shown);
+  if (end == absl::string_view::npos) return ShownText(out);
   absl::string_view rest = url.substr(end);
   rest = rest.substr(0, rest.find('#'));
   const size_t query = rest.find('?');
-  out = EscapeUnprintable(absl::StrCat(out, rest.substr(0, query)));
+  out = ShownText(absl::StrCat(out, rest.substr(0, query)));
   if (query != absl::string_view::npos)
     absl::StrAppend(&out, "?<query hidden>");
   return out;

@@ -64,11 +64,16 @@ struct RemoteUrl {
 // True for http://, https:// and s3:// paths, the scheme in any case.
 bool IsRemotePath(absl::string_view path);
 
-// `url` for messages: without "user:password@" (nor all before a later
-// '@' when the port is not a number: "user:pa/ss@host"), with "?<query
-// hidden>" for a query, and a remote URL's control characters and bytes
-// past ASCII as %XX, so that a message stays one line of text.
+// `url` for messages: without "user:password@" (when the port is not a
+// number, as in "user:pa/ss@host", without all before a later '@', or
+// without the authority), with "?<query hidden>" for a query, and a remote
+// URL's text as ShownText shows it.
 std::string ShownUrl(absl::string_view url);
+
+// Text from a server or the environment as messages show it: control
+// characters and bytes past ASCII as %XX, so that it cannot break a line or
+// drive a terminal.
+std::string ShownText(absl::string_view text);
 
 // A --data text (a comma list) with every URL in it as ShownUrl shows it.
 std::string ShownData(absl::string_view data);

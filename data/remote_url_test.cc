@@ -26,6 +26,13 @@ TEST(ShownUrlTest, HidesPasswordsThatEndTheAuthorityEarly) {
   EXPECT_EQ(ShownUrl("http://u:pa?ss@h/x.tar"), "http://h/x.tar");
   EXPECT_EQ(ShownUrl("https://u:pa#ss@h:81/x.tar?q"),
             "https://h:81/x.tar?<query hidden>");
+  // Cut at a comma (a --data list) before its '@': the authority hidden.
+  EXPECT_EQ(ShownUrl("http://u:SECRET"),
+            "http://<hidden: its port is not a number>");
+  EXPECT_EQ(ShownUrl("http://u:p{a"),
+            "http://<hidden: its port is not a number>");
+  EXPECT_EQ(ShownUrl("http://u:pw/x.tar"),
+            "http://<hidden: its port is not a number>/x.tar");
   // A port that is a number: an '@' later is the path's.
   EXPECT_EQ(ShownUrl("http://h:8080/a@b.tar"), "http://h:8080/a@b.tar");
   EXPECT_EQ(ShownUrl("http://[::1]:80/a@b.tar"), "http://[::1]:80/a@b.tar");
@@ -49,7 +56,7 @@ TEST(ShownUrlTest, KeepsAMessageOneLine) {
             "http://h/a%0Afusednorm: fake b.tar?<query hidden>");
   EXPECT_EQ(ShownUrl("s3://bucket/my key\t\xc3\xa9.tar"),
             "s3://bucket/my key%09%C3%A9.tar");
-  EXPECT_EQ(ShownUrl("http://h\r\nX: y"), "http://h%0D%0AX: y");
+  EXPECT_EQ(ShownUrl("http://h\r\nX/y z"), "http://h%0D%0AX/y z");
 }
 
 TEST(RemoteUrlTest, SpacesAndControlCharactersAreRefusedInHttpUrls) {
@@ -237,6 +244,16 @@ TEST_F(EnvTest, BadValuesNameTheVariable) {
     unsetenv(name);
     ASSERT_FALSE(s.ok()) << name << "=" << value;
     EXPECT_NE(s.status().message().find(name), std::string::npos) << s.status();
+  }
+  // A value's control characters are shown as %XX: one line.
+  for (const char* name : {"FUSEDNORM_HTTP_INDEX_MB", "FUSEDNORM_HTTP_TIMEOUT",
+                           "AWS_REGION", "FUSEDNORM_S3_ADDRESSING"}) {
+    setenv(name, "2\nx\x1b[31m", 1);
+    absl::StatusOr<RemoteSettings> s = RemoteSettings::FromEnvironment();
+    unsetenv(name);
+    ASSERT_FALSE(s.ok()) << name;
+    const std::string m(s.status().message());
+    EXPECT_NE(m.find("\"2%0Ax%1B[31m\""), std::string::npos) << m;
   }
 }
 

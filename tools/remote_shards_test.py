@@ -335,26 +335,44 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             pass  # the client gave up
         self.close_connection = True
 
+    D0, D1 = "Mon, 30 Nov 2026 10:00:00 GMT", "Tue, 01 Dec 2026 10:00:00 GMT"
+    LONG = "Mon, 30 Nov 2026 " + "x" * 300
+    # path: the headers of the open (HEAD, whole GET), those of the ranges,
+    # and whether If-Unmodified-Since is honoured. All but /weak.tar are
+    # modified after the open.
+    WEAK = {
+        "/weak.tar": ({"ETag": 'W/"v1"', "Last-Modified": D0},
+                      {"ETag": 'W/"v1"', "Last-Modified": D0}, True),
+        "/weaknew.tar": ({"ETag": 'W/"v1"', "Last-Modified": D0},
+                         {"Last-Modified": D1}, True),
+        "/weaklate.tar": ({"ETag": 'W/"v1"', "Last-Modified": D0},
+                          {"Last-Modified": D1}, False),
+        "/weakbare.tar": ({"ETag": 'W/"v1"', "Last-Modified": D0}, {}, False),
+        "/weaklong.tar": ({"Last-Modified": LONG + "0"},
+                          {"Last-Modified": LONG + "1"}, True),
+        "/weakesc.tar": ({"ETag": 'W/"\x1b[31mred\x07"'},
+                         {"ETag": 'W/"\x1b[2Jnew"'}, False),
+    }
+    unmodified_since = []  # the If-Unmodified-Since values received
+
     def weak(self):
-        """The shard with a weak ETag, ranges served, and If-Match compared
-        strongly (never matching a weak ETag), as servers do. /weaknew.tar
-        and /weaklate.tar are modified after they are opened: their ranges
-        come with a new date and without an ETag; /weaknew.tar refuses
-        If-Unmodified-Since with the old date (412), /weaklate.tar ignores
-        it."""
-        etag = 'W/"v1"'
-        dates = ["Mon, 30 Nov 2026 10:00:00 GMT", "Tue, 01 Dec 2026 10:00:00 GMT"]
-        new = self.path != "/weak.tar" and "Range" in self.headers
-        headers = {"Last-Modified": dates[new]}
-        if not new:
-            headers["ETag"] = etag
+        """A shard with a weak or no ETag (WEAK), ranges served, and
+        If-Match compared strongly (never matching a weak ETag), as servers
+        do."""
+        base = self.path[:-len(".fnidx")] if self.path.endswith(".fnidx") \
+            else self.path
+        opened, ranged, honours = self.WEAK[base]
         if self.path.endswith(".fnidx"):
             return self.answer(404, {"Content-Length": "0"})
-        if "If-Match" in self.headers or (
-                self.path == "/weaknew.tar" and
-                self.headers.get("If-Unmodified-Since") == dates[0]):
-            return self.answer(412, {"Content-Length": "0"})
+        since = self.headers.get("If-Unmodified-Since")
+        if since is not None:
+            Hostile.unmodified_since.append(since)
         r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        headers = dict(ranged if r else opened)
+        if "If-Match" in self.headers or (
+                honours and since is not None and
+                since != headers.get("Last-Modified")):
+            return self.answer(412, {"Content-Length": "0"})
         if r is None:
             return self.answer(200, dict(headers, **{
                 "Content-Length": str(len(self.shard))}), self.shard)
@@ -434,6 +452,13 @@ class HostileServers(unittest.TestCase):
             self.fails(f"{s.url}/bigindex.tar",
                        f"{s.url}/bigindex.tar.fnidx: not a shard index")
             self.assertEqual(Hostile.big_index_gets, 2)
+            # Under a smaller budget it is cut off at its open's share of
+            # it (1 MiB / 32), then alone at all of it.
+            self.fails(f"{s.url}/bigindex.tar",
+                       f"{s.url}/bigindex.tar.fnidx: its index needs more "
+                       "than 1048576 bytes of memory",
+                       env={"FUSEDNORM_HTTP_INDEX_MB": "1"})
+            self.assertEqual(Hostile.big_index_gets, 4)
             # The indexes' memory is bounded in all: 20,000 samples of
             # 128 bytes and more pass 1 MiB, and so does reading a 2 MiB
             # shard whole to index it.
@@ -482,6 +507,22 @@ class HostileServers(unittest.TestCase):
             self.fails(f"{s.url}/weaklate.tar",
                        "the object changed on the server during the run",
                        "modified Mon, 30 Nov 2026 10:00:00 GMT at open; now")
+            # Ranges that carry neither the ETag nor the date of the open.
+            self.fails(f"{s.url}/weakbare.tar",
+                       "bytes, ETag none, modified none")
+            # A date too long to send back is still compared (as a digest),
+            # and never sent.
+            Hostile.unmodified_since.clear()
+            self.fails(f"{s.url}/weaklong.tar",
+                       "the object changed on the server during the run")
+            self.assertEqual(Hostile.unmodified_since, [])
+            # A server's control characters never reach a message.
+            r = run(*run_args(f"{s.url}/weakesc.tar"),
+                    env={"FUSEDNORM_HTTP_RETRIES": "1"})
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("the object changed on the server", r.stderr)
+            self.assertNotIn("\x1b", r.stderr)
+            self.assertNotIn("\x07", r.stderr)
             # Without an index the shard is read whole; then each sample's
             # range comes back whole: more than its size, refused.
             self.fails(f"{s.url}/plain.tar", f"GET {s.url}/plain.tar bytes ",

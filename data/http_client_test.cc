@@ -1,0 +1,58 @@
+// SameVersion and ByDate: which answers may be the version an open saw, for
+// every kind of ETag and date an open and an answer can carry.
+#include "data/http_client.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+TEST(SameVersion, StrongETagsAreCheckedByIfMatchAndCompared) {
+  const ObjectVersion open{100, "\"a\"", "Mon, 30 Nov 2026 10:00:00 GMT"};
+  EXPECT_FALSE(ByDate(open));
+  EXPECT_TRUE(SameVersion(open, {100, "\"a\"", ""}));
+  EXPECT_TRUE(SameVersion(open, {100, "", ""}));  // If-Match held
+  // A date that differs does not matter: If-Match held, and the ETag
+  // names the bytes.
+  EXPECT_TRUE(SameVersion(open, {100, "\"a\"", "Tue, 01 Dec 2026"}));
+  EXPECT_FALSE(SameVersion(open, {100, "\"b\"", ""}));
+  EXPECT_FALSE(SameVersion(open, {100, "W/\"a\"", ""}));
+  EXPECT_FALSE(SameVersion(open, {101, "\"a\"", ""}));
+}
+
+// Every combination of the open's ETag (none, weak, a digest of one too odd
+// to send) and date (none, one) with the answer's ETag (none, the same,
+// the same but strong, another) and date (none, the same, another).
+TEST(SameVersion, WithoutAStrongETagTheAnswerMustCarryWhatTheOpenHad) {
+  const std::string d0 = "Mon, 30 Nov 2026 10:00:00 GMT", d1 = "Tue";
+  for (const std::string open_etag : {"", "W/\"a\"", "#0123456789abcdef"}) {
+    for (const std::string open_date : {std::string(), d0}) {
+      const ObjectVersion open{100, open_etag, open_date};
+      EXPECT_TRUE(ByDate(open));
+      const std::string strong_same =
+          open_etag.rfind("W/", 0) == 0 ? open_etag.substr(2) : open_etag;
+      for (const std::string now_etag :
+           {std::string(), open_etag, strong_same, std::string("W/\"z\"")}) {
+        for (const std::string now_date : {std::string(), d0, d1}) {
+          const bool etags = !open_etag.empty() && !now_etag.empty();
+          const bool dates = !open_date.empty() && !now_date.empty();
+          const bool etag_differs = etags && now_etag == "W/\"z\"";
+          const bool date_differs = dates && now_date != open_date;
+          const bool nothing_open = open_etag.empty() && open_date.empty();
+          const bool expected = !etag_differs && !date_differs &&
+                                (etags || dates || nothing_open);
+          EXPECT_EQ(SameVersion(open, {100, now_etag, now_date}), expected)
+              << "open " << open_etag << " / " << open_date << "; now "
+              << now_etag << " / " << now_date;
+          EXPECT_FALSE(SameVersion(open, {99, now_etag, now_date}));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fusednorm
