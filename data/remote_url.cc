@@ -118,11 +118,14 @@ uint64_t HalfTheMemory() {
   return memory / 2;
 }
 
-// An integer variable in lo..hi into *value (left as it is when unset).
+// An integer variable in lo..hi, written in digits, into *value (left as it
+// is when unset).
 absl::Status EnvInt(const char* name, int lo, int hi, int* value) {
   const std::string v = Env(name);
   if (v.empty()) return absl::OkStatus();
-  if (!absl::SimpleAtoi(v, value) || *value < lo || *value > hi) {
+  // Digits only: SimpleAtoi would also take " 5" and "+5".
+  if (!std::all_of(v.begin(), v.end(), absl::ascii_isdigit) ||
+      !absl::SimpleAtoi(v, value) || *value < lo || *value > hi) {
     return InvalidArgumentCat(name, " = \"", ShownText(v), "\": must be in ",
                               lo, "..", hi);
   }

@@ -237,7 +237,10 @@ TEST_F(EnvTest, BadValuesNameTheVariable) {
       {"AWS_REGION", long_region.c_str()},
       {"FUSEDNORM_HTTP_INDEX_MB", "0"},
       {"FUSEDNORM_HTTP_INDEX_MB", "-5"},
-      {"FUSEDNORM_HTTP_INDEX_MB", "16777217"}};
+      {"FUSEDNORM_HTTP_INDEX_MB", "16777217"},
+      {"FUSEDNORM_HTTP_INDEX_MB", " 5"},
+      {"FUSEDNORM_HTTP_REQUESTS", "+3"},
+      {"FUSEDNORM_HTTP_RETRIES", "5 "}};
   for (const auto& [name, value] : bad) {
     setenv(name, value, 1);
     absl::StatusOr<RemoteSettings> s = RemoteSettings::FromEnvironment();
