@@ -472,6 +472,14 @@ void RemoteStore::GiveClient(std::unique_ptr<HttpClient> client) const {
 
 absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
                                     std::vector<uint8_t>* out) const {
+  // A sample's size is the index's word, and a body of that size is
+  // allocated for it: at most what the read-ahead may hold.
+  if (place.size > settings_.ahead_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "its ", place.size,
+        " bytes are more than FUSEDNORM_HTTP_AHEAD_MB allows a sample (",
+        settings_.ahead_bytes >> 20, " MiB)"));
+  }
   if (cache_ != nullptr) {
     if (std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard)) {
       const absl::Span<const uint8_t> b =

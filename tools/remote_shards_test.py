@@ -293,6 +293,13 @@ class Hostile(http.server.BaseHTTPRequestHandler):
                 self.close_connection = True
         elif self.path in ("/many.tar", "/bigplain.tar"):
             self.answer(200, {"Content-Length": str(2 << 20)})
+        elif self.path == "/hugesample.tar.fnidx":  # one sample of 2 MiB
+            body = (b"fusednorm-shard-index 1\n"
+                    b"bytes %d mtime_ns -1 digest - channels 3 samples 1\n"
+                    b"512 %d image -1 k0\n" % (4 << 20, 2 << 20))
+            self.answer(200, {"Content-Length": str(len(body))}, body)
+        elif self.path == "/hugesample.tar":
+            self.answer(200, {"Content-Length": str(4 << 20)})
         elif self.path == "/many.tar.fnidx":  # 20,000 valid empty samples
             lines = [b"fusednorm-shard-index 1",
                      b"bytes %d mtime_ns -1 digest - channels 3 samples 20000"
@@ -471,6 +478,12 @@ class HostileServers(unittest.TestCase):
                        f"{s.url}/bigplain.tar: reading it whole to index it "
                        "needs 2097152 bytes of memory, but "
                        "FUSEDNORM_HTTP_INDEX_MB leaves 1048576", env=one_mb)
+            # A sample larger than the read-ahead may hold is refused
+            # before any byte of it is asked for.
+            self.fails(f"{s.url}/hugesample.tar",
+                       "key k0): its 2097152 bytes are more than "
+                       "FUSEDNORM_HTTP_AHEAD_MB allows a sample (1 MiB)",
+                       env={"FUSEDNORM_HTTP_AHEAD_MB": "1"})
             self.fails(f"{s.url}/huge.tar",
                        f"GET {s.url}/huge.tar.fnidx",
                        "bytes expected; refused")
