@@ -76,8 +76,7 @@ class Shards : public Dataset {
       out->encoded = files_[s.shard]->bytes().subspan(e.offset, e.size);
       return absl::OkStatus();
     }
-    const absl::Status read =
-        remote_->Read(index, PlaceOf(index), &buffer->bytes);
+    const absl::Status read = remote_->Read(index, PlaceOf(s), &buffer->bytes);
     if (!read.ok()) return PrefixStatus(read, absl::StrCat(out->what, ": "));
     out->encoded = absl::MakeConstSpan(buffer->bytes);
     return absl::OkStatus();
@@ -108,8 +107,8 @@ class Shards : public Dataset {
   std::unique_ptr<ReadAheadHandle> ReadAhead(
       std::function<bool(uint64_t*)> next) const override {
     if (remote_ == nullptr) return nullptr;
-    return remote_->ReadAhead(std::move(next),
-                              [this](uint64_t i) { return PlaceOf(i); });
+    return remote_->ReadAhead(
+        std::move(next), [this](uint64_t i) { return PlaceOf(Locate(i)); });
   }
 
   NetworkCounters network() const override {
@@ -126,8 +125,7 @@ class Shards : public Dataset {
     return {shard, indexes_[shard].samples[index - first]};
   }
 
-  RemoteStore::Place PlaceOf(uint64_t index) const {
-    const Located s = Locate(index);
+  static RemoteStore::Place PlaceOf(const Located& s) {
     return {s.shard, s.entry.offset, s.entry.size};
   }
 
