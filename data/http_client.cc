@@ -167,9 +167,7 @@ namespace {
 // ASCII, else "#" and its digest, which still compares, is never sent back,
 // and holds no byte of the server's to reach a message.
 std::string VersionField(absl::string_view value) {
-  if (value.size() <= kMaxVersionField &&
-      std::all_of(value.begin(), value.end(),
-                  [](char c) { return c >= 0x20 && c < 0x7f; })) {
+  if (value.size() <= kMaxVersionField && IsPrintable(value)) {
     return std::string(value);
   }
   return absl::StrCat("#", Digest().Text(value).Hex());

@@ -129,8 +129,8 @@ class RemoteStore {
   mutable std::atomic<uint64_t> from_cache_{0};
   mutable std::atomic<uint64_t> wait_ns_{0};
   mutable std::mutex mu_;
-  // Opening: one shard without an index, or one index over 16 MiB, at a
-  // time.
+  // Opening: one shard without an index, or one index read again alone
+  // (GetIndex), at a time.
   std::mutex whole_mu_;
   mutable std::vector<std::unique_ptr<HttpClient>> clients_;  // idle
   mutable std::vector<std::shared_ptr<Ahead>> aheads_;        // running

@@ -219,6 +219,10 @@ bool IsRemotePath(absl::string_view path) {
   return IsHttp(path) || absl::StartsWithIgnoreCase(path, "s3://");
 }
 
+bool IsPrintable(absl::string_view text) {
+  return std::none_of(text.begin(), text.end(), Unprintable);
+}
+
 std::string ShownText(absl::string_view text) {
   std::string out;
   for (char c : text) {

@@ -74,6 +74,8 @@ std::string ShownUrl(absl::string_view url);
 // characters and bytes past ASCII as %XX, so that it cannot break a line or
 // drive a terminal.
 std::string ShownText(absl::string_view text);
+// Whether ShownText leaves `text` as it is (printable ASCII only).
+bool IsPrintable(absl::string_view text);
 
 // A --data text (a comma list) with every URL in it as ShownUrl shows it.
 std::string ShownData(absl::string_view data);
