@@ -91,6 +91,15 @@ bool ParseContentRange(absl::string_view v, uint64_t* first, uint64_t* last,
          absl::SimpleAtoi(v.substr(slash + 1), total);
 }
 
+// Whether two Last-Modified values name the same second: in any of the
+// formats HTTP dates are written in (IMF-fixdate, RFC 850, asctime) and
+// those libcurl reads besides ("+0000"), or as the same text (a digest).
+bool SameDate(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const time_t ta = curl_getdate(a.c_str(), nullptr);
+  return ta != -1 && ta == curl_getdate(b.c_str(), nullptr);
+}
+
 }  // namespace
 
 bool ByDate(const ObjectVersion& v) {
@@ -109,7 +118,7 @@ bool SameVersion(const ObjectVersion& open, const ObjectVersion& now) {
   const bool etags = !open.etag.empty() && !now.etag.empty();
   const bool dates = !open.last_modified.empty() && !now.last_modified.empty();
   if (etags && tag(now.etag) != tag(open.etag)) return false;
-  if (dates && now.last_modified != open.last_modified) return false;
+  if (dates && !SameDate(now.last_modified, open.last_modified)) return false;
   // An answer must carry one of what the open had.
   return etags || dates || (open.etag.empty() && open.last_modified.empty());
 }

@@ -55,8 +55,9 @@ struct ObjectVersion {
 
 // Whether an answer's `now` may be the version `open` describes: the same
 // size and, with a strong ETag, the same ETag where `now` has one; else
-// the same ETag (compared weakly) and Last-Modified where both have them,
-// and at least one of those that `open` has.
+// the same ETag (compared weakly) and Last-Modified (the same second, in
+// whichever format each is written) where both have them, and at least
+// one of those that `open` has.
 bool SameVersion(const ObjectVersion& open, const ObjectVersion& now);
 
 // Whether requests guard `v` by its date (If-Unmodified-Since) rather than

@@ -54,5 +54,27 @@ TEST(SameVersion, WithoutAStrongETagTheAnswerMustCarryWhatTheOpenHad) {
   }
 }
 
+// A server may write the same Last-Modified in any of HTTP's date formats
+// from one answer to the next: the same second is the same date, another
+// second (or a text that is no date and differs) is not.
+TEST(SameVersion, DatesCompareAsTimesInAnyFormat) {
+  const std::string open_date = "Sun, 06 Nov 1994 08:49:37 GMT";
+  const ObjectVersion open{100, "W/\"a\"", open_date};
+  for (const std::string same :
+       {"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+        "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 +0000",
+        "Sun, 06 Nov 1994 09:49:37 +0100"}) {
+    EXPECT_TRUE(SameVersion(open, {100, "W/\"a\"", same})) << same;
+  }
+  for (const std::string other :
+       {"Sun, 06 Nov 1994 08:49:38 GMT", "Sunday, 06-Nov-94 08:49:36 GMT",
+        "Mon Nov  7 08:49:37 1994", "not a date", "#0123456789abcdef"}) {
+    EXPECT_FALSE(SameVersion(open, {100, "W/\"a\"", other})) << other;
+  }
+  const ObjectVersion odd{100, "", "#0123456789abcdef"};
+  EXPECT_TRUE(SameVersion(odd, {100, "", "#0123456789abcdef"}));
+  EXPECT_FALSE(SameVersion(odd, {100, "", "#fedcba9876543210"}));
+}
+
 }  // namespace
 }  // namespace fusednorm
