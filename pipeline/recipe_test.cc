@@ -190,74 +190,103 @@ TEST(Lists, ChannelsFollowTheOps) {
 // its stream (seed, epoch, 2^62 + batch); for any thread count (whichever
 // worker finishes a batch mixes it) and batch size (1: a sample mixed with
 // itself; 4 and 7: short last batches).
-TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
+// The loader's mixed batches and soft targets against MixBatch and
+// MakeTargets on the plain batches of the same seed, for one output dtype
+// and layout at one batch size and thread count, samples of size x size.
+void ExpectMixedBatches(DType dtype, Layout layout, size_t batch_size,
+                        int threads, int64_t size = 16) {
+  SCOPED_TRACE(absl::StrCat("dtype ", static_cast<int>(dtype), " layout ",
+                            static_cast<int>(layout), " batch_size ",
+                            batch_size, " threads ", threads, " size ", size));
   std::shared_ptr<const Dataset> data(MakeSyntheticDataset(22));
-  const std::string list = "RandomResizedCrop(16), RandomHorizontalFlip()";
+  const std::string list =
+      absl::StrCat("RandomResizedCrop(", size, "), RandomHorizontalFlip()");
   auto batch_op = MakeBatchTransforms("RandomChoice([MixUp(0.2), CutMix(1.0)])",
                                       "batch", OpContext());
   ASSERT_TRUE(batch_op.ok());
+  PreprocessorBuilder b;
+  b.dataset(data)
+      .train_transforms(Ops(list))
+      .val_transforms(CenterCrop(8))
+      .batch_size(batch_size)
+      .threads(threads)
+      .seed(9)
+      .dtype(dtype)
+      .layout(layout)
+      .batch_transform(*(*batch_op)[0])
+      .targets(10, 0.1);
+  absl::StatusOr<Preprocessor> mixed = b.Commit();
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  PreprocessorBuilder c;
+  c.dataset(data)
+      .train_transforms(Ops(list))
+      .val_transforms(CenterCrop(8))
+      .batch_size(batch_size)
+      .seed(9)
+      .dtype(dtype)
+      .layout(layout);
+  absl::StatusOr<Preprocessor> plain = c.Commit();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const Epoch m = RunEpoch(*mixed, 1), q = RunEpoch(*plain, 1);
+  ASSERT_EQ(m.samples.size(), q.samples.size());
+  BatchShape shape;
+  shape.dtype = dtype;
+  shape.layout = layout;
+  shape.height = shape.width = size;
+  shape.channels = 3;
+  shape.sample_bytes = q.samples[0].bytes.size();
+  std::set<int> kinds;
+  for (size_t first = 0; first < q.samples.size(); first += batch_size) {
+    const size_t n = std::min(batch_size, q.samples.size() - first);
+    const uint64_t batch = q.batch_of[first];
+    std::vector<uint8_t> bytes;
+    std::vector<int64_t> labels;
+    for (size_t k = 0; k < n; ++k) {
+      const Sample& s = q.samples[first + k];
+      bytes.insert(bytes.end(), s.bytes.begin(), s.bytes.end());
+      labels.push_back(s.label);
+    }
+    SampleStream stream(9, 1, (uint64_t{1} << 62) + batch);
+    const BatchDecision d = (*batch_op)[0]->Decide({size, size}, stream);
+    kinds.insert(static_cast<int>(d.kind));
+    std::vector<uint8_t> scratch;
+    MixBatch(d, shape, **SelectMixKernel(""), bytes.data(), n, &scratch);
+    std::vector<float> targets(n * 10);
+    MakeTargets(d, labels, 10, 0.1, targets.data());
+    for (size_t k = 0; k < n; ++k) {
+      EXPECT_EQ(
+          std::vector<uint8_t>(bytes.begin() + k * shape.sample_bytes,
+                               bytes.begin() + (k + 1) * shape.sample_bytes),
+          m.samples[first + k].bytes)
+          << "batch " << batch << " sample " << k;
+    }
+    EXPECT_EQ(m.targets.at(batch), targets) << "batch " << batch;
+  }
+  EXPECT_EQ(kinds.size(), 2u) << "both MixUp and CutMix batches";
+}
+
+TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
   for (const auto& [batch_size, threads] : std::vector<std::pair<size_t, int>>{
            {1, 1}, {1, 3}, {4, 1}, {4, 3}, {4, 8}, {7, 2}, {7, 8}}) {
-    SCOPED_TRACE(absl::StrCat("batch_size ", batch_size, " threads ", threads));
-    PreprocessorBuilder b;
-    b.dataset(data)
-        .train_transforms(Ops(list))
-        .val_transforms(CenterCrop(8))
-        .batch_size(batch_size)
-        .threads(threads)
-        .seed(9)
-        .dtype(DType::kFloat16)
-        .layout(Layout::kCHW)
-        .batch_transform(*(*batch_op)[0])
-        .targets(10, 0.1);
-    absl::StatusOr<Preprocessor> mixed = b.Commit();
-    ASSERT_TRUE(mixed.ok()) << mixed.status();
-    PreprocessorBuilder c;
-    c.dataset(data)
-        .train_transforms(Ops(list))
-        .val_transforms(CenterCrop(8))
-        .batch_size(batch_size)
-        .seed(9)
-        .dtype(DType::kFloat16)
-        .layout(Layout::kCHW);
-    absl::StatusOr<Preprocessor> plain = c.Commit();
-    ASSERT_TRUE(plain.ok()) << plain.status();
-    const Epoch m = RunEpoch(*mixed, 1), q = RunEpoch(*plain, 1);
-    ASSERT_EQ(m.samples.size(), q.samples.size());
-    BatchShape shape;
-    shape.dtype = DType::kFloat16;
-    shape.layout = Layout::kCHW;
-    shape.height = shape.width = 16;
-    shape.channels = 3;
-    shape.sample_bytes = q.samples[0].bytes.size();
-    std::set<int> kinds;
-    for (size_t first = 0; first < q.samples.size(); first += batch_size) {
-      const size_t n = std::min(batch_size, q.samples.size() - first);
-      const uint64_t batch = q.batch_of[first];
-      std::vector<uint8_t> bytes;
-      std::vector<int64_t> labels;
-      for (size_t k = 0; k < n; ++k) {
-        const Sample& s = q.samples[first + k];
-        bytes.insert(bytes.end(), s.bytes.begin(), s.bytes.end());
-        labels.push_back(s.label);
+    ExpectMixedBatches(DType::kFloat16, Layout::kCHW, batch_size, threads);
+  }
+}
+
+// Each dtype (float32 is streamed to the slot, the others are not) with
+// each layout (CutMix's box is pasted per plane or per row), at a size
+// whose samples start anywhere in a vector (15x15x3 float32: 2700 bytes)
+// and one whose samples are whole vectors.
+TEST(BatchTransforms, EveryDtypeAndLayoutMixesAsMixBatch) {
+  for (const DType dtype :
+       {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+    for (const Layout layout : {Layout::kHWC, Layout::kHWC4, Layout::kCHW}) {
+      for (const int64_t size : {15, 16}) {
+        for (const auto& [batch_size, threads] :
+             std::vector<std::pair<size_t, int>>{{1, 1}, {4, 3}, {7, 8}}) {
+          ExpectMixedBatches(dtype, layout, batch_size, threads, size);
+        }
       }
-      SampleStream stream(9, 1, (uint64_t{1} << 62) + batch);
-      const BatchDecision d = (*batch_op)[0]->Decide({16, 16}, stream);
-      kinds.insert(static_cast<int>(d.kind));
-      std::vector<uint8_t> scratch;
-      MixBatch(d, shape, **SelectMixKernel(""), bytes.data(), n, &scratch);
-      std::vector<float> targets(n * 10);
-      MakeTargets(d, labels, 10, 0.1, targets.data());
-      for (size_t k = 0; k < n; ++k) {
-        EXPECT_EQ(
-            std::vector<uint8_t>(bytes.begin() + k * shape.sample_bytes,
-                                 bytes.begin() + (k + 1) * shape.sample_bytes),
-            m.samples[first + k].bytes)
-            << "batch " << batch << " sample " << k;
-      }
-      EXPECT_EQ(m.targets.at(batch), targets) << "batch " << batch;
     }
-    EXPECT_EQ(kinds.size(), 2u) << "both MixUp and CutMix batches";
   }
 }
 
