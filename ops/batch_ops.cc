@@ -74,11 +74,6 @@ std::vector<NamedArg> MixArgs(double alpha, const std::optional<int64_t>& n) {
 // The element size of `dtype`.
 size_t ElementBytes(DType dtype) { return dtype == DType::kFloat32 ? 4 : 2; }
 
-// MixUp's factors of the partner and the sample: 1 - λ and λ, as floats.
-std::pair<float, float> MixUpFactors(const BatchDecision& d) {
-  return {static_cast<float>(1.0 - d.lam), static_cast<float>(d.lam)};
-}
-
 // Stored values per pixel.
 int Stored(const BatchShape& s) {
   return s.layout == Layout::kHWC4 ? 4 : s.channels;
@@ -394,20 +389,12 @@ void MixBatch(const BatchDecision& d, const BatchShape& s,
   }
 }
 
-void MixUpTo(const BatchDecision& d, const BatchShape& s,
-             const MixKernelInfo& kernel, const uint8_t* partner,
-             const uint8_t* cur, uint8_t* out) {
-  kernel.mix_to(s.dtype, partner, cur, out,
-                s.sample_bytes / ElementBytes(s.dtype), MixUpFactors(d).first,
-                MixUpFactors(d).second);
-}
-
 void MixSample(const BatchDecision& d, const BatchShape& s,
                const MixKernelInfo& kernel, const uint8_t* partner,
                uint8_t* cur) {
   if (d.kind == BatchDecision::Kind::kMixUp) {
     kernel.mix(s.dtype, partner, cur, s.sample_bytes / ElementBytes(s.dtype),
-               MixUpFactors(d).first, MixUpFactors(d).second);
+               static_cast<float>(1.0 - d.lam), static_cast<float>(d.lam));
   } else if (d.kind == BatchDecision::Kind::kCutMix) {
     PasteBox(d, s, partner, cur);
   }

@@ -160,13 +160,6 @@ void MixSample(const BatchDecision& d, const BatchShape& shape,
                const MixKernelInfo& kernel, const uint8_t* partner,
                uint8_t* cur);
 
-// MixSample's values for a MixUp decision, written to `out` (a sample of a
-// batch, streamed past the caches where the kernel can) instead of `cur`,
-// which stays as it is.
-void MixUpTo(const BatchDecision& d, const BatchShape& shape,
-             const MixKernelInfo& kernel, const uint8_t* partner,
-             const uint8_t* cur, uint8_t* out);
-
 // Applies `d` to the `count` samples at `data` (in place), MixUp's values
 // with `kernel` (kernels/mix/mix_dispatch.h); `scratch` holds the last
 // sample's original while the others are mixed (grown as needed).

@@ -131,7 +131,6 @@ struct EpochLoader::Impl {
   // Per ring position: the batch transform mixing its samples as they land,
   // and whether a thread has taken the batch's finishing work.
   std::vector<BatchMixer> mixers;
-  SampleBuffers mix_buffers;  // the mixers' (batch_mixer.h)
   std::vector<bool> finishing;
   absl::Status fatal;  // a batch that could not get a slot or be finished
   bool stop = false;
@@ -167,16 +166,16 @@ struct EpochLoader::Impl {
     return absl::OkStatus();
   }
 
-  // Runs one sample into `place` with the worker's buffers; returns its
-  // label. Running out of memory fails the sample.
-  absl::StatusOr<int64_t> Process(EpochOrder::Sample sample, BatchPlace place,
-                                  Workspace* ws) {
+  // Runs one sample into position `pos` of `slot` with the worker's
+  // buffers; returns its label. Running out of memory fails the sample.
+  absl::StatusOr<int64_t> Process(EpochOrder::Sample sample, const Slot& slot,
+                                  size_t pos, Workspace* ws) {
     const uint64_t index = sample.index;
     SampleStream stream(s.seed, epoch, sample.stream);
     try {
-      absl::StatusOr<int64_t> label =
-          RunSample(*chain, *dataset, index, stream,
-                    {s.crop_decode, s.decode_scale}, place, &counters, ws);
+      absl::StatusOr<int64_t> label = RunSample(
+          *chain, *dataset, index, stream, {s.crop_decode, s.decode_scale},
+          {absl::MakeSpan(slot.data(), slot.bytes()), pos}, &counters, ws);
       if (label.ok() && chain->num_classes > 0) {
         const absl::Status fits = CheckLabel(*label, chain->num_classes);
         if (!fits.ok()) {
@@ -211,8 +210,14 @@ struct EpochLoader::Impl {
       SampleStream stream = BatchStream(s.seed, epoch, b->global_index);
       d = chain->batch_op->Decide(chain->size, stream);
     }
-    mixers[r].Open(d, chain->batch_shape(), chain->mix_kernel, b->slot.data(),
-                   b->count, &mix_buffers);
+    try {
+      mixers[r].Open(d, chain->batch_shape(), chain->mix_kernel, b->slot.data(),
+                     b->count);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate the batch transform's copy of a sample for batch ",
+          b->global_index, " (", chain->sample_bytes, " bytes)"));
+    }
     filling[r] = std::move(b);
     done[r] = 0;
     complete[r] = false;
@@ -222,23 +227,6 @@ struct EpochLoader::Impl {
     opened[r] = j;
     max_in_flight = std::max(max_in_flight, j + 1 - handed_out);
     return absl::OkStatus();
-  }
-
-  // Where sample `pos` of the batch at ring position `r` is written: its
-  // place in the slot, or a buffer of the batch's mixer (under mu).
-  absl::StatusOr<BatchPlace> PlaceOf(size_t r, size_t pos) {
-    const size_t bytes = chain->sample_bytes;
-    if (!mixers[r].mixes()) {
-      const Slot& slot = filling[r]->slot;
-      return BatchPlace{absl::MakeSpan(slot.data(), slot.bytes()), pos};
-    }
-    try {
-      return BatchPlace{absl::MakeSpan(mixers[r].Hold(pos), bytes), 0};
-    } catch (const std::bad_alloc&) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "cannot allocate the batch transform's buffer for sample ", pos,
-          " of batch ", filling[r]->global_index, " (", bytes, " bytes)"));
-    }
   }
 
   // Records sample `pos` of the batch at ring position `r` (under mu).
@@ -332,18 +320,14 @@ struct EpochLoader::Impl {
         }
       }
       const EpochOrder::Sample sample = order->At(j, pos);
-      const absl::StatusOr<BatchPlace> place = PlaceOf(r, pos);
-      if (!place.ok()) {
-        fatal = place.status();
-        StopLocked();
-        return;
-      }
+      const Slot& slot = filling[r]->slot;
       lock.unlock();
-      const absl::StatusOr<int64_t> label = Process(sample, *place, &ws);
+      const absl::StatusOr<int64_t> label = Process(sample, slot, pos, &ws);
       if (!label.ok()) {
-        std::memset(place->batch.data() + place->position * chain->sample_bytes,
-                    0, chain->sample_bytes);
+        std::memset(slot.data() + pos * chain->sample_bytes, 0,
+                    chain->sample_bytes);
       }
+      mixers[r].SaveIfLast(pos);  // the worker's own sample: no lock needed
       lock.lock();
       Record(r, pos, sample.index, label);
       MixLanded(r, &lock);

@@ -5,8 +5,7 @@
 // huge values whose products overflow float16 included) and values whose
 // scaled products fall on rounding ties. The partner is a read-only
 // guarded buffer, the mixed sample a guarded one: a read or write past
-// either faults. mix_to (to a third buffer, streamed) and copy are checked
-// the same way, at every offset of the output from a vector's alignment.
+// either faults.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -111,77 +110,6 @@ TEST(MixMatrix, EveryRowMatchesTheScalarRow) {
           ExpectMatches(*row, t, n, static_cast<float>(1.0 - lam),
                         static_cast<float>(lam));
         }
-      }
-    }
-  }
-}
-
-// mix_to against the in-place mix of the scalar row, its output at
-// `offset` bytes into a guarded buffer whose bytes before it are poisoned
-// (a streamed middle may start anywhere): the inputs are read-only and
-// nothing around the output is written.
-void ExpectMixToMatches(const MixKernelInfo& row, DType t, size_t n,
-                        size_t offset, float a, float b) {
-  SCOPED_TRACE(absl::StrCat(row.id, " mix_to dtype ", static_cast<int>(t),
-                            " n ", n, " offset ", offset, " a ", a));
-  const std::vector<uint8_t> partner = Values(t, n, 29 + n);
-  const std::vector<uint8_t> cur = Values(t, n, 631 + n);
-  std::vector<uint8_t> want = cur;
-  ScalarMixInfo().mix(t, partner.data(), want.data(), n, a, b);
-  GuardedBuffer in_partner(partner.size()), in_cur(cur.size());
-  if (n > 0) {
-    std::memcpy(in_partner.data(), partner.data(), partner.size());
-    std::memcpy(in_cur.data(), cur.data(), cur.size());
-  }
-  in_partner.MakeReadOnly();
-  in_cur.MakeReadOnly();
-  GuardedBuffer out(offset + want.size());
-  std::memset(out.data(), 0xA5, out.size());
-  row.mix_to(t, in_partner.data(), in_cur.data(), out.data() + offset, n, a, b);
-  EXPECT_TRUE(out.CanaryIntact());
-  for (size_t i = 0; i < offset; ++i) ASSERT_EQ(out.data()[i], 0xA5) << i;
-  if (n > 0) {
-    ASSERT_EQ(0, std::memcmp(out.data() + offset, want.data(), want.size()));
-  }
-}
-
-TEST(MixMatrix, MixToWritesTheMixedValuesAtEveryAlignment) {
-  const size_t lengths[] = {0, 1, 3, 15, 16, 17, 33, 100, 257, 4099};
-  for (const MixKernelInfo* row : Rows()) {
-    for (const DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
-      for (const size_t n : lengths) {
-        for (size_t offset = 0; offset <= 66; ++offset) {
-          for (const double lam : {0.0, 0.3141592653589793, 1.0}) {
-            ExpectMixToMatches(*row, t, n, offset,
-                               static_cast<float>(1.0 - lam),
-                               static_cast<float>(lam));
-          }
-        }
-      }
-    }
-  }
-}
-
-// copy: every byte, its destination at every offset from a vector's
-// alignment, its source read-only, nothing around the destination written.
-TEST(MixMatrix, CopyCopiesEveryByteAtEveryAlignment) {
-  const size_t sizes[] = {0,  1,  15,  16,  17,  31,   32,   63,
-                          64, 65, 127, 128, 129, 1000, 4099, 70001};
-  for (const MixKernelInfo* row : Rows()) {
-    for (const size_t n : sizes) {
-      for (size_t offset = 0; offset <= 66; ++offset) {
-        SCOPED_TRACE(absl::StrCat(row->id, " copy n ", n, " offset ", offset));
-        const std::vector<uint8_t> want = Values(DType::kFloat32, n / 4 + 1, n);
-        GuardedBuffer src(n);
-        if (n > 0) std::memcpy(src.data(), want.data(), n);
-        src.MakeReadOnly();
-        GuardedBuffer dst(offset + n);
-        std::memset(dst.data(), 0xA5, dst.size());
-        row->copy(dst.data() + offset, src.data(), n);
-        EXPECT_TRUE(dst.CanaryIntact());
-        for (size_t i = 0; i < offset; ++i) ASSERT_EQ(dst.data()[i], 0xA5);
-        if (n > 0)
-          ASSERT_EQ(0, std::memcmp(dst.data() + offset, want.data(), n));
       }
     }
   }

@@ -1,6 +1,5 @@
-// Where the values go: scratch for a chunk, streaming copies
-// (stream_copy-inl.h), erased spans (zeros, streamed when the rest is) and
-// whole rows assembled in L1.
+// Where the values go: scratch for a chunk, streaming copies, erased spans
+// (zeros, streamed when the rest is) and whole rows assembled in L1.
 //
 // A per-target part of the Highway kernel: kernels/highway/highway.cc
 // includes it once per target (Highway's -inl.h convention), inside no
@@ -22,7 +21,6 @@
 #include <cstring>
 
 #include "hwy/highway.h"
-#include "kernels/highway/stream_copy-inl.h"
 #include "kernels/kernel.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -38,6 +36,20 @@ constexpr int64_t kChunkPixels = 256;
 struct Scratch {
   HWY_ALIGN uint8_t bytes[kMaxChannels * kChunkPixels];
 };
+
+// Copies n bytes to dst with streaming stores for its aligned middle.
+HWY_INLINE void StreamCopy(uint8_t* HWY_RESTRICT dst,
+                           const uint8_t* HWY_RESTRICT src, size_t n) {
+  const hn::ScalableTag<uint8_t> d8;
+  const size_t V = hn::Lanes(d8);
+  size_t i = 0;
+  if (V >= 16 && n >= 2 * V) {
+    i = (V - reinterpret_cast<uintptr_t>(dst) % V) % V;
+    std::memcpy(dst, src, i);
+    for (; i + V <= n; i += V) hn::Stream(hn::LoadU(d8, src + i), d8, dst + i);
+  }
+  std::memcpy(dst + i, src + i, n - i);
+}
 
 // With streaming stores, a row that is partly erased is assembled in L1 (values
 // and zeros) and then streamed whole: regular stores to lines that streaming

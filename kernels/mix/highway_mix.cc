@@ -3,22 +3,17 @@
 // widened from and narrowed to the dtype as kernels/formats.h does it
 // (bfloat16: the top half of a float's bits; float16: in hardware where
 // the target has it, else in integer steps; narrow-inl.h narrows); the
-// last values that fill no whole vector go through the scalar row. mix_to
-// streams float32 vectors from the first aligned one, and copy streams
-// (stream_copy-inl.h).
+// last values that fill no whole vector go through the scalar row.
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/mix/highway_mix.cc"
-#include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/highway/narrow-inl.h"
-#include "kernels/highway/stream_copy-inl.h"
 #include "kernels/highway/target_rows.h"
 #include "kernels/mix/highway_mix.h"
 #include "kernels/mix/mix_kernel.h"
@@ -130,79 +125,35 @@ HWY_INLINE void Store(VF v, uint8_t* p) {
   }
 }
 
-// Whole vectors from value `first` on; returns where they end. `out` may
-// be `cur` (the in-place mix). kStream: streaming stores, which need `out +
-// first` aligned to a vector (float32 only).
-template <DType kType, bool kStream>
-size_t MixVectors(const uint8_t* partner, const uint8_t* cur, uint8_t* out,
-                  size_t first, size_t values, float a, float b) {
+// Whole vectors; returns the values done.
+template <DType kType>
+size_t MixVectors(const uint8_t* HWY_RESTRICT partner,
+                  uint8_t* HWY_RESTRICT cur, size_t values, float a, float b) {
   const DF df;
   const size_t n = hn::Lanes(df);
   const VF va = hn::Set(df, a), vb = hn::Set(df, b);
-  size_t i = first;
+  size_t i = 0;
   for (; i + n <= values; i += n) {
     const size_t at = i * kBytes<kType>;
     const VF x = Round<kType>(hn::Mul(Load<kType>(partner + at), va));
     const VF y = Round<kType>(hn::Mul(Load<kType>(cur + at), vb));
-    if constexpr (kStream) {
-      hn::Stream(hn::Add(x, y), df, reinterpret_cast<float*>(out + at));
-    } else {
-      Store<kType>(hn::Add(x, y), out + at);
-    }
+    Store<kType>(hn::Add(x, y), cur + at);
   }
   return i;
 }
 
-// The values before `out`'s first vector-aligned float32, or all of them
-// where none is aligned.
-size_t UnalignedHead(const uint8_t* out, size_t values) {
-  const size_t vector = hn::Lanes(DF()) * 4;
-  const uintptr_t at = reinterpret_cast<uintptr_t>(out);
-  if (vector < 16 || at % 4 != 0) return values;
-  return std::min(values, (vector - at % vector) % vector / 4);
-}
-
-template <DType kType>
-void MixTyped(const uint8_t* partner, const uint8_t* cur, uint8_t* out,
-              size_t values, float a, float b, bool stream) {
-  size_t done = 0;
-  if (kType == DType::kFloat32 && stream) {
-    done = UnalignedHead(out, values);
-    ScalarMixInfo().mix_to(kType, partner, cur, out, done, a, b);
-    done = MixVectors<kType, true>(partner, cur, out, done, values, a, b);
-  } else {
-    done = MixVectors<kType, false>(partner, cur, out, 0, values, a, b);
-  }
-  const size_t at = done * kBytes<kType>;
-  ScalarMixInfo().mix_to(kType, partner + at, cur + at, out + at, values - done,
-                         a, b);
-  if (stream) hwy::FlushStream();
-}
-
-void MixOut(DType dtype, const uint8_t* partner, const uint8_t* cur,
-            uint8_t* out, size_t values, float a, float b, bool stream) {
-  if (dtype == DType::kFloat32) {
-    MixTyped<DType::kFloat32>(partner, cur, out, values, a, b, stream);
-  } else if (dtype == DType::kBFloat16) {
-    MixTyped<DType::kBFloat16>(partner, cur, out, values, a, b, stream);
-  } else {
-    MixTyped<DType::kFloat16>(partner, cur, out, values, a, b, stream);
-  }
-}
-
 void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
          float a, float b) {
-  MixOut(dtype, partner, cur, cur, values, a, b, false);
-}
-
-void MixTo(DType dtype, const uint8_t* partner, const uint8_t* cur,
-           uint8_t* out, size_t values, float a, float b) {
-  MixOut(dtype, partner, cur, out, values, a, b, true);
-}
-
-void Copy(uint8_t* dst, const uint8_t* src, size_t bytes) {
-  StreamCopy(dst, src, bytes);
-  hwy::FlushStream();
+  size_t done = 0;
+  if (dtype == DType::kFloat32) {
+    done = MixVectors<DType::kFloat32>(partner, cur, values, a, b);
+  } else if (dtype == DType::kBFloat16) {
+    done = MixVectors<DType::kBFloat16>(partner, cur, values, a, b);
+  } else {
+    done = MixVectors<DType::kFloat16>(partner, cur, values, a, b);
+  }
+  const size_t at = done * (dtype == DType::kFloat32 ? 4 : 2);
+  ScalarMixInfo().mix(dtype, partner + at, cur + at, values - done, a, b);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
@@ -214,23 +165,12 @@ HWY_AFTER_NAMESPACE();
 namespace fusednorm {
 
 HWY_EXPORT(Mix);
-HWY_EXPORT(MixTo);
-HWY_EXPORT(Copy);
 
 namespace {
 
 void MixDynamic(DType dtype, const uint8_t* partner, uint8_t* cur,
                 size_t values, float a, float b) {
   HWY_DYNAMIC_DISPATCH(Mix)(dtype, partner, cur, values, a, b);
-}
-
-void MixToDynamic(DType dtype, const uint8_t* partner, const uint8_t* cur,
-                  uint8_t* out, size_t values, float a, float b) {
-  HWY_DYNAMIC_DISPATCH(MixTo)(dtype, partner, cur, out, values, a, b);
-}
-
-void CopyDynamic(uint8_t* dst, const uint8_t* src, size_t bytes) {
-  HWY_DYNAMIC_DISPATCH(Copy)(dst, src, bytes);
 }
 
 bool Always() { return true; }
@@ -240,7 +180,7 @@ bool Always() { return true; }
 std::vector<MixKernelInfo> HighwayMixInfos() {
   std::vector<MixKernelInfo> rows = {
       {"highway", "any (best Highway target)", 30, &Always,
-       &hwy_rows::ActiveTarget, &MixDynamic, &MixToDynamic, &CopyDynamic},
+       &hwy_rows::ActiveTarget, &MixDynamic},
   };
   hwy_rows::ForEachCompiledTarget([&rows](auto bit) {
     constexpr int kBit = decltype(bit)::value;
@@ -248,8 +188,7 @@ std::vector<MixKernelInfo> HighwayMixInfos() {
     rows.push_back(
         {hwy_rows::TargetText<kBit>(true), hwy_rows::TargetText<kBit>(false),
          10, &hwy_rows::TargetSupported<kBit>, &hwy_rows::TargetName<kBit>,
-         HWY_DISPATCH_TABLE(Mix)[index], HWY_DISPATCH_TABLE(MixTo)[index],
-         HWY_DISPATCH_TABLE(Copy)[index]});
+         HWY_DISPATCH_TABLE(Mix)[index]});
   });
   return rows;
 }

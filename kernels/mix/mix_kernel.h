@@ -5,15 +5,7 @@
 //
 // in float32 operations, round() to the dtype (float32: none; float16 and
 // bfloat16: to nearest even, kernels/formats.h). `partner` and `cur` hold
-// `values` elements of the dtype each and do not overlap.
-//
-// mix_to writes the same values to `out` instead, leaving `cur` as it is,
-// and copy copies bytes: both for a batch in its slot, which another
-// thread or the device reads next, not this core. So a row may stream
-// them past the caches (the Highway rows: float32 values and copied bytes
-// from the first aligned vector on), and they are visible to other
-// threads when the call returns. `out` and `dst` overlap no input. Kernels
-// never
+// `values` elements of the dtype each and do not overlap. Kernels never
 // validate or fail: the batch ops (ops/batch_ops.h) check first. Every row
 // agrees with the scalar row bit for bit. No SIMD types here.
 #ifndef FUSEDNORM_KERNELS_MIX_MIX_KERNEL_H_
@@ -36,9 +28,6 @@ struct MixKernelInfo {
 
   void (*mix)(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
               float a, float b);
-  void (*mix_to)(DType dtype, const uint8_t* partner, const uint8_t* cur,
-                 uint8_t* out, size_t values, float a, float b);
-  void (*copy)(uint8_t* dst, const uint8_t* src, size_t bytes);
 };
 
 }  // namespace fusednorm

@@ -44,34 +44,25 @@ void Store(float v, uint8_t* p, size_t i) {
 }
 
 template <DType kType>
-void MixValues(const uint8_t* partner, const uint8_t* cur, uint8_t* out,
-               size_t values, float a, float b) {
+void MixValues(const uint8_t* partner, uint8_t* cur, size_t values, float a,
+               float b) {
   for (size_t i = 0; i < values; ++i) {
     const float x = Round<kType>(Load<kType>(partner, i) * a);
     const float y = Round<kType>(Load<kType>(cur, i) * b);
-    Store<kType>(x + y, out, i);
-  }
-}
-
-void MixTo(DType dtype, const uint8_t* partner, const uint8_t* cur,
-           uint8_t* out, size_t values, float a, float b) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return MixValues<DType::kFloat32>(partner, cur, out, values, a, b);
-    case DType::kFloat16:
-      return MixValues<DType::kFloat16>(partner, cur, out, values, a, b);
-    case DType::kBFloat16:
-      return MixValues<DType::kBFloat16>(partner, cur, out, values, a, b);
+    Store<kType>(x + y, cur, i);
   }
 }
 
 void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
          float a, float b) {
-  MixTo(dtype, partner, cur, cur, values, a, b);
-}
-
-void Copy(uint8_t* dst, const uint8_t* src, size_t bytes) {
-  if (bytes > 0) std::memcpy(dst, src, bytes);
+  switch (dtype) {
+    case DType::kFloat32:
+      return MixValues<DType::kFloat32>(partner, cur, values, a, b);
+    case DType::kFloat16:
+      return MixValues<DType::kFloat16>(partner, cur, values, a, b);
+    case DType::kBFloat16:
+      return MixValues<DType::kBFloat16>(partner, cur, values, a, b);
+  }
 }
 
 bool Always() { return true; }
@@ -79,7 +70,7 @@ bool Always() { return true; }
 }  // namespace
 
 MixKernelInfo ScalarMixInfo() {
-  return {"scalar", "any CPU", 0, &Always, nullptr, &Mix, &MixTo, &Copy};
+  return {"scalar", "any CPU", 0, &Always, nullptr, &Mix};
 }
 
 }  // namespace fusednorm
