@@ -272,10 +272,10 @@ TEST(BatchTransforms, AreTheBatchDecisionsAppliedToThePlainBatches) {
   }
 }
 
-// Each dtype (float32 is streamed to the slot, the others are not) with
-// each layout (CutMix's box is pasted per plane or per row), at a size
-// whose samples start anywhere in a vector (15x15x3 float32: 2700 bytes)
-// and one whose samples are whole vectors.
+// Each dtype (the mix kernels round each their own way) with each layout
+// (CutMix's box is pasted per plane or per row), at a size whose samples
+// start anywhere in a vector (15x15x3 float32: 2700 bytes) and one whose
+// samples are whole vectors.
 TEST(BatchTransforms, EveryDtypeAndLayoutMixesAsMixBatch) {
   for (const DType dtype :
        {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
