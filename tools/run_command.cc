@@ -271,19 +271,24 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
                     absl::StrFormat("%.0f%%", 100 * s.ops[i] / work),
                     i + 1 == s.ops.size() ? ")" : "");
   }
+  const double per_image = 1e6 / std::max<size_t>(1, images);  // us
   const std::string batch =
       s.batch > 0 ? absl::StrFormat(", batch %.0f%%", 100 * s.batch / work)
                   : "";
+  const std::string batch_us =
+      s.batch > 0
+          ? absl::StrFormat(", the batch op %.1f us/image", per_image * s.batch)
+          : "";
   std::fprintf(out,
                "%zu images in %.2f s: %.0f images/s with %d threads; %zu "
                "skipped\n"
                "kernel %s; worker time: load %.0f%%, transforms %.0f%%%s, "
-               "fused %.0f%%%s (the fused op %.1f us/image)\n",
+               "fused %.0f%%%s (the fused op %.1f us/image%s)\n",
                images, secs, images / secs, p.threads(), r.skipped,
                kernel.ok() ? DescribeKernel(**kernel).c_str() : "?",
                100 * s.load / work, 100 * s.transforms / work, ops.c_str(),
-               100 * s.fused / work, batch.c_str(),
-               1e6 * s.fused / std::max<size_t>(1, images));
+               100 * s.fused / work, batch.c_str(), per_image * s.fused,
+               batch_us.c_str());
   if (r.decoded.whole > 0) {
     std::fprintf(out, "decoded %.0f%% of the encoded images' pixels\n",
                  100.0 * r.decoded.decoded / r.decoded.whole);
