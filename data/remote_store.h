@@ -17,7 +17,7 @@
 // server during the run is an error, never bytes of two versions.
 //
 // Read-ahead: given the order the samples will be read in (ReadAhead), up
-// to FUSEDNORM_HTTP_REQUESTS requests (default 32) run ahead of the readers
+// to FUSEDNORM_HTTP_REQUESTS requests (default 64) run ahead of the readers
 // on threads of their own, holding at most FUSEDNORM_HTTP_AHEAD_MB of
 // fetched bytes (default 256) until they are read; a sample larger than
 // that fails before it is asked for. A sample read before

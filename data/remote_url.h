@@ -35,8 +35,10 @@ struct RemoteSettings {
   double timeout_seconds = 30;
   // FUSEDNORM_HTTP_RETRIES: retries of a failed request before it fails.
   int retries = 6;
-  // FUSEDNORM_HTTP_REQUESTS: requests in flight at once, 1..1024.
-  int requests = 32;
+  // FUSEDNORM_HTTP_REQUESTS: requests in flight at once, 1..1024. 64: at
+  // two threads, 32 left the workers waiting for bytes through a 10 ms
+  // proxy (docs/benchmarks.md).
+  int requests = 64;
   // FUSEDNORM_HTTP_AHEAD_MB: bytes fetched ahead and not yet read, in MiB.
   uint64_t ahead_bytes = uint64_t{256} << 20;
   // FUSEDNORM_HTTP_INDEX_MB: the memory the shards' indexes may take at
