@@ -103,8 +103,7 @@ class RemoteStore::Ahead {
     client->set_cancel(&cancel_);
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      cv_.wait(lock,
-               [&] { return stop_ || held_ < store_->settings_.ahead_bytes; });
+      room_.wait(lock, [&] { return stop_ || HasRoom(); });
       if (stop_ || !Draw()) break;
       const auto [index, place] = upcoming_.front();
       upcoming_.pop_front();
@@ -117,6 +116,7 @@ class RemoteStore::Ahead {
       entry->size = place.size;
       entries_.emplace(index, entry);
       held_ += place.size;
+      if (HasRoom()) room_.notify_one();  // for the next fetch thread
       std::vector<uint8_t> bytes;
       if (!spare_.empty()) {
         bytes = std::move(spare_.back());
@@ -130,7 +130,7 @@ class RemoteStore::Ahead {
       entry->done = true;
       entry->status = status;
       entry->bytes = std::move(bytes);
-      cv_.notify_all();
+      done_.notify_all();
       if (fill) FillAll(place.shard, client.get(), &lock);
     }
     lock.unlock();
@@ -143,7 +143,8 @@ class RemoteStore::Ahead {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
     cancel_ = true;
-    cv_.notify_all();
+    room_.notify_all();
+    done_.notify_all();
   }
 
   // Sample `index`'s bytes and status when this read-ahead fetched or is
@@ -158,9 +159,9 @@ class RemoteStore::Ahead {
     }
     std::shared_ptr<Entry> entry = it->second;
     entries_.erase(it);
-    cv_.wait(lock, [&] { return entry->done; });
+    done_.wait(lock, [&] { return entry->done; });
     held_ -= entry->size;
-    cv_.notify_all();
+    room_.notify_one();
     // The reader's previous buffer serves a later fetch: no page faults of
     // fresh memory per sample.
     std::swap(*out, entry->bytes);
@@ -177,6 +178,9 @@ class RemoteStore::Ahead {
     std::vector<uint8_t> bytes;
     uint64_t size = 0;
   };
+
+  // Whether a fetch thread may start another sample (under mu_).
+  bool HasRoom() const { return held_ < store_->settings_.ahead_bytes; }
 
   // Tops the window of upcoming samples up from the order; false when it
   // is empty (the order ended).
@@ -267,7 +271,8 @@ class RemoteStore::Ahead {
   std::function<bool(uint64_t*)> next_;
   std::function<Place(uint64_t)> place_of_;
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable room_;  // fetch threads wait for HasRoom()
+  std::condition_variable done_;  // readers wait for an entry's bytes
   bool stop_ = false, exhausted_ = false;
   bool filling_ = false;  // a fetch thread is copying a shard to the cache
   std::atomic<bool> cancel_{false};  // the fetch threads' requests stop

@@ -92,6 +92,9 @@ class Remote(unittest.TestCase):
             self.assertIn(" requests, ", r.stdout)
             self.assertIn(" 0 retries", r.stdout)
             self.same(n.url, split="val")
+            # At the read-ahead's memory bound (the shards hold 4 MB):
+            # fetch threads wait for room the readers make.
+            self.same(n.url, env={"FUSEDNORM_HTTP_AHEAD_MB": "1"})
         with rs.Nginx(self.data, tls=True) as n:
             self.same(n.url, env={"SSL_CERT_FILE": n.ca_file}, threads=(2,))
             # Without the test's CA the peer is refused: no fallback.
