@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/one_line.h"
 #include "core/status.h"
 
 namespace fusednorm {
@@ -523,8 +524,7 @@ void RemoteStore::Fill(HttpClient* client, uint32_t s) const {
     std::fprintf(stderr,
                  "fusednorm: warning: cache_dir: %s was not copied (%s); its "
                  "samples are read over the network\n",
-                 shard.url.shown.c_str(),
-                 std::string(status.message()).c_str());
+                 shard.url.shown.c_str(), OneLine(status.message()).c_str());
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/digest.h"
+#include "core/one_line.h"
 #include "core/status.h"
 #include "data/atomic_file.h"
 
@@ -129,7 +130,7 @@ void ShardCache::TurnOff(const absl::Status& why) {
   std::fprintf(stderr,
                "fusednorm: warning: cache_dir: %s; no more copies are made "
                "in this run, and samples are read over the network\n",
-               std::string(why.message()).c_str());
+               OneLine(why.message()).c_str());
 }
 
 absl::Status ShardCache::Write(uint32_t shard,

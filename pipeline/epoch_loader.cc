@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/one_line.h"
 #include "core/status.h"
 #include "pipeline/batch_mixer.h"
 #include "pipeline/chain.h"
@@ -239,7 +240,7 @@ struct EpochLoader::Impl {
       b.labels[pos] = *label;
     } else {
       ++b.skipped;
-      b.errors[pos] = std::string(label.status().message());
+      b.errors[pos] = OneLine(label.status().message());
       if (pos < first_error[r]) {
         first_error[r] = pos;
         first_status[r] = label.status();

@@ -52,7 +52,8 @@ struct Batch {
   int64_t num_classes = 0;
   std::vector<bool> valid;  // false: skipped (kSkip), zero-filled
   size_t skipped = 0;
-  std::vector<std::string> errors;  // why each skipped sample was skipped
+  // Why each skipped sample was skipped, as one line (core/one_line.h).
+  std::vector<std::string> errors;
 };
 
 // Bounds of LoaderSettings: worker threads, slots being filled, bytes of one

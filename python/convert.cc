@@ -4,13 +4,15 @@
 #include <string>
 
 #include "core/format_names.h"
+#include "core/one_line.h"
 #include "ops/op_args.h"
 
 namespace fusednorm {
 
 void Raise(const absl::Status& status, NotFound not_found) {
   if (status.ok()) return;
-  const std::string message(status.message());
+  // As one line: a file's name in it may hold control bytes.
+  const std::string message = OneLine(status.message());
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
       if (IsTypeError(status)) throw py::type_error(message);

@@ -31,6 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "core/format_names.h"
+#include "core/one_line.h"
 #include "data/remote_url.h"
 #include "ops/resize.h"
 #include "pipeline/recipe.h"
@@ -104,15 +105,15 @@ const std::vector<const Setting*>& LoaderRows() {
   if (closed) throw py::value_error("the Loader is closed");
   if (interrupted) throw std::runtime_error("the epoch was interrupted");
   if (status.code() == absl::StatusCode::kResourceExhausted) {
-    PyErr_SetString(PyExc_MemoryError, std::string(status.message()).c_str());
+    PyErr_SetString(PyExc_MemoryError, OneLine(status.message()).c_str());
     throw py::error_already_set();
   }
   // Cancelled, and what no sample caused: no driver, a fork()ed child,
   // memory the OS will not lock.
   if (status.code() == absl::StatusCode::kCancelled ||
       status.code() == absl::StatusCode::kFailedPrecondition)
-    throw std::runtime_error(std::string(status.message()));
-  PyErr_SetString(g_sample_error, std::string(status.message()).c_str());
+    throw std::runtime_error(OneLine(status.message()));
+  PyErr_SetString(g_sample_error, OneLine(status.message()).c_str());
   throw py::error_already_set();
 }
 

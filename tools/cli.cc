@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/one_line.h"
 #include "data/pack_settings.h"
 #include "ops/op_settings.h"
 #include "ops/op_table.h"
@@ -137,7 +138,7 @@ int FusednormMain(const std::vector<std::string>& args, FILE* out, FILE* err) {
   if (status.ok()) status = RunGuarded(*command, *flags, out, err);
   if (!status.ok()) {
     std::fprintf(err, "fusednorm %s: %s\n", command->name,
-                 std::string(status.message()).c_str());
+                 OneLine(status.message()).c_str());
   }
   return ExitCode(status);
 }

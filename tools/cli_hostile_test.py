@@ -40,6 +40,34 @@ NO_LIMITS_UNDER_ASAN = unittest.skipIf(
     UNDER_ASAN, "an address-space limit leaves AddressSanitizer no shadow")
 
 
+class Names(unittest.TestCase):
+    def test_control_bytes_in_a_name_are_shown_escaped(self):
+        # A file's name may hold a terminal's escapes and newlines: the error
+        # and the list of skipped samples show them as \xNN, one line each.
+        from PIL import Image
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "c"))
+            Image.new("RGB", (20, 20), (1, 2, 3)).save(
+                os.path.join(d, "c", "a.png"))
+            name = "b\x1b[31m\nx\u009b.jpg"
+            with open(os.path.join(d, "c", name), "wb") as f:
+                f.write(b"\xff\xd8\xff not a jpeg")
+            shown = "b\\x1B[31m\\x0Ax\\xC2\\x9B.jpg"
+            args = ["run", "--data", d, "--images", "0", "--batch-size", "2",
+                    "--size", "8", "--split", "val"]
+            r = run(*args)
+            self.assertNotEqual(r.returncode, 0, r.stderr)
+            skipped = run(*args, "--on-error", "skip")
+            self.assertEqual(skipped.returncode, 0, skipped.stderr)
+            line = [x for x in skipped.stdout.splitlines()
+                    if x.startswith("skipped sample")]
+            for text in (r.stderr.splitlines()[-1], *line):
+                self.assertIn(shown, text)
+            for text in (r.stderr, skipped.stdout):
+                self.assertNotIn("\x1b", text)
+                self.assertNotIn("\u009b", text)
+
+
 class Limits(unittest.TestCase):
     def test_thread_counts_and_sizes_are_usage_errors(self):
         for args, needle in [(["--threads", "100000"], "--threads=100000"),

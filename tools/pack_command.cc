@@ -3,6 +3,7 @@
 // (data/shard_writer.h), with a progress line and a report.
 #include <string>
 
+#include "core/one_line.h"
 #include "core/status.h"
 #include "data/shard_writer.h"
 #include "pipeline/recipe.h"
@@ -27,9 +28,10 @@ absl::Status PackCommand(const SettingValues& flags, FILE* out, FILE* err) {
                              }));
   progress.Finish();
   for (const std::string& w : report.warnings)
-    std::fprintf(err, "fusednorm pack: warning: %s\n", w.c_str());
+    std::fprintf(err, "fusednorm pack: warning: %s\n", OneLine(w).c_str());
   std::fprintf(out, "packed %zu samples of %s into %zu shards (%llu bytes): %s",
-               report.samples, data->name().c_str(), report.shards.size(),
+               report.samples, OneLine(data->name()).c_str(),
+               report.shards.size(),
                static_cast<unsigned long long>(report.bytes),
                report.shards.front().c_str());
   if (report.shards.size() > 1)

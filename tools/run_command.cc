@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/one_line.h"
 #include "core/status.h"
 #include "data/atomic_file.h"
 #include "data/read_file.h"
@@ -343,8 +344,9 @@ absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
   absl::StatusOr<Preprocessor> built = BuildRecipe(o.recipe, data);
   if (!built.ok()) return AsUsageError(built.status());
   const Preprocessor& p = *built;
-  std::fprintf(out, "dataset %s, %zu images; %s\n", data->name().c_str(),
-               p.samples_per_epoch(), p.Describe(o.recipe.split).c_str());
+  std::fprintf(out, "dataset %s, %zu images; %s\n",
+               OneLine(data->name()).c_str(), p.samples_per_epoch(),
+               p.Describe(o.recipe.split).c_str());
   FUSEDNORM_ASSIGN_OR_RETURN(const RunSpan span, Span(p, o));
   if (!o.resume.empty() && span.epochs == 0) {
     std::fprintf(out,
