@@ -283,27 +283,36 @@ class SampleErrors(unittest.TestCase):
 
 
     def test_control_bytes_in_a_name_are_shown_escaped(self):
-        # A file's name may hold a terminal's escapes and newlines; the
-        # messages show them as \xNN and stay one line.
+        # A file's name may hold a terminal's escapes and newlines, or bytes
+        # that are not UTF-8 (a Latin-1 name): the messages show them as
+        # \xNN, stay one line, and are still SampleErrors, never a
+        # UnicodeDecodeError.
         import tempfile
-        with tempfile.TemporaryDirectory() as d:
-            os.makedirs(os.path.join(d, "c"))
-            Image.new("RGB", (20, 20), (1, 2, 3)).save(
-                os.path.join(d, "c", "a.png"))
-            name = "b\x1b[31m\nx\u009b\x7f.jpg"
-            with open(os.path.join(d, "c", name), "wb") as f:
-                f.write(b"\xff\xd8\xff not a jpeg")
-            shown = "b\\x1B[31m\\x0Ax\\xC2\\x9B\\x7F.jpg"
-            kw = dict(data=d, size=8, batch_size=2, images=0, split="val")
-            with self.assertRaises(fusednorm.SampleError) as cm:
-                list(fusednorm.Loader(**kw))
-            epoch = iter(fusednorm.Loader(on_error="skip", **kw))
-            list(epoch)
-            (_, reason), = epoch.skipped
-            for message in (str(cm.exception), reason):
-                self.assertIn(shown, message)
-                for byte in ("\x1b", "\n", "\u009b", "\x7f"):
-                    self.assertNotIn(byte, message)
+        for name, shown in [
+                ("b\x1b[31m\nx\u009b\x7f.jpg",
+                 "b\\x1B[31m\\x0Ax\\xC2\\x9B\\x7F.jpg"),
+                (b"caf\xe9.jpg", "caf\\xE9.jpg")]:
+            with self.subTest(shown=shown), \
+                    tempfile.TemporaryDirectory() as d:
+                os.makedirs(os.path.join(d, "c"))
+                Image.new("RGB", (20, 20), (1, 2, 3)).save(
+                    os.path.join(d, "c", "a.png"))
+                folder = os.path.join(d, "c")
+                if isinstance(name, bytes):
+                    folder = os.fsencode(folder)
+                with open(os.path.join(folder, name), "wb") as f:
+                    f.write(b"\xff\xd8\xff not a jpeg")
+                kw = dict(data=d, size=8, batch_size=2, images=0,
+                          split="val")
+                with self.assertRaises(fusednorm.SampleError) as cm:
+                    list(fusednorm.Loader(**kw))
+                epoch = iter(fusednorm.Loader(on_error="skip", **kw))
+                list(epoch)
+                (_, reason), = epoch.skipped
+                for message in (str(cm.exception), reason):
+                    self.assertIn(shown, message)
+                    for byte in ("\x1b", "\n", "\u009b", "\x7f"):
+                        self.assertNotIn(byte, message)
 
 
 def write_shard(path, samples, side=32, seed=3):

@@ -122,8 +122,8 @@ int FusednormMain(const std::vector<std::string>& args, FILE* out, FILE* err) {
   }
   const Command* command = Find(args[0]);
   if (command == nullptr) {
-    std::fprintf(err, "fusednorm: unknown command \"%s\"\n%s", args[0].c_str(),
-                 MainHelp().c_str());
+    std::fprintf(err, "fusednorm: unknown command \"%s\"\n%s",
+                 OneLine(args[0]).c_str(), MainHelp().c_str());
     return 2;
   }
   bool help = false;

@@ -33,9 +33,9 @@ absl::Status PackCommand(const SettingValues& flags, FILE* out, FILE* err) {
                report.samples, OneLine(data->name()).c_str(),
                report.shards.size(),
                static_cast<unsigned long long>(report.bytes),
-               report.shards.front().c_str());
+               OneLine(report.shards.front()).c_str());
   if (report.shards.size() > 1)
-    std::fprintf(out, " .. %s", report.shards.back().c_str());
+    std::fprintf(out, " .. %s", OneLine(report.shards.back()).c_str());
   std::fprintf(out, "\n");
   if (report.restarts_added + report.restarts_kept > 0) {
     std::fprintf(out, "%zu JPEGs given restart markers, %zu kept as they are\n",

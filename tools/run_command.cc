@@ -324,12 +324,13 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
 
 absl::Status WritePreviewFile(FILE* out, const Preprocessor& p,
                               const RunOptions& o, const Results& r) {
-  if (!o.output.empty()) std::fprintf(out, "wrote %s\n", o.output.c_str());
+  if (!o.output.empty())
+    std::fprintf(out, "wrote %s\n", OneLine(o.output).c_str());
   if (o.preview.empty()) return absl::OkStatus();
   FUSEDNORM_RETURN_IF_ERROR(
       WritePreview(o.preview, r.preview, p.fused(o.recipe.split),
                    p.sample_size(o.recipe.split), p.channels(o.recipe.split)));
-  std::fprintf(out, "wrote %s (%zu samples)\n", o.preview.c_str(),
+  std::fprintf(out, "wrote %s (%zu samples)\n", OneLine(o.preview).c_str(),
                r.preview.size());
   return absl::OkStatus();
 }
