@@ -1,6 +1,7 @@
-// HttpClient (http_client.h): one libcurl easy handle per client, one
-// attempt per Attempt(), and the retry loop and the checks of what came
-// back in Perform() and the public calls.
+// HttpClient (http_client.h): one libcurl easy handle per client; an
+// attempt is Begin, a transfer (curl_easy_perform here, or a multi handle's
+// for StartRange's GET) and End; Settle decides on retries, for Perform's
+// loop and for EndAttempt; the checks of what came back follow.
 #include "data/http_client.h"
 
 #include <curl/curl.h>
@@ -312,21 +313,39 @@ HttpClient::HttpClient(const RemoteSettings& settings, HttpCounters* counters)
   curl_ = curl_easy_init();
 }
 
+struct HttpClient::Transfer {
+  Reply reply;
+  Watch watch;
+  char error[CURL_ERROR_SIZE] = {0};
+  curl_slist* headers = nullptr;
+  ~Transfer() { curl_slist_free_all(headers); }  // an attempt not ended
+};
+
+// A ranged GET driven by a multi handle (BeginAttempt, EndAttempt).
+struct HttpClient::Get {
+  Request q;
+  const ObjectVersion* version = nullptr;
+  std::vector<uint8_t>* body = nullptr;
+  int attempt = 0;
+  std::string last;  // the last attempt's failure, for the final error
+  Transfer t;
+};
+
 HttpClient::~HttpClient() {
   if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL*>(curl_));
 }
 
-absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
-    const Request& q, std::vector<uint8_t>* body) {
+absl::Status HttpClient::Begin(const Request& q, std::vector<uint8_t>* body,
+                               Transfer* t) {
   CURL* c = static_cast<CURL*>(curl_);
   if (c == nullptr)
     return absl::ResourceExhaustedError("curl_easy_init failed");
   curl_easy_reset(c);  // keeps the connections
-  Reply reply;
-  reply.counters = counters_;
-  reply.body = body;
-  reply.max_bytes = q.max_bytes;
-  reply.head = q.head;
+  t->reply = Reply();
+  t->reply.counters = counters_;
+  t->reply.body = body;
+  t->reply.max_bytes = q.max_bytes;
+  t->reply.head = q.head;
   body->clear();
   try {  // one allocation, no copies (a recycled buffer may have it)
     if (q.ranged) body->reserve(std::min<uint64_t>(q.size, kMaxReserve));
@@ -334,33 +353,39 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
     return absl::ResourceExhaustedError(
         absl::StrCat(q.What(), ": out of memory for ", q.size, " bytes"));
   }
-  char error[CURL_ERROR_SIZE] = {0};
-  Watch watch;
-  watch.handle = c;
-  watch.cancel = cancel_;
-  watch.timeout_seconds = settings_.timeout_seconds;
-  watch.start = std::chrono::steady_clock::now();
-  SetOptions(q, &reply, &watch, error);
+  t->error[0] = 0;
+  t->watch = Watch();
+  t->watch.handle = c;
+  t->watch.cancel = cancel_;
+  t->watch.timeout_seconds = settings_.timeout_seconds;
+  t->watch.start = std::chrono::steady_clock::now();
+  SetOptions(q, &t->reply, &t->watch, t->error);
   // Headers go in the list (not CURLOPT_RANGE) so that SigV4 signs them.
-  curl_slist* headers = nullptr;
   for (const std::string& line : HeaderLines(q))
-    headers = curl_slist_append(headers, line.c_str());
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    t->headers = curl_slist_append(t->headers, line.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, t->headers);
   counters_->requests.fetch_add(1, std::memory_order_relaxed);
-  const CURLcode code = curl_easy_perform(c);
-  curl_slist_free_all(headers);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HttpClient::Reply> HttpClient::End(const Request& q, Transfer* t,
+                                                  int result) {
+  const auto code = static_cast<CURLcode>(result);
+  curl_slist_free_all(t->headers);
+  t->headers = nullptr;
+  curl_easy_setopt(static_cast<CURL*>(curl_), CURLOPT_ERRORBUFFER, nullptr);
+  const Reply& reply = t->reply;
   if (code == CURLE_OK) return reply;
   // An error page past its bound: the status is what counts.
   if (code == CURLE_WRITE_ERROR && reply.status / 100 != 2 &&
       reply.status != 0 && !reply.overflow) {
     return reply;
   }
-  if (watch.downgraded) {
+  if (t->watch.downgraded) {
     return InvalidArgumentCat(q.What(),
                               ": a redirect from https to http is refused");
   }
-  if (watch.too_slow) {
+  if (t->watch.too_slow) {
     return absl::UnavailableError(absl::StrCat("the answer was slower than ",
                                                settings_.timeout_seconds,
                                                " s plus its bytes at 64 KB/s"));
@@ -377,7 +402,7 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Attempt(
                               q.max_bytes, " bytes expected; refused");
   }
   std::string why =
-      absl::StrCat(error[0] != 0 ? error : curl_easy_strerror(code),
+      absl::StrCat(t->error[0] != 0 ? t->error : curl_easy_strerror(code),
                    " (libcurl error ", static_cast<int>(code), ")");
   if (Transient(code)) return absl::UnavailableError(why);
   return InvalidArgumentCat(q.What(), ": ", why);
@@ -463,27 +488,40 @@ bool HttpClient::Sleep(double seconds) const {
   return true;
 }
 
+bool HttpClient::Settle(const Request& q, int attempt, std::string* last,
+                        absl::StatusOr<Reply>* r, double* wait) const {
+  double retry_after = 0;
+  if (r->ok() && !TransientStatus((*r)->status)) return true;
+  if (r->ok()) {
+    *last = absl::StrCat("HTTP ", (*r)->status);
+    retry_after = (*r)->retry_after;
+  } else if (absl::IsUnavailable(r->status())) {
+    *last = std::string(r->status().message());
+  } else {
+    return true;
+  }
+  if (attempt >= settings_.retries) {
+    *r = absl::UnavailableError(absl::StrCat(q.What(), ": failed ", attempt + 1,
+                                             " times; last: ", *last));
+    return true;
+  }
+  counters_->retries.fetch_add(1, std::memory_order_relaxed);
+  *wait = Backoff(attempt, retry_after);
+  return false;
+}
+
 absl::StatusOr<HttpClient::Reply> HttpClient::Perform(
     const Request& q, std::vector<uint8_t>* body) {
   std::string last;
   for (int attempt = 0;; ++attempt) {
-    absl::StatusOr<Reply> r = Attempt(q, body);
-    double retry_after = 0;
-    if (r.ok() && !TransientStatus(r->status)) return r;
-    if (r.ok()) {
-      last = absl::StrCat("HTTP ", r->status);
-      retry_after = r->retry_after;
-    } else if (absl::IsUnavailable(r.status())) {
-      last = std::string(r.status().message());
-    } else {
-      return r.status();
-    }
-    if (attempt >= settings_.retries) {
-      return absl::UnavailableError(absl::StrCat(
-          q.What(), ": failed ", attempt + 1, " times; last: ", last));
-    }
-    counters_->retries.fetch_add(1, std::memory_order_relaxed);
-    if (!Sleep(Backoff(attempt, retry_after)))
+    Transfer t;
+    const absl::Status begun = Begin(q, body, &t);
+    if (!begun.ok()) return begun;
+    absl::StatusOr<Reply> r =
+        End(q, &t, curl_easy_perform(static_cast<CURL*>(curl_)));
+    double wait = 0;
+    if (Settle(q, attempt, &last, &r, &wait)) return r;
+    if (!Sleep(wait))
       return absl::CancelledError(absl::StrCat(q.What(), ": cancelled"));
   }
 }
@@ -522,13 +560,9 @@ absl::StatusOr<ObjectVersion> HttpClient::Head(const RemoteUrl& url) {
   return ObjectVersion{r.length, r.etag, r.last_modified};
 }
 
-absl::Status HttpClient::GetRange(const RemoteUrl& url,
-                                  const ObjectVersion& version, uint64_t offset,
-                                  uint64_t size, std::vector<uint8_t>* body) {
-  if (size == 0) {
-    body->clear();
-    return absl::OkStatus();
-  }
+HttpClient::Request HttpClient::RangeRequest(const RemoteUrl& url,
+                                             const ObjectVersion& version,
+                                             uint64_t offset, uint64_t size) {
   Request q;
   q.url = &url;
   q.ranged = true;
@@ -539,7 +573,15 @@ absl::Status HttpClient::GetRange(const RemoteUrl& url,
   // 412 for an object modified since, and the answer's date is compared.
   if (ByDate(version)) q.if_unmodified_since = version.last_modified;
   q.max_bytes = size;
-  FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, body));
+  return q;
+}
+
+absl::Status HttpClient::CheckRange(const Request& q,
+                                    const ObjectVersion& version,
+                                    const absl::StatusOr<Reply>& got,
+                                    const std::vector<uint8_t>& body) {
+  FUSEDNORM_RETURN_IF_ERROR(got.status());
+  const Reply& r = *got;
   if (r.status / 100 != 2) return StatusError(q.What(), r.status);
   if (r.status != 206 || !r.has_range) {
     return InvalidArgumentCat(q.What(), ": HTTP ", r.status,
@@ -554,13 +596,56 @@ absl::Status HttpClient::GetRange(const RemoteUrl& url,
         " bytes, ETag ", Shown(r.etag), ", modified ", Shown(r.last_modified),
         ")"));
   }
-  if (r.first != offset || r.last != offset + size - 1 ||
-      body->size() != size) {
+  if (r.first != q.offset || r.last != q.offset + q.size - 1 ||
+      body.size() != q.size) {
     return InvalidArgumentCat(q.What(), ": the server sent bytes ", r.first,
-                              "-", r.last, " (", body->size(),
+                              "-", r.last, " (", body.size(),
                               " bytes) instead");
   }
   return absl::OkStatus();
+}
+
+absl::Status HttpClient::GetRange(const RemoteUrl& url,
+                                  const ObjectVersion& version, uint64_t offset,
+                                  uint64_t size, std::vector<uint8_t>* body) {
+  if (size == 0) {
+    body->clear();
+    return absl::OkStatus();
+  }
+  const Request q = RangeRequest(url, version, offset, size);
+  return CheckRange(q, version, Perform(q, body), *body);
+}
+
+void HttpClient::StartRange(const RemoteUrl& url, const ObjectVersion& version,
+                            uint64_t offset, uint64_t size,
+                            std::vector<uint8_t>* body) {
+  get_ = std::make_unique<Get>();
+  get_->q = RangeRequest(url, version, offset, size);
+  get_->version = &version;
+  get_->body = body;
+}
+
+void* HttpClient::BeginAttempt(absl::Status* status) {
+  Get& g = *get_;
+  if (g.q.size == 0) {
+    g.body->clear();
+    *status = absl::OkStatus();
+    return nullptr;
+  }
+  if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+    *status = absl::CancelledError(absl::StrCat(g.q.What(), ": cancelled"));
+    return nullptr;
+  }
+  *status = Begin(g.q, g.body, &g.t);
+  return status->ok() ? curl_ : nullptr;
+}
+
+bool HttpClient::EndAttempt(int result, absl::Status* status, double* wait) {
+  Get& g = *get_;
+  absl::StatusOr<Reply> r = End(g.q, &g.t, result);
+  if (!Settle(g.q, g.attempt++, &g.last, &r, wait)) return false;
+  *status = CheckRange(g.q, *g.version, r, *g.body);
+  return true;
 }
 
 absl::StatusOr<ObjectVersion> HttpClient::GetWhole(const RemoteUrl& url,

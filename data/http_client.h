@@ -22,13 +22,15 @@
 // - An object with a weak ETag (W/"...") is checked by the answers' ETags,
 //   since If-Match never matches a weak one.
 //
-// One client per thread (it holds one libcurl handle and its connections);
-// counters may be shared.
+// One client per thread (it holds one libcurl handle and its connections),
+// or many driven by one thread through a multi handle (StartRange,
+// data/http_multi.h); counters may be shared.
 #ifndef FUSEDNORM_DATA_HTTP_CLIENT_H_
 #define FUSEDNORM_DATA_HTTP_CLIENT_H_
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -91,11 +93,28 @@ class HttpClient {
                                          std::vector<uint8_t>* body,
                                          bool* oversized = nullptr);
 
-  // A request, what came back, and what its callbacks watch
-  // (http_client.cc's).
+  // GetRange driven by the caller's libcurl multi handle (HttpMulti,
+  // data/http_multi.h), one GET per client at a time, with the same checks
+  // and retries. StartRange names the GET (`url`, `version` and *body must
+  // outlive it). BeginAttempt readies this client's handle for the next
+  // attempt and returns it (a CURL*), or null with *status when the GET
+  // is over before it (cancelled, out of memory, or an empty range: OK).
+  // EndAttempt takes libcurl's result for the attempt (a CURLcode): true
+  // with *status when the GET is over; false when it is to be tried again
+  // after *wait seconds, with BeginAttempt.
+  void StartRange(const RemoteUrl& url, const ObjectVersion& version,
+                  uint64_t offset, uint64_t size, std::vector<uint8_t>* body);
+  void* BeginAttempt(absl::Status* status);
+  bool EndAttempt(int result, absl::Status* status, double* wait);
+  void* handle() const { return curl_; }  // the CURL* BeginAttempt gives
+
+  // A request, what came back, what its callbacks watch, one attempt's
+  // state, and a GET of StartRange's (http_client.cc's).
   struct Request;
   struct Reply;
   struct Watch;
+  struct Transfer;
+  struct Get;
 
   // While *cancel is true (null: never), requests and retry waits stop
   // with Cancelled.
@@ -104,8 +123,24 @@ class HttpClient {
  private:
   absl::StatusOr<Reply> Perform(const Request& request,
                                 std::vector<uint8_t>* body);
-  absl::StatusOr<Reply> Attempt(const Request& request,
-                                std::vector<uint8_t>* body);
+  // One attempt: Begin readies the handle (*t must stay put until End),
+  // End takes libcurl's result (a CURLcode) and says what came of it.
+  absl::Status Begin(const Request& request, std::vector<uint8_t>* body,
+                     Transfer* t);
+  absl::StatusOr<Reply> End(const Request& request, Transfer* t, int result);
+  // After attempt `attempt` came to *r: true when *r is the request's
+  // outcome (a retryable failure past the retries becomes its error,
+  // naming `last`); false when it is to be tried again after *wait s.
+  bool Settle(const Request& request, int attempt, std::string* last,
+              absl::StatusOr<Reply>* r, double* wait) const;
+  static Request RangeRequest(const RemoteUrl& url,
+                              const ObjectVersion& version, uint64_t offset,
+                              uint64_t size);
+  // GetRange's checks of what a ranged GET came to.
+  static absl::Status CheckRange(const Request& request,
+                                 const ObjectVersion& version,
+                                 const absl::StatusOr<Reply>& got,
+                                 const std::vector<uint8_t>& body);
   void SetOptions(const Request& request, Reply* reply, Watch* watch,
                   char* error);
   std::vector<std::string> HeaderLines(const Request& request) const;
@@ -116,7 +151,8 @@ class HttpClient {
   HttpCounters* counters_;
   const std::string sigv4_;  // CURLOPT_AWS_SIGV4's provider:region:service
   const std::atomic<bool>* cancel_ = nullptr;
-  void* curl_;  // CURL*
+  void* curl_;                // CURL*
+  std::unique_ptr<Get> get_;  // StartRange's GET
 };
 
 }  // namespace fusednorm

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/one_line.h"
 #include "core/status.h"
+#include "data/http_multi.h"
 
 namespace fusednorm {
 namespace {
@@ -87,7 +88,8 @@ absl::Status ParallelFor(size_t n, int threads,
 
 }  // namespace
 
-// One read-ahead's samples, shared by its fetch threads and the readers
+// One read-ahead's samples, shared by its threads (one that fetches, and
+// one that copies shards to the cache when there is one) and the readers
 // (which may still hold it after the handle is gone).
 class RemoteStore::Ahead {
  public:
@@ -96,55 +98,66 @@ class RemoteStore::Ahead {
       : store_(store),
         next_(std::move(next)),
         place_of_(std::move(place_of)),
-        window_bytes_(store->shards_.size(), 0) {}
+        window_bytes_(store->shards_.size(), 0),
+        multi_(store->TakeMulti()) {
+    multi_->set_cancel(&cancel_);
+  }
 
-  // Fetches in order until stopped or the order ends.
-  void Run() {
+  // Fetches in order until stopped or the order ends: up to
+  // FUSEDNORM_HTTP_REQUESTS GETs in flight on one multi handle.
+  void Fetch() {
+    std::vector<std::pair<uint64_t, absl::Status>> ended;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      StartFetches(&lock);
+      if (stop_ ||
+          (multi_->in_flight() == 0 && exhausted_ && upcoming_.empty())) {
+        break;
+      }
+      lock.unlock();
+      ended.clear();
+      multi_->Run(kPollMs, &ended);
+      lock.lock();
+      for (const auto& [tag, status] : ended) Land(tag, status);
+    }
+    // Stopped: what is still in flight is not fetched (its readers fetch
+    // it, or are gone), and the multi handle with its connections serves
+    // the next read-ahead.
+    multi_->Abandon();
+    for (const auto& [tag, entry] : in_flight_) {
+      entry->done = true;
+      entry->status = absl::CancelledError("the read-ahead stopped");
+    }
+    in_flight_.clear();
+    done_.notify_all();
+    multi_->set_cancel(nullptr);
+    store_->GiveMulti(std::move(multi_));
+  }
+
+  // Copies the shards ShouldFill picks into the cache until stopped.
+  void Copy() {
     std::unique_ptr<HttpClient> client = store_->TakeClient();
     client->set_cancel(&cancel_);
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      room_.wait(lock, [&] { return stop_ || HasRoom(); });
-      if (stop_ || !Draw()) break;
-      const auto [index, place] = upcoming_.front();
-      upcoming_.pop_front();
-      window_bytes_[place.shard] -= place.size;
-      if (auto m = missed_.find(index); m != missed_.end()) {
-        missed_.erase(m);  // its reader fetched it already
-        continue;
-      }
-      auto entry = std::make_shared<Entry>();
-      entry->size = place.size;
-      entries_.emplace(index, entry);
-      held_ += place.size;
-      if (HasRoom()) room_.notify_one();  // for the next fetch thread
-      std::vector<uint8_t> bytes;
-      if (!spare_.empty()) {
-        bytes = std::move(spare_.back());
-        spare_.pop_back();
-      }
-      const bool fill = ShouldFill(place.shard);
-      lock.unlock();
-      const absl::Status status =
-          store_->FetchWith(client.get(), place, &bytes);
-      lock.lock();
-      entry->done = true;
-      entry->status = status;
-      entry->bytes = std::move(bytes);
-      done_.notify_all();
-      if (fill) FillAll(place.shard, client.get(), &lock);
+      copy_.wait(lock, [&] { return stop_ || fill_next_ != kNoShard; });
+      if (stop_) break;
+      const uint32_t shard = fill_next_;
+      fill_next_ = kNoShard;
+      FillAll(shard, client.get(), &lock);
     }
     lock.unlock();
     client->set_cancel(nullptr);
     store_->GiveClient(std::move(client));
   }
 
-  // Stops the fetch threads, their requests in flight included.
+  // Stops the threads, the requests in flight included.
   void Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
     cancel_ = true;
-    room_.notify_all();
+    if (multi_ != nullptr) multi_->Wake();
+    copy_.notify_all();
     done_.notify_all();
   }
 
@@ -162,7 +175,10 @@ class RemoteStore::Ahead {
     entries_.erase(it);
     done_.wait(lock, [&] { return entry->done; });
     held_ -= entry->size;
-    room_.notify_one();
+    if (waiting_for_room_ && multi_ != nullptr) {
+      waiting_for_room_ = false;
+      multi_->Wake();
+    }
     // The reader's previous buffer serves a later fetch: no page faults of
     // fresh memory per sample.
     std::swap(*out, entry->bytes);
@@ -179,9 +195,82 @@ class RemoteStore::Ahead {
     std::vector<uint8_t> bytes;
     uint64_t size = 0;
   };
+  static constexpr uint32_t kNoShard = ~uint32_t{0};
+  // The longest the fetch thread sleeps without news (a safety net: Take
+  // and Stop wake it).
+  static constexpr int kPollMs = 1000;
 
-  // Whether a fetch thread may start another sample (under mu_).
-  bool HasRoom() const { return held_ < store_->settings_.ahead_bytes; }
+  // Whether another sample may be fetched (under mu_).
+  bool HasRoom() const {
+    return held_ < store_->settings_.ahead_bytes &&
+           multi_->in_flight() <
+               static_cast<size_t>(store_->settings_.requests);
+  }
+
+  // Starts the samples the bounds allow (under mu_, which a sample read
+  // from the cache's copy releases while it is copied).
+  void StartFetches(std::unique_lock<std::mutex>* lock) {
+    while (!stop_ && HasRoom() && Draw()) {
+      const auto [index, place] = upcoming_.front();
+      upcoming_.pop_front();
+      window_bytes_[place.shard] -= place.size;
+      if (auto m = missed_.find(index); m != missed_.end()) {
+        missed_.erase(m);  // its reader fetched it already
+        continue;
+      }
+      auto entry = std::make_shared<Entry>();
+      entry->size = place.size;
+      entries_.emplace(index, entry);
+      held_ += place.size;
+      if (!spare_.empty()) {
+        entry->bytes = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      if (ShouldFill(place.shard)) {
+        fill_next_ = place.shard;
+        copy_.notify_one();
+      }
+      Start(place, entry, lock);
+    }
+    // Out of bytes, a sample read makes room; out of requests, a GET that
+    // ends does, and wakes Run itself.
+    waiting_for_room_ = !stop_ && held_ >= store_->settings_.ahead_bytes;
+  }
+
+  // Fetches `place` into `entry`: from the cache's copy now, or a GET.
+  void Start(const Place& place, const std::shared_ptr<Entry>& entry,
+             std::unique_lock<std::mutex>* lock) {
+    absl::Status status;
+    lock->unlock();
+    const bool cached = store_->ReadCached(place, &entry->bytes, &status);
+    lock->lock();
+    if (cached) {
+      entry->done = true;
+      entry->status = status;
+      done_.notify_all();
+      return;
+    }
+    status = store_->CheckSampleSize(place);
+    const uint64_t tag = next_tag_++;
+    in_flight_.emplace(tag, entry);
+    if (!status.ok()) {
+      Land(tag, status);
+      return;
+    }
+    const Shard& shard = store_->shards_[place.shard];
+    multi_->Start(shard.url, shard.version, place.offset, place.size,
+                  &entry->bytes, tag);
+  }
+
+  // GET `tag` ended with `status` (under mu_).
+  void Land(uint64_t tag, const absl::Status& status) {
+    auto it = in_flight_.find(tag);
+    if (it == in_flight_.end()) return;
+    it->second->done = true;
+    it->second->status = status;
+    in_flight_.erase(it);
+    done_.notify_all();
+  }
 
   // Tops the window of upcoming samples up from the order; false when it
   // is empty (the order ended).
@@ -200,8 +289,8 @@ class RemoteStore::Ahead {
   }
 
   // Copies `shard`, then the shards drawn meanwhile that still qualify
-  // (called under mu_ by the thread whose ShouldFill said yes; the sample
-  // that chose the shard is out already).
+  // (called under mu_ by the copying thread, for the shard ShouldFill
+  // chose).
   void FillAll(uint32_t shard, HttpClient* client,
                std::unique_lock<std::mutex>* lock) {
     for (;;) {
@@ -272,11 +361,14 @@ class RemoteStore::Ahead {
   std::function<bool(uint64_t*)> next_;
   std::function<Place(uint64_t)> place_of_;
   std::mutex mu_;
-  std::condition_variable room_;  // fetch threads wait for HasRoom()
   std::condition_variable done_;  // readers wait for an entry's bytes
+  std::condition_variable copy_;  // the copying thread waits for a shard
   bool stop_ = false, exhausted_ = false;
-  bool filling_ = false;  // a fetch thread is copying a shard to the cache
-  std::atomic<bool> cancel_{false};  // the fetch threads' requests stop
+  bool filling_ = false;           // a shard is being copied to the cache
+  uint32_t fill_next_ = kNoShard;  // the shard to copy next
+  // The fetch thread is out of bytes: the next sample read wakes it.
+  bool waiting_for_room_ = false;
+  std::atomic<bool> cancel_{false};  // the threads' requests stop
   // Drawn from the order, not yet fetched: each sample and its place.
   std::deque<std::pair<uint64_t, Place>> upcoming_;
   std::vector<uint64_t> window_bytes_;  // per shard: its samples' in upcoming_
@@ -285,6 +377,12 @@ class RemoteStore::Ahead {
   std::unordered_multiset<uint64_t> missed_;
   uint64_t held_ = 0;  // bytes of entries fetched or being fetched
   std::vector<std::vector<uint8_t>> spare_;  // readers' previous buffers
+  // The GETs in flight, by their tags (the fetch thread's).
+  std::unordered_map<uint64_t, std::shared_ptr<Entry>> in_flight_;
+  uint64_t next_tag_ = 0;
+  // Driven by the fetch thread; given back to the store (null) when it
+  // ends.
+  std::unique_ptr<HttpMulti> multi_;
 };
 
 namespace {
@@ -476,8 +574,24 @@ void RemoteStore::GiveClient(std::unique_ptr<HttpClient> client) const {
   clients_.push_back(std::move(client));
 }
 
-absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
-                                    std::vector<uint8_t>* out) const {
+std::unique_ptr<HttpMulti> RemoteStore::TakeMulti() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!multis_.empty()) {
+      std::unique_ptr<HttpMulti> m = std::move(multis_.back());
+      multis_.pop_back();
+      return m;
+    }
+  }
+  return std::make_unique<HttpMulti>(settings_, &counters_);
+}
+
+void RemoteStore::GiveMulti(std::unique_ptr<HttpMulti> multi) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  multis_.push_back(std::move(multi));
+}
+
+absl::Status RemoteStore::CheckSampleSize(const Place& place) const {
   // A sample's size is the index's word, and a body of that size is
   // allocated for it: at most what the read-ahead may hold.
   if (place.size > settings_.ahead_bytes) {
@@ -486,24 +600,38 @@ absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
         " bytes are more than FUSEDNORM_HTTP_AHEAD_MB allows a sample (",
         settings_.ahead_bytes >> 20, " MiB)"));
   }
-  if (cache_ != nullptr) {
-    if (std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard)) {
-      const absl::Span<const uint8_t> b =
-          copy->bytes().subspan(place.offset, place.size);
-      try {
-        out->assign(b.begin(), b.end());
-      } catch (const std::bad_alloc&) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat("out of memory for ", place.size, " bytes of ",
-                         shards_[place.shard].url.shown));
-      }
-      if (copy->CheckUnchanged().ok()) {
-        from_cache_.fetch_add(1, std::memory_order_relaxed);
-        return absl::OkStatus();
-      }
-      cache_->Evict(place.shard);  // changed under us: the network's bytes
-    }
+  return absl::OkStatus();
+}
+
+bool RemoteStore::ReadCached(const Place& place, std::vector<uint8_t>* out,
+                             absl::Status* status) const {
+  if (cache_ == nullptr) return false;
+  std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard);
+  if (copy == nullptr) return false;
+  const absl::Span<const uint8_t> b =
+      copy->bytes().subspan(place.offset, place.size);
+  try {
+    out->assign(b.begin(), b.end());
+  } catch (const std::bad_alloc&) {
+    *status = absl::ResourceExhaustedError(
+        absl::StrCat("out of memory for ", place.size, " bytes of ",
+                     shards_[place.shard].url.shown));
+    return true;
   }
+  if (!copy->CheckUnchanged().ok()) {
+    cache_->Evict(place.shard);  // changed under us: the network's bytes
+    return false;
+  }
+  from_cache_.fetch_add(1, std::memory_order_relaxed);
+  *status = absl::OkStatus();
+  return true;
+}
+
+absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
+                                    std::vector<uint8_t>* out) const {
+  FUSEDNORM_RETURN_IF_ERROR(CheckSampleSize(place));
+  absl::Status status;
+  if (ReadCached(place, out, &status)) return status;
   const Shard& shard = shards_[place.shard];
   return client->GetRange(shard.url, shard.version, place.offset, place.size,
                           out);
@@ -562,12 +690,11 @@ std::unique_ptr<ReadAheadHandle> RemoteStore::ReadAhead(
     std::lock_guard<std::mutex> lock(mu_);
     aheads_.push_back(ahead);
   }
-  for (int i = 0; i < settings_.requests; ++i) {
-    try {
-      threads->emplace_back([ahead] { ahead->Run(); });
-    } catch (const std::system_error&) {
-      break;  // fewer requests in flight; readers fetch what is left
-    }
+  try {
+    threads->emplace_back([ahead] { ahead->Fetch(); });
+    if (cache_ != nullptr) threads->emplace_back([ahead] { ahead->Copy(); });
+  } catch (const std::system_error&) {
+    ahead->Stop();  // readers fetch what they read; nothing is copied
   }
   return std::make_unique<AheadHandle>([this, ahead, threads] {
     ahead->Stop();

@@ -17,20 +17,20 @@
 // server during the run is an error, never bytes of two versions.
 //
 // Read-ahead: given the order the samples will be read in (ReadAhead), up
-// to FUSEDNORM_HTTP_REQUESTS requests (default 64) run ahead of the readers
-// on threads of their own, holding at most FUSEDNORM_HTTP_AHEAD_MB of
-// fetched bytes (default 256) until they are read; a sample larger than
-// that fails before it is asked for. A sample read before
-// its request started is fetched by the reader and skipped by the
-// read-ahead.
+// to FUSEDNORM_HTTP_REQUESTS requests (default 64) run ahead of the readers,
+// all on one thread of their own (data/http_multi.h), holding at most
+// FUSEDNORM_HTTP_AHEAD_MB of fetched bytes (default 256) until they are
+// read; a sample larger than that fails before it is asked for. A sample
+// read before its request started is fetched by the reader and skipped by
+// the read-ahead.
 //
 // With a cache (data/shard_cache.h), the read-ahead also copies whole
 // shards there, one at a time, in 8 MiB ranges: any shard while there is
 // room; when full, a shard whose samples in the next 4,096 hold a quarter
 // of its bytes, in place of copies whose next use is further away (or not
-// in sight), the furthest first. A shard is copied after the sample that
-// chose it is out; shards chosen meanwhile wait their turn; stopping
-// cancels requests and copies in flight.
+// in sight), the furthest first. A thread of its own copies the shard
+// while the sample that chose it is fetched; shards chosen meanwhile wait
+// their turn; stopping cancels requests and copies in flight.
 // Samples of a copied shard are read from the copy.
 #ifndef FUSEDNORM_DATA_REMOTE_STORE_H_
 #define FUSEDNORM_DATA_REMOTE_STORE_H_
@@ -51,6 +51,8 @@
 #include "data/shard_index.h"
 
 namespace fusednorm {
+
+class HttpMulti;  // data/http_multi.h
 
 class RemoteStore {
  public:
@@ -96,9 +98,18 @@ class RemoteStore {
   // A client for this thread's request, returned to the pool after it.
   std::unique_ptr<HttpClient> TakeClient() const;
   void GiveClient(std::unique_ptr<HttpClient> client) const;
+  // A multi handle for a read-ahead, with the connections of earlier ones.
+  std::unique_ptr<HttpMulti> TakeMulti() const;
+  void GiveMulti(std::unique_ptr<HttpMulti> multi) const;
   // The bytes of `place` from the cache's copy, or over the network.
   absl::Status FetchWith(HttpClient* client, const Place& place,
                          std::vector<uint8_t>* out) const;
+  // ResourceExhausted when `place` is larger than a read-ahead may hold.
+  absl::Status CheckSampleSize(const Place& place) const;
+  // True with the bytes of `place` (or the error of copying them) when the
+  // cache has an unchanged copy of its shard; else false.
+  bool ReadCached(const Place& place, std::vector<uint8_t>* out,
+                  absl::Status* status) const;
   // Copies shard `shard` into the cache (ShardCache::Begin succeeded).
   void Fill(HttpClient* client, uint32_t shard) const;
   absl::Status OpenShard(uint32_t shard, HttpClient* client, ShardIndex* index);
@@ -133,6 +144,7 @@ class RemoteStore {
   // (GetIndex), at a time.
   std::mutex whole_mu_;
   mutable std::vector<std::unique_ptr<HttpClient>> clients_;  // idle
+  mutable std::vector<std::unique_ptr<HttpMulti>> multis_;    // idle
   mutable std::vector<std::shared_ptr<Ahead>> aheads_;        // running
 };
 
