@@ -41,11 +41,6 @@ constexpr uint64_t kMaxReserve = uint64_t{64} << 20;
 // The slowest an answer may come, past the timeout: 64 bytes a millisecond.
 constexpr double kMinBytesPerMs = 64;
 
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 // Whether libcurl's result is worth another try.
 bool Transient(CURLcode code) {
   switch (code) {
@@ -102,6 +97,11 @@ bool SameDate(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+void InitLibcurl() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
 
 bool ByDate(const ObjectVersion& v) {
   return !absl::StartsWith(v.etag, "\"");  // none, weak, or a digest
@@ -309,7 +309,7 @@ HttpClient::HttpClient(const RemoteSettings& settings, HttpCounters* counters)
     : settings_(settings),
       counters_(counters),
       sigv4_(absl::StrCat("aws:amz:", settings.region, ":s3")) {
-  GlobalInit();
+  InitLibcurl();
   curl_ = curl_easy_init();
 }
 

@@ -62,6 +62,10 @@ struct ObjectVersion {
 // one of those that `open` has.
 bool SameVersion(const ObjectVersion& open, const ObjectVersion& now);
 
+// libcurl's global set-up, once per process (thread-safe); clients and
+// data/http_multi.h's multi handles call it.
+void InitLibcurl();
+
 // Whether requests guard `v` by its date (If-Unmodified-Since) rather than
 // by If-Match: its ETag is weak, missing, or too long or odd to send back
 // (kept as a digest).

@@ -6,13 +6,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
 namespace fusednorm {
 
 HttpMulti::HttpMulti(const RemoteSettings& settings, HttpCounters* counters)
-    : settings_(settings), counters_(counters), multi_(curl_multi_init()) {}
+    : settings_(settings), counters_(counters) {
+  InitLibcurl();
+  multi_ = curl_multi_init();
+  auto* m = static_cast<CURLM*>(multi_);
+  if (m == nullptr) return;
+  // A connection per GET, as a client of its own has (no HTTP/2 streams
+  // sharing one), all of them kept for the GETs that follow: libcurl's
+  // default keeps 4 per easy handle in the multi handle, which is none
+  // between GETs here.
+  curl_multi_setopt(m, CURLMOPT_PIPELINING,
+                    static_cast<long>(CURLPIPE_NOTHING));
+  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS,
+                    static_cast<long>(std::max(1, settings.requests)));
+}
 
 HttpMulti::~HttpMulti() {
   Abandon();
@@ -152,7 +166,10 @@ void HttpMulti::Run(int timeout_ms,
   Collect(ended);
   StartDue(ended);
   if (!ended->empty()) return;
-  curl_multi_poll(m, nullptr, 0, UntilDue(timeout_ms), nullptr);
+  if (curl_multi_poll(m, nullptr, 0, UntilDue(timeout_ms), nullptr) !=
+      CURLM_OK) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // no spin
+  }
   curl_multi_perform(m, &running);
   Collect(ended);
   StartDue(ended);

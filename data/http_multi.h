@@ -1,6 +1,7 @@
 // HttpMulti: many ranged GETs in flight on one thread, through one libcurl
-// multi handle (its connection reuse, and HTTP/2's multiplexing where a
-// server offers it), instead of a thread blocked in each. Each GET has a
+// multi handle, instead of a thread blocked in each: each GET on a
+// connection of its own (no HTTP/2 streams sharing one), kept open for the
+// GETs that follow (up to FUSEDNORM_HTTP_REQUESTS of them). Each GET has a
 // client of its own (HttpClient::StartRange), so it has GetRange's checks
 // and retries; a GET waiting out its backoff holds up no other.
 //
@@ -32,7 +33,7 @@ class HttpMulti {
   HttpMulti& operator=(const HttpMulti&) = delete;
 
   // Whether libcurl made the multi handle; without it every GET ends at
-  // once with ResourceExhausted.
+  // once with ResourceExhausted (and Run does not wait).
   bool ok() const { return multi_ != nullptr; }
 
   // Starts a GET of bytes [offset, offset + size) of `url` (an object of

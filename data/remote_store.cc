@@ -1,5 +1,6 @@
-// RemoteStore (remote_store.h): opening many shards at once, a pool of
-// clients, and the read-ahead's fetch threads and the samples they hold.
+// RemoteStore (remote_store.h): opening many shards at once, pools of
+// clients and multi handles, and the read-ahead's threads and the samples
+// they hold.
 #include "data/remote_store.h"
 
 #include <algorithm>
@@ -102,18 +103,24 @@ class RemoteStore::Ahead {
         multi_(store->TakeMulti()) {
     multi_->set_cancel(&cancel_);
   }
+  // A copy chosen but never begun (the copying thread stopped first, or
+  // never started) gives its room in the cache back.
+  ~Ahead() {
+    if (fill_next_ != kNoShard) (void)store_->cache_->Finish(fill_next_, false);
+  }
 
   // Fetches in order until stopped or the order ends: up to
   // FUSEDNORM_HTTP_REQUESTS GETs in flight on one multi handle.
   void Fetch() {
     std::vector<std::pair<uint64_t, absl::Status>> ended;
     std::unique_lock<std::mutex> lock(mu_);
+    if (!multi_->ok()) stop_ = true;  // readers fetch what they read
     for (;;) {
       StartFetches(&lock);
-      if (stop_ ||
-          (multi_->in_flight() == 0 && exhausted_ && upcoming_.empty())) {
+      // in_flight_ holds GETs that ended at their start too, until Run
+      // hands them back.
+      if (stop_ || (in_flight_.empty() && exhausted_ && upcoming_.empty()))
         break;
-      }
       lock.unlock();
       ended.clear();
       multi_->Run(kPollMs, &ended);
@@ -141,7 +148,7 @@ class RemoteStore::Ahead {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       copy_.wait(lock, [&] { return stop_ || fill_next_ != kNoShard; });
-      if (stop_) break;
+      if (stop_) break;  // a copy chosen meanwhile: ~Ahead gives it back
       const uint32_t shard = fill_next_;
       fill_next_ = kNoShard;
       FillAll(shard, client.get(), &lock);
@@ -149,6 +156,12 @@ class RemoteStore::Ahead {
     lock.unlock();
     client->set_cancel(nullptr);
     store_->GiveClient(std::move(client));
+  }
+
+  // No shard is copied to the cache (its thread did not start).
+  void NoCopies() {
+    std::lock_guard<std::mutex> lock(mu_);
+    no_copies_ = true;
   }
 
   // Stops the threads, the requests in flight included.
@@ -238,25 +251,24 @@ class RemoteStore::Ahead {
   }
 
   // Fetches `place` into `entry`: from the cache's copy now, or a GET.
+  // As FetchWith: a sample larger than the bound fails before either.
   void Start(const Place& place, const std::shared_ptr<Entry>& entry,
              std::unique_lock<std::mutex>* lock) {
-    absl::Status status;
-    lock->unlock();
-    const bool cached = store_->ReadCached(place, &entry->bytes, &status);
-    lock->lock();
-    if (cached) {
+    absl::Status status = store_->CheckSampleSize(place);
+    bool now = !status.ok();
+    if (!now) {
+      lock->unlock();
+      now = store_->ReadCached(place, &entry->bytes, &status);
+      lock->lock();
+    }
+    if (now) {
       entry->done = true;
       entry->status = status;
       done_.notify_all();
       return;
     }
-    status = store_->CheckSampleSize(place);
     const uint64_t tag = next_tag_++;
     in_flight_.emplace(tag, entry);
-    if (!status.ok()) {
-      Land(tag, status);
-      return;
-    }
     const Shard& shard = store_->shards_[place.shard];
     multi_->Start(shard.url, shard.version, place.offset, place.size,
                   &entry->bytes, tag);
@@ -311,7 +323,7 @@ class RemoteStore::Ahead {
   // see remote_store.h.
   bool ShouldFill(uint32_t shard) {
     ShardCache* cache = store_->cache_.get();
-    if (cache == nullptr || !cache->Fits(shard) ||
+    if (cache == nullptr || no_copies_ || !cache->Fits(shard) ||
         cache->Get(shard) != nullptr) {
       return false;
     }
@@ -366,6 +378,7 @@ class RemoteStore::Ahead {
   bool stop_ = false, exhausted_ = false;
   bool filling_ = false;           // a shard is being copied to the cache
   uint32_t fill_next_ = kNoShard;  // the shard to copy next
+  bool no_copies_ = false;         // the copying thread did not start
   // The fetch thread is out of bytes: the next sample read wakes it.
   bool waiting_for_room_ = false;
   std::atomic<bool> cancel_{false};  // the threads' requests stop
@@ -387,7 +400,7 @@ class RemoteStore::Ahead {
 
 namespace {
 
-// The handle: stops and joins the fetch threads, then unregisters.
+// The handle: stops and joins the read-ahead's threads, then unregisters.
 class AheadHandle : public ReadAheadHandle {
  public:
   AheadHandle(std::function<void()> stop) : stop_(std::move(stop)) {}
@@ -692,9 +705,13 @@ std::unique_ptr<ReadAheadHandle> RemoteStore::ReadAhead(
   }
   try {
     threads->emplace_back([ahead] { ahead->Fetch(); });
+  } catch (const std::system_error&) {
+    ahead->Stop();  // readers fetch what they read
+  }
+  try {
     if (cache_ != nullptr) threads->emplace_back([ahead] { ahead->Copy(); });
   } catch (const std::system_error&) {
-    ahead->Stop();  // readers fetch what they read; nothing is copied
+    ahead->NoCopies();  // samples are read over the network
   }
   return std::make_unique<AheadHandle>([this, ahead, threads] {
     ahead->Stop();

@@ -18,7 +18,8 @@
 //
 // Read-ahead: given the order the samples will be read in (ReadAhead), up
 // to FUSEDNORM_HTTP_REQUESTS requests (default 64) run ahead of the readers,
-// all on one thread of their own (data/http_multi.h), holding at most
+// all on one thread of their own (data/http_multi.h; a copy to the cache
+// runs beside them on another, below), holding at most
 // FUSEDNORM_HTTP_AHEAD_MB of fetched bytes (default 256) until they are
 // read; a sample larger than that fails before it is asked for. A sample
 // read before its request started is fetched by the reader and skipped by

@@ -122,6 +122,43 @@ class Remote(unittest.TestCase):
             self.assertIn("failed 3 times; last: HTTP 503", r.stderr)
             self.assertEqual(p.requests, 3)
 
+    def test_an_empty_last_sample_reads_as_empty(self):
+        # A sample of 0 bytes needs no GET; last in the order, with one
+        # request in flight, it is what the read-ahead ends on, and reads
+        # as it does from disk: an image that does not decode.
+        import io
+        import tarfile
+        empty = os.path.join(self.tmp, "empty")
+        os.makedirs(empty)
+        shard = os.path.join(empty, "e.tar")
+        with open(os.path.join(self.data, "s-00.tar"), "rb") as f:
+            first = tarfile.open(fileobj=f).getmembers()[:2]  # k.cls, k.jpg
+            with tarfile.open(shard, "w") as out:
+                for m in first:
+                    f.seek(m.offset_data)
+                    out.addfile(m, io.BytesIO(f.read(m.size)))
+                for name, data in (("z.cls", b"3"), ("z.jpg", b"")):
+                    info = tarfile.TarInfo(name)
+                    info.size = len(data)
+                    out.addfile(info, io.BytesIO(data))
+        r = run("index", "--data", shard)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        args = [*run_args(shard, split="val"), "--on-error", "skip"]
+        local = run(*args)
+        self.assertEqual(local.returncode, 0, local.stderr)
+        want = [x.split("): ", 1)[1] for x in local.stdout.splitlines()
+                if x.startswith("skipped sample")]
+        self.assertEqual(len(want), 1, local.stdout)
+        with rs.Nginx(empty) as n:
+            args[2] = f"{n.url}/e.tar"
+            for requests in ("1", "64"):
+                r = run(*args, env={"FUSEDNORM_HTTP_REQUESTS": requests})
+                self.assertEqual(r.returncode, 0, r.stderr)
+                got = [x.split("): ", 1)[1] for x in r.stdout.splitlines()
+                       if x.startswith("skipped sample")]
+                self.assertEqual(got, want, requests)
+        shutil.rmtree(empty)
+
     def test_a_shard_without_an_index_is_read_whole_once(self):
         plain = os.path.join(self.tmp, "plain")
         shutil.copytree(self.data, plain)
