@@ -87,6 +87,29 @@ absl::Status ParallelFor(size_t n, int threads,
   return started;
 }
 
+// The last of the idle objects `idle` (guarded by *mu), or make()'s when
+// there is none: the store's pools of clients and multi handles.
+template <typename T, typename Make>
+std::unique_ptr<T> TakeIdle(std::mutex* mu,
+                            std::vector<std::unique_ptr<T>>* idle, Make make) {
+  {
+    std::lock_guard<std::mutex> lock(*mu);
+    if (!idle->empty()) {
+      std::unique_ptr<T> t = std::move(idle->back());
+      idle->pop_back();
+      return t;
+    }
+  }
+  return make();
+}
+
+template <typename T>
+void GiveIdle(std::mutex* mu, std::vector<std::unique_ptr<T>>* idle,
+              std::unique_ptr<T> t) {
+  std::lock_guard<std::mutex> lock(*mu);
+  idle->push_back(std::move(t));
+}
+
 }  // namespace
 
 // One read-ahead's samples, shared by its threads (one that fetches, and
@@ -116,7 +139,7 @@ class RemoteStore::Ahead {
     std::unique_lock<std::mutex> lock(mu_);
     if (!multi_->ok()) stop_ = true;  // readers fetch what they read
     for (;;) {
-      StartFetches(&lock);
+      StartFetches();
       // in_flight_ holds GETs that ended at their start too, until Run
       // hands them back.
       if (stop_ || (in_flight_.empty() && exhausted_ && upcoming_.empty()))
@@ -186,12 +209,13 @@ class RemoteStore::Ahead {
     }
     std::shared_ptr<Entry> entry = it->second;
     entries_.erase(it);
-    done_.wait(lock, [&] { return entry->done; });
+    done_.wait(lock, [&] { return entry->cached || entry->done; });
     held_ -= entry->size;
     if (waiting_for_room_ && multi_ != nullptr) {
       waiting_for_room_ = false;
       multi_->Wake();
     }
+    if (entry->cached) return false;  // the reader copies it from the cache
     // The reader's previous buffer serves a later fetch: no page faults of
     // fresh memory per sample.
     std::swap(*out, entry->bytes);
@@ -203,6 +227,7 @@ class RemoteStore::Ahead {
 
  private:
   struct Entry {
+    bool cached = false;  // its shard has a copy: left to its reader
     bool done = false;
     absl::Status status;
     std::vector<uint8_t> bytes;
@@ -220,9 +245,8 @@ class RemoteStore::Ahead {
                static_cast<size_t>(store_->settings_.requests);
   }
 
-  // Starts the samples the bounds allow (under mu_, which a sample read
-  // from the cache's copy releases while it is copied).
-  void StartFetches(std::unique_lock<std::mutex>* lock) {
+  // Starts the samples the bounds allow (under mu_).
+  void StartFetches() {
     while (!stop_ && HasRoom() && Draw()) {
       const auto [index, place] = upcoming_.front();
       upcoming_.pop_front();
@@ -232,9 +256,16 @@ class RemoteStore::Ahead {
         continue;
       }
       auto entry = std::make_shared<Entry>();
-      entry->size = place.size;
       entries_.emplace(index, entry);
-      held_ += place.size;
+      entry->size = place.size;
+      held_ += place.size;  // for a cached sample too: the bound is a window
+      // A copy in the cache is read by its reader, beside the other
+      // readers, not here one at a time ahead of the network's GETs.
+      if (store_->cache_ != nullptr &&
+          store_->cache_->Get(place.shard) != nullptr) {
+        entry->cached = true;
+        continue;
+      }
       if (!spare_.empty()) {
         entry->bytes = std::move(spare_.back());
         spare_.pop_back();
@@ -243,25 +274,18 @@ class RemoteStore::Ahead {
         fill_next_ = place.shard;
         copy_.notify_one();
       }
-      Start(place, entry, lock);
+      Start(place, entry);
     }
     // Out of bytes, a sample read makes room; out of requests, a GET that
     // ends does, and wakes Run itself.
     waiting_for_room_ = !stop_ && held_ >= store_->settings_.ahead_bytes;
   }
 
-  // Fetches `place` into `entry`: from the cache's copy now, or a GET.
-  // As FetchWith: a sample larger than the bound fails before either.
-  void Start(const Place& place, const std::shared_ptr<Entry>& entry,
-             std::unique_lock<std::mutex>* lock) {
-    absl::Status status = store_->CheckSampleSize(place);
-    bool now = !status.ok();
-    if (!now) {
-      lock->unlock();
-      now = store_->ReadCached(place, &entry->bytes, &status);
-      lock->lock();
-    }
-    if (now) {
+  // Fetches `place` into `entry` with a GET; as FetchWith, a sample
+  // larger than the bound fails before it is asked for.
+  void Start(const Place& place, const std::shared_ptr<Entry>& entry) {
+    const absl::Status status = store_->CheckSampleSize(place);
+    if (!status.ok()) {
       entry->done = true;
       entry->status = status;
       done_.notify_all();
@@ -571,37 +595,23 @@ uint64_t RemoteStore::shard_bytes(uint32_t shard) const {
 }
 
 std::unique_ptr<HttpClient> RemoteStore::TakeClient() const {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!clients_.empty()) {
-      std::unique_ptr<HttpClient> c = std::move(clients_.back());
-      clients_.pop_back();
-      return c;
-    }
-  }
-  return std::make_unique<HttpClient>(settings_, &counters_);
+  return TakeIdle(&mu_, &clients_, [&] {
+    return std::make_unique<HttpClient>(settings_, &counters_);
+  });
 }
 
 void RemoteStore::GiveClient(std::unique_ptr<HttpClient> client) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  clients_.push_back(std::move(client));
+  GiveIdle(&mu_, &clients_, std::move(client));
 }
 
 std::unique_ptr<HttpMulti> RemoteStore::TakeMulti() const {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!multis_.empty()) {
-      std::unique_ptr<HttpMulti> m = std::move(multis_.back());
-      multis_.pop_back();
-      return m;
-    }
-  }
-  return std::make_unique<HttpMulti>(settings_, &counters_);
+  return TakeIdle(&mu_, &multis_, [&] {
+    return std::make_unique<HttpMulti>(settings_, &counters_);
+  });
 }
 
 void RemoteStore::GiveMulti(std::unique_ptr<HttpMulti> multi) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  multis_.push_back(std::move(multi));
+  GiveIdle(&mu_, &multis_, std::move(multi));
 }
 
 absl::Status RemoteStore::CheckSampleSize(const Place& place) const {

@@ -32,7 +32,8 @@
 // in sight), the furthest first. A thread of its own copies the shard
 // while the sample that chose it is fetched; shards chosen meanwhile wait
 // their turn; stopping cancels requests and copies in flight.
-// Samples of a copied shard are read from the copy.
+// Samples of a copied shard are read from the copy, by their readers (the
+// read-ahead only counts them in its window).
 #ifndef FUSEDNORM_DATA_REMOTE_STORE_H_
 #define FUSEDNORM_DATA_REMOTE_STORE_H_
 
@@ -108,7 +109,7 @@ class RemoteStore {
   // ResourceExhausted when `place` is larger than a read-ahead may hold.
   absl::Status CheckSampleSize(const Place& place) const;
   // True with the bytes of `place` (or the error of copying them) when the
-  // cache has an unchanged copy of its shard; else false.
+  // cache has an unchanged copy of its shard; else false (FetchWith's).
   bool ReadCached(const Place& place, std::vector<uint8_t>* out,
                   absl::Status* status) const;
   // Copies shard `shard` into the cache (ShardCache::Begin succeeded).
