@@ -78,8 +78,7 @@ void HttpMulti::Start(const RemoteUrl& url, const ObjectVersion& version,
   Attempt(i, &early_);
 }
 
-void HttpMulti::Attempt(size_t i,
-                        std::vector<std::pair<uint64_t, absl::Status>>* ended) {
+void HttpMulti::Attempt(size_t i, Ended* ended) {
   Slot& s = slots_[i];
   absl::Status status;
   void* easy = s.client->BeginAttempt(&status);
@@ -100,8 +99,7 @@ void HttpMulti::Attempt(size_t i,
   }
 }
 
-void HttpMulti::Finish(size_t i, const absl::Status& status,
-                       std::vector<std::pair<uint64_t, absl::Status>>* ended) {
+void HttpMulti::Finish(size_t i, const absl::Status& status, Ended* ended) {
   Slot& s = slots_[i];
   s.busy = false;
   s.waiting = false;
@@ -110,8 +108,7 @@ void HttpMulti::Finish(size_t i, const absl::Status& status,
   ended->push_back({s.tag, status});
 }
 
-void HttpMulti::StartDue(
-    std::vector<std::pair<uint64_t, absl::Status>>* ended) {
+void HttpMulti::StartDue(Ended* ended) {
   const Clock::time_point now = Clock::now();
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].busy && slots_[i].waiting && slots_[i].due <= now)
@@ -119,7 +116,7 @@ void HttpMulti::StartDue(
   }
 }
 
-void HttpMulti::Collect(std::vector<std::pair<uint64_t, absl::Status>>* ended) {
+void HttpMulti::Collect(Ended* ended) {
   auto* m = static_cast<CURLM*>(multi_);
   int left = 0;
   while (CURLMsg* msg = curl_multi_info_read(m, &left)) {
@@ -155,8 +152,7 @@ int HttpMulti::UntilDue(int cap) const {
   return ms;
 }
 
-void HttpMulti::Run(int timeout_ms,
-                    std::vector<std::pair<uint64_t, absl::Status>>* ended) {
+void HttpMulti::Run(int timeout_ms, Ended* ended) {
   ended->insert(ended->end(), early_.begin(), early_.end());
   early_.clear();
   auto* m = static_cast<CURLM*>(multi_);

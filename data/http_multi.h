@@ -27,6 +27,9 @@ namespace fusednorm {
 
 class HttpMulti {
  public:
+  // GETs that ended: (tag, status) each.
+  using Ended = std::vector<std::pair<uint64_t, absl::Status>>;
+
   HttpMulti(const RemoteSettings& settings, HttpCounters* counters);
   ~HttpMulti();
   HttpMulti(const HttpMulti&) = delete;
@@ -47,8 +50,7 @@ class HttpMulti {
 
   // Moves the GETs on until one ends, Wake is called, or `timeout_ms`
   // pass; appends those that ended, (tag, status), to *ended.
-  void Run(int timeout_ms,
-           std::vector<std::pair<uint64_t, absl::Status>>* ended);
+  void Run(int timeout_ms, Ended* ended);
   // Makes Run return soon (any thread).
   void Wake();
   // Drops the GETs in flight (see above).
@@ -67,13 +69,12 @@ class HttpMulti {
   };
 
   // Starts slot `i`'s next attempt, or ends its GET into *ended.
-  void Attempt(size_t i, std::vector<std::pair<uint64_t, absl::Status>>* ended);
+  void Attempt(size_t i, Ended* ended);
   // Starts the attempts whose backoff is over.
-  void StartDue(std::vector<std::pair<uint64_t, absl::Status>>* ended);
+  void StartDue(Ended* ended);
   // Takes what libcurl says ended.
-  void Collect(std::vector<std::pair<uint64_t, absl::Status>>* ended);
-  void Finish(size_t i, const absl::Status& status,
-              std::vector<std::pair<uint64_t, absl::Status>>* ended);
+  void Collect(Ended* ended);
+  void Finish(size_t i, const absl::Status& status, Ended* ended);
   // Milliseconds to the first backoff's end (at most `cap`).
   int UntilDue(int cap) const;
 
@@ -86,7 +87,7 @@ class HttpMulti {
   size_t in_flight_ = 0;
   // Starts whose GET ended before Run (an empty range, a failure to
   // begin): returned by the next Run.
-  std::vector<std::pair<uint64_t, absl::Status>> early_;
+  Ended early_;
 };
 
 }  // namespace fusednorm

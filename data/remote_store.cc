@@ -135,7 +135,7 @@ class RemoteStore::Ahead {
   // Fetches in order until stopped or the order ends: up to
   // FUSEDNORM_HTTP_REQUESTS GETs in flight on one multi handle.
   void Fetch() {
-    std::vector<std::pair<uint64_t, absl::Status>> ended;
+    HttpMulti::Ended ended;
     std::unique_lock<std::mutex> lock(mu_);
     if (!multi_->ok()) stop_ = true;  // readers fetch what they read
     for (;;) {
@@ -626,35 +626,27 @@ absl::Status RemoteStore::CheckSampleSize(const Place& place) const {
   return absl::OkStatus();
 }
 
-bool RemoteStore::ReadCached(const Place& place, std::vector<uint8_t>* out,
-                             absl::Status* status) const {
-  if (cache_ == nullptr) return false;
-  std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard);
-  if (copy == nullptr) return false;
-  const absl::Span<const uint8_t> b =
-      copy->bytes().subspan(place.offset, place.size);
-  try {
-    out->assign(b.begin(), b.end());
-  } catch (const std::bad_alloc&) {
-    *status = absl::ResourceExhaustedError(
-        absl::StrCat("out of memory for ", place.size, " bytes of ",
-                     shards_[place.shard].url.shown));
-    return true;
-  }
-  if (!copy->CheckUnchanged().ok()) {
-    cache_->Evict(place.shard);  // changed under us: the network's bytes
-    return false;
-  }
-  from_cache_.fetch_add(1, std::memory_order_relaxed);
-  *status = absl::OkStatus();
-  return true;
-}
-
 absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
                                     std::vector<uint8_t>* out) const {
   FUSEDNORM_RETURN_IF_ERROR(CheckSampleSize(place));
-  absl::Status status;
-  if (ReadCached(place, out, &status)) return status;
+  if (cache_ != nullptr) {
+    if (std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard)) {
+      const absl::Span<const uint8_t> b =
+          copy->bytes().subspan(place.offset, place.size);
+      try {
+        out->assign(b.begin(), b.end());
+      } catch (const std::bad_alloc&) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("out of memory for ", place.size, " bytes of ",
+                         shards_[place.shard].url.shown));
+      }
+      if (copy->CheckUnchanged().ok()) {
+        from_cache_.fetch_add(1, std::memory_order_relaxed);
+        return absl::OkStatus();
+      }
+      cache_->Evict(place.shard);  // changed under us: the network's bytes
+    }
+  }
   const Shard& shard = shards_[place.shard];
   return client->GetRange(shard.url, shard.version, place.offset, place.size,
                           out);

@@ -108,10 +108,6 @@ class RemoteStore {
                          std::vector<uint8_t>* out) const;
   // ResourceExhausted when `place` is larger than a read-ahead may hold.
   absl::Status CheckSampleSize(const Place& place) const;
-  // True with the bytes of `place` (or the error of copying them) when the
-  // cache has an unchanged copy of its shard; else false (FetchWith's).
-  bool ReadCached(const Place& place, std::vector<uint8_t>* out,
-                  absl::Status* status) const;
   // Copies shard `shard` into the cache (ShardCache::Begin succeeded).
   void Fill(HttpClient* client, uint32_t shard) const;
   absl::Status OpenShard(uint32_t shard, HttpClient* client, ShardIndex* index);
