@@ -54,15 +54,21 @@ double LogGamma(double a, SampleStream& s) {
 }
 
 absl::Status CheckAlpha(const char* op, double alpha) {
-  if (!(alpha > 0) || !std::isfinite(alpha))
+  // torchvision keeps alpha as a float32 tensor: a value that is 0 or
+  // infinite there is refused (and below it, the draws would be NaN).
+  const float kept = static_cast<float>(alpha);
+  if (!(kept > 0) || !std::isfinite(kept)) {
     return InvalidArgumentCat(op, " alpha = ", alpha,
-                              ": must be finite and > 0");
+                              ": must be > 0 and finite as a float32");
+  }
   return absl::OkStatus();
 }
 
 absl::Status CheckClasses(const char* op, const std::optional<int64_t>& n) {
-  if (n && *n < 1)
-    return InvalidArgumentCat(op, " num_classes = ", *n, ": must be >= 1");
+  if (n && (*n < 1 || *n > kMaxClasses)) {
+    return InvalidArgumentCat(op, " num_classes = ", *n, ": must be in 1..",
+                              kMaxClasses);
+  }
   return absl::OkStatus();
 }
 

@@ -40,6 +40,9 @@
 
 namespace fusednorm {
 
+// Largest num_classes of soft targets (a batch of 256 takes 16 GiB then).
+inline constexpr int64_t kMaxClasses = int64_t{1} << 24;
+
 // One batch's decisions.
 struct BatchDecision {
   enum class Kind { kNone, kMixUp, kCutMix };

@@ -1,6 +1,7 @@
 // DrawBox and the stream's draws (box_params.h).
 #include "ops/box_params.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/round.h"
@@ -26,8 +27,14 @@ std::optional<CropWindow> DrawBox(BoxKind kind, int64_t height, int64_t width,
   for (int attempt = 0; attempt < 10; ++attempt) {
     const double target = area * draws.Scale(range.scale_min, range.scale_max);
     const double aspect = draws.Aspect(range.ratio_min, range.ratio_max);
-    const int64_t along = RoundHalfEven(std::sqrt(target * aspect));
-    const int64_t across = RoundHalfEven(std::sqrt(target / aspect));
+    const double along_real = std::sqrt(target * aspect);
+    const double across_real = std::sqrt(target / aspect);
+    // A side past the image's longer one fits neither kind of box (and one
+    // past int64, from an extreme scale or ratio, could not be rounded).
+    const double longest = static_cast<double>(std::max(height, width)) + 1;
+    if (!(along_real <= longest && across_real <= longest)) continue;
+    const int64_t along = RoundHalfEven(along_real);
+    const int64_t across = RoundHalfEven(across_real);
     int64_t h, w;
     bool fits;
     if (kind == BoxKind::kCrop) {

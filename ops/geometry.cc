@@ -71,7 +71,8 @@ Resize::Resize(int64_t size, ResizeFilter filter)
     : Resize(size, Resampling{Interpolation::kBilinear, filter}) {}
 Resize::Resize(int64_t size, Resampling resampling,
                std::optional<int64_t> max_size)
-    : shorter_(size),
+    : by_shorter_(true),
+      shorter_(size),
       max_size_(max_size),
       resampling_(resampling),
       resizer_(MakeResizer(resampling)) {}
@@ -84,7 +85,7 @@ Resize::Resize(Size2 size, Resampling resampling)
 
 std::vector<NamedArg> Resize::args() const {
   return {
-      {"size", shorter_ > 0 ? ArgValue::Int(shorter_) : SizeArg(exact_)},
+      {"size", by_shorter_ ? ArgValue::Int(shorter_) : SizeArg(exact_)},
       {"interpolation", InterpolationArg(resampling_.interpolation)},
       {"max_size", max_size_ ? ArgValue::Int(*max_size_) : ArgValue::None()},
       {"antialias", ArgValue::Bool(true)}};
@@ -95,12 +96,12 @@ std::unique_ptr<PreprocessOp> Resize::Clone() const {
 }
 
 std::optional<Size2> Resize::FixedOutputSize() const {
-  if (shorter_ > 0) return std::nullopt;
+  if (by_shorter_) return std::nullopt;
   return exact_;
 }
 
 absl::Status Resize::Validate() const {
-  if (shorter_ > 0) {
+  if (by_shorter_) {
     FUSEDNORM_RETURN_IF_ERROR(CheckSide("Resize", "size", shorter_));
     if (max_size_ && *max_size_ <= shorter_) {
       return InvalidArgumentCat("Resize max_size = ", *max_size_,
@@ -122,7 +123,7 @@ absl::Status Resize::Validate() const {
 
 absl::StatusOr<Size2> Resize::OutputSize(Size2 input) const {
   const int64_t height = input.height, width = input.width;
-  if (shorter_ <= 0) {
+  if (!by_shorter_) {
     FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(exact_.height, exact_.width));
     return exact_;
   }

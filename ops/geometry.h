@@ -59,7 +59,8 @@ class Resize : public PreprocessOp {
                      Image* output) const override;
 
  private:
-  int64_t shorter_ = 0;  // > 0: shorter-side mode
+  bool by_shorter_ = false;  // made with an int: the shorter side's size
+  int64_t shorter_ = 0;
   Size2 exact_;
   std::optional<int64_t> max_size_;
   Resampling resampling_;
@@ -137,9 +138,7 @@ class RandomFlip : public PreprocessOp {
   double p() const { return p_; }
   std::vector<NamedArg> args() const override;
   absl::Status Validate() const override;
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override {
-    return input;
-  }
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override { return input; }
   OpDecision Decide(Size2 input, SampleStream& stream) const override;
   bool Skips(const OpDecision& d) const override { return !d.apply; }
   bool KeepsSize() const override { return true; }

@@ -149,6 +149,9 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        "Resize max_size = 8: must be greater than size", false},
       {"Resize((8, 9), max_size=20)", "only with a size for the shorter side",
        false},
+      // An int is the shorter side's size, whatever its value.
+      {"Resize(0)", "Resize size = 0: must be in 1..", false},
+      {"Resize(-5)", "Resize size = -5: must be in 1..", false},
       {"Resize((8, 9, 10))", "must be an int or a (height, width)", true},
       {"RandomHorizontalFlip(1.5)", "RandomHorizontalFlip p = 1.5", false},
       {"RandomVerticalFlip(p=-0.1)", "RandomVerticalFlip p = -0.1", false},
@@ -195,6 +198,14 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
     const char* needle;
   } batch_cases[] = {
       {"MixUp(0)", "MixUp alpha = 0"},
+      // torchvision keeps alpha as a float32: 0 there (or infinite) is
+      // refused, as are targets past kMaxClasses (a batch's would not fit).
+      {"MixUp(1e-300)", "MixUp alpha = 1e-300: must be > 0 and finite"},
+      {"CutMix(1e39)", "CutMix alpha = 1e+39: must be > 0 and finite"},
+      {"MixUp(num_classes=16777217)",
+       "MixUp num_classes = 16777217: must be in 1..16777216"},
+      {"CutMix(num_classes=4611686018427387905)",
+       "CutMix num_classes = 4611686018427387905: must be in 1..16777216"},
       {"CutMix(num_classes=0)", "CutMix num_classes = 0"},
       {"RandomChoice([])", "the list is empty"},
       {"RandomChoice([MixUp()], p=[1, 2])", "RandomChoice p has 2"},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ops/box_params.h"
 
 namespace fusednorm {
 namespace {
@@ -178,6 +179,39 @@ TEST(RandomResizedCrop, WindowsInsideReproducibleAndFallback) {
   ASSERT_TRUE(rrc.Execute(img.view(), t, &out).ok());
   EXPECT_EQ(out.height, 32);
   EXPECT_EQ(out.width, 32);
+}
+
+// Scales and ratios torchvision accepts whose sides would be past int64:
+// no box fits, as in torchvision, and RandomResizedCrop falls back to its
+// central crop (the sanitizer build checks that nothing overflows).
+TEST(RandomResizedCrop, ExtremeRangesFitNoBox) {
+  for (const BoxRange range :
+       {BoxRange{0.08, 1e300, 0.75, 4.0 / 3}, BoxRange{0.5, 1.0, 1e40, 1e40},
+        BoxRange{0.5, 1.0, 1e-40, 1e-40}}) {
+    for (const BoxKind kind : {BoxKind::kCrop, BoxKind::kErase}) {
+      for (int i = 0; i < 200; ++i) {
+        SampleStream stream(3, 0, i);
+        StreamDraws draws(stream);
+        const std::optional<CropWindow> box =
+            DrawBox(kind, 120, 90, range, draws);
+        if (range.scale_max > 1 && box) {  // a draw below 1 may fit
+          ASSERT_LE(box->top + box->height, 120);
+          ASSERT_LE(box->left + box->width, 90);
+          continue;
+        }
+        ASSERT_FALSE(box.has_value()) << range.ratio_min;
+      }
+    }
+    const RandomResizedCrop rrc(8, range.scale_min, range.scale_max,
+                                range.ratio_min, range.ratio_max);
+    ASSERT_TRUE(rrc.Validate().ok()) << rrc.name();
+    SampleStream s(4, 0, 1);
+    const CropWindow w = rrc.Window(120, 90, s);
+    EXPECT_GE(w.top, 0);
+    EXPECT_GE(w.height, 1);
+    EXPECT_LE(w.top + w.height, 120);
+    EXPECT_LE(w.left + w.width, 90);
+  }
 }
 
 TEST(Transforms, BadInputsAreErrors) {

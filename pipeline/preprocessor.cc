@@ -253,6 +253,8 @@ absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
     return InvalidArgumentCat("label_smoothing = ", label_smoothing_,
                               " smooths soft targets: set num_classes");
   }
+  // classes <= kMaxClasses (checked above, or by the batch op's Validate):
+  // the product does not wrap.
   if (classes > 0 && loader_.batch_size >
                          kMaxTargetBytes / (4 * static_cast<size_t>(classes))) {
     return InvalidArgumentCat("num_classes = ", classes,

@@ -53,8 +53,6 @@ namespace fusednorm {
 
 struct Chain;  // pipeline/chain.h
 
-// Largest num_classes of soft targets.
-inline constexpr int64_t kMaxClasses = int64_t{1} << 24;
 // Most bytes one batch's soft targets (float32) may take.
 inline constexpr size_t kMaxTargetBytes = size_t{1} << 31;
 

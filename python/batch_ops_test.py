@@ -122,6 +122,14 @@ class BatchOps(unittest.TestCase):
                             num_classes=2)
         with self.assertRaisesRegex(ValueError, "MixUp alpha = -1"):
             T.MixUp(-1)
+        # Targets past 2^24 classes are refused before anything is made
+        # (2^62 + 1 once wrapped a size check and wrote past the targets).
+        with self.assertRaisesRegex(
+                ValueError, "MixUp num_classes = 4611686018427387905: must be in 1..16777216"):
+            T.MixUp(num_classes=2**62 + 1)
+        with self.assertRaisesRegex(
+                ValueError, "num_classes = 16777217: must be in 1..16777216"):
+            T.MixUp().apply(images, [0, 1], {"lam": 0.5}, num_classes=2**24 + 1)
         with self.assertRaisesRegex(TypeError, "RandomResizedCrop is not a batch"):
             T.RandomChoice([T.RandomResizedCrop(8)])
         with self.assertRaisesRegex(TypeError, "labels must be integers, not float64"):

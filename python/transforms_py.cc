@@ -357,7 +357,10 @@ class PyBatchTransform {
     const int64_t n = images.shape(0);
     if (labels.ndim() != 1 || labels.shape(0) != n)
       throw py::value_error("labels must have shape (N,) for N images");
-    if (num_classes < 1) throw py::value_error("num_classes must be >= 1");
+    if (num_classes < 1 || num_classes > kMaxClasses) {
+      throw py::value_error(absl::StrCat("num_classes = ", num_classes,
+                                         ": must be in 1..", kMaxClasses));
+    }
     if (!(label_smoothing >= 0 && label_smoothing <= 1))
       throw py::value_error("label_smoothing must be in [0, 1]");
     const BatchDecision d = Value(
