@@ -37,8 +37,13 @@ constexpr uint64_t kBytesPerSample = 128;
 constexpr char kWhyIndex[] =
     "so that a server cannot make an open allocate more; by default half "
     "the memory this process may use";
-// Buffers readers gave back, kept for the read-ahead's next fetches.
+// Buffers readers gave back, kept for the read-ahead's next fetches: at
+// most this many, holding at most a quarter of the read-ahead's bound.
 constexpr size_t kSpareBuffers = 64;
+// A kept buffer serves a sample when its capacity is at most 4 times the
+// sample's size plus this; a larger one is freed (it held a much larger
+// sample, and would keep that memory beside a small one).
+constexpr uint64_t kSpareSlack = uint64_t{64} << 10;
 // Upcoming samples the cache looks at for next uses.
 constexpr size_t kWindow = 4096;
 // A shard is copied to the cache in ranges of this size.
@@ -204,13 +209,15 @@ class RemoteStore::Ahead {
     std::unique_lock<std::mutex> lock(mu_);
     auto it = entries_.find(index);
     if (it == entries_.end()) {
-      if (!exhausted_ && !stop_) missed_.insert(index);
+      // Recorded even when the order is all drawn: the sample may still be
+      // in the window, and fetched there for no reader.
+      if (!stop_) missed_.insert(index);
       return false;
     }
     std::shared_ptr<Entry> entry = it->second;
     entries_.erase(it);
     done_.wait(lock, [&] { return entry->cached || entry->done; });
-    held_ -= entry->size;
+    held_ -= entry->held;
     if (waiting_for_room_ && multi_ != nullptr) {
       waiting_for_room_ = false;
       multi_->Wake();
@@ -219,8 +226,7 @@ class RemoteStore::Ahead {
     // The reader's previous buffer serves a later fetch: no page faults of
     // fresh memory per sample.
     std::swap(*out, entry->bytes);
-    if (spare_.size() < kSpareBuffers && entry->bytes.capacity() > 0)
-      spare_.push_back(std::move(entry->bytes));
+    Keep(std::move(entry->bytes));
     *status = entry->status;
     return true;
   }
@@ -232,6 +238,9 @@ class RemoteStore::Ahead {
     absl::Status status;
     std::vector<uint8_t> bytes;
     uint64_t size = 0;
+    // What it counts in held_: its size, or its buffer's capacity when a
+    // kept buffer is larger.
+    uint64_t held = 0;
   };
   static constexpr uint32_t kNoShard = ~uint32_t{0};
   // The longest the fetch thread sleeps without news (a safety net: Take
@@ -258,18 +267,16 @@ class RemoteStore::Ahead {
       auto entry = std::make_shared<Entry>();
       entries_.emplace(index, entry);
       entry->size = place.size;
-      held_ += place.size;  // for a cached sample too: the bound is a window
       // A copy in the cache is read by its reader, beside the other
       // readers, not here one at a time ahead of the network's GETs.
       if (store_->cache_ != nullptr &&
           store_->cache_->Get(place.shard) != nullptr) {
         entry->cached = true;
+        Hold(entry.get());  // held too: the bound is a window
         continue;
       }
-      if (!spare_.empty()) {
-        entry->bytes = std::move(spare_.back());
-        spare_.pop_back();
-      }
+      entry->bytes = Reuse(place.size);
+      Hold(entry.get());
       if (ShouldFill(place.shard)) {
         fill_next_ = place.shard;
         copy_.notify_one();
@@ -279,6 +286,37 @@ class RemoteStore::Ahead {
     // Out of bytes, a sample read makes room; out of requests, a GET that
     // ends does, and wakes Run itself.
     waiting_for_room_ = !stop_ && held_ >= store_->settings_.ahead_bytes;
+  }
+
+  // Counts `entry` in held_: its size, or its buffer's capacity (under
+  // mu_).
+  void Hold(Entry* entry) {
+    entry->held = std::max<uint64_t>(entry->size, entry->bytes.capacity());
+    held_ += entry->held;
+  }
+
+  // A kept buffer for a sample of `size` bytes, or an empty one; kept ones
+  // too large for it are freed (under mu_).
+  std::vector<uint8_t> Reuse(uint64_t size) {
+    while (!spare_.empty()) {
+      std::vector<uint8_t> b = std::move(spare_.back());
+      spare_.pop_back();
+      spare_bytes_ -= b.capacity();
+      if (b.capacity() <= 4 * size + kSpareSlack) return b;
+    }
+    return {};
+  }
+
+  // Keeps a reader's previous buffer for a later fetch, within the bounds
+  // on kept buffers (under mu_).
+  void Keep(std::vector<uint8_t> b) {
+    const uint64_t capacity = b.capacity();
+    if (capacity == 0 || spare_.size() >= kSpareBuffers ||
+        spare_bytes_ + capacity > store_->settings_.ahead_bytes / 4) {
+      return;
+    }
+    spare_bytes_ += capacity;
+    spare_.push_back(std::move(b));
   }
 
   // Fetches `place` into `entry` with a GET; as FetchWith, a sample
@@ -348,7 +386,7 @@ class RemoteStore::Ahead {
   bool ShouldFill(uint32_t shard) {
     ShardCache* cache = store_->cache_.get();
     if (cache == nullptr || no_copies_ || !cache->Fits(shard) ||
-        cache->Get(shard) != nullptr) {
+        cache->Get(shard) != nullptr || store_->NotCopied(shard)) {
       return false;
     }
     if (filling_) {
@@ -414,6 +452,7 @@ class RemoteStore::Ahead {
   std::unordered_multiset<uint64_t> missed_;
   uint64_t held_ = 0;  // bytes of entries fetched or being fetched
   std::vector<std::vector<uint8_t>> spare_;  // readers' previous buffers
+  uint64_t spare_bytes_ = 0;                 // their capacity
   // The GETs in flight, by their tags (the fetch thread's).
   std::unordered_map<uint64_t, std::shared_ptr<Entry>> in_flight_;
   uint64_t next_tag_ = 0;
@@ -463,6 +502,7 @@ absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
     for (const Shard& shard : s->shards_)
       keys.push_back({shard.url.url, shard.version.size, shard.version.etag});
     FUSEDNORM_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(cache, keys));
+    s->not_copied_.assign(paths.size(), false);
   }
   return store;
 }
@@ -586,6 +626,11 @@ absl::StatusOr<ObjectVersion> RemoteStore::GetIndex(
   return got;
 }
 
+bool RemoteStore::NotCopied(uint32_t shard) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return not_copied_[shard];
+}
+
 const std::string& RemoteStore::shown(uint32_t shard) const {
   return shards_[shard].url.shown;
 }
@@ -662,8 +707,14 @@ void RemoteStore::Fill(HttpClient* client, uint32_t s) const {
     status = client->GetRange(shard.url, shard.version, at, n, &range);
     if (status.ok()) status = cache_->Write(s, range);
   }
-  status = cache_->Finish(s, status.ok());
+  // The first failure is the one to tell: the network's, or the copy's.
+  const absl::Status finished = cache_->Finish(s, status.ok());
+  if (status.ok()) status = finished;
   if (!status.ok() && !absl::IsCancelled(status)) {  // read over the network
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      not_copied_[s] = true;  // not tried again, sample after sample
+    }
     std::fprintf(stderr,
                  "fusednorm: warning: cache_dir: %s was not copied (%s); its "
                  "samples are read over the network\n",

@@ -108,8 +108,10 @@ class RemoteStore {
                          std::vector<uint8_t>* out) const;
   // ResourceExhausted when `place` is larger than a read-ahead may hold.
   absl::Status CheckSampleSize(const Place& place) const;
-  // Copies shard `shard` into the cache (ShardCache::Begin succeeded).
+  // Copies shard `shard` into the cache (ShardCache::Begin succeeded); a
+  // copy that fails is not tried again in this run (NotCopied).
   void Fill(HttpClient* client, uint32_t shard) const;
+  bool NotCopied(uint32_t shard) const;
   absl::Status OpenShard(uint32_t shard, HttpClient* client, ShardIndex* index);
   // The index at `url`, of at most `bound` bytes and what the budget
   // leaves, into *bytes: by the parallel opens up to their share of the
@@ -144,6 +146,7 @@ class RemoteStore {
   mutable std::vector<std::unique_ptr<HttpClient>> clients_;  // idle
   mutable std::vector<std::unique_ptr<HttpMulti>> multis_;    // idle
   mutable std::vector<std::shared_ptr<Ahead>> aheads_;        // running
+  mutable std::vector<bool> not_copied_;  // per shard: its copy failed
 };
 
 }  // namespace fusednorm

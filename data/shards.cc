@@ -107,8 +107,17 @@ class Shards : public Dataset {
   std::unique_ptr<ReadAheadHandle> ReadAhead(
       std::function<bool(uint64_t*)> next) const override {
     if (remote_ == nullptr) return nullptr;
+    // A broken link's sample fails without a read: nothing to fetch (and
+    // no reader would take it).
+    auto readable = [this, next = std::move(next)](uint64_t* index) {
+      while (next(index)) {
+        if (*index < size() && Locate(*index).entry.link_error.empty())
+          return true;
+      }
+      return false;
+    };
     return remote_->ReadAhead(
-        std::move(next), [this](uint64_t i) { return PlaceOf(Locate(i)); });
+        std::move(readable), [this](uint64_t i) { return PlaceOf(Locate(i)); });
   }
 
   NetworkCounters network() const override {

@@ -335,6 +335,8 @@ class _ProxyHandler(_Handler):
     def do_GET(self):
         time.sleep(self.owner.delay_ms / 1000)
         fault = self.owner._next_fault()
+        if self.command == "GET" and self.owner.refuses(self.headers["Range"]):
+            fault = "500"
         if fault == "reset":
             self.reset()
         elif fault == "stall":
@@ -428,13 +430,17 @@ class FaultProxy(_ThreadedServer):
       truncate  the upstream's status and headers, half the body, then the
                 connection closes
 
-    `requests` counts requests; `faults` counts the faults of each kind."""
+    With `refuse_ranges_from` > 0, a GET of a range of at least that many
+    bytes gets 500 (a cache's copy of a shard fails, its samples' reads do
+    not), counted in `refused`. `requests` counts requests; `faults` counts
+    the faults of each kind."""
 
     handler = _ProxyHandler
 
     def __init__(self, upstream, every=0,
                  faults=("reset", "500", "503", "429", "stall", "truncate"),
-                 delay_ms=0, stall_s=3.0, retry_after="0"):
+                 delay_ms=0, stall_s=3.0, retry_after="0",
+                 refuse_ranges_from=0):
         super().__init__()
         parts = urllib.parse.urlsplit(upstream)
         if parts.scheme != "http" or parts.port is None:
@@ -448,6 +454,18 @@ class FaultProxy(_ThreadedServer):
         self.requests = 0
         self.faults = {kind: 0 for kind in self.fault_kinds}
         self._fault_index = 0
+        self.refuse_ranges_from = refuse_ranges_from
+        self.refused = 0
+
+    def refuses(self, range_header):
+        """Whether a GET with this Range header gets 500 (and counts it)."""
+        m = re.fullmatch(r"bytes=(\d+)-(\d+)", range_header or "")
+        if (self.refuse_ranges_from <= 0 or m is None or
+                int(m[2]) - int(m[1]) + 1 < self.refuse_ranges_from):
+            return False
+        with self._lock:
+            self.refused += 1
+        return True
 
     def set_fault_every(self, n):
         """Makes every n-th request from now a fault (none when n is 0)."""

@@ -103,6 +103,46 @@ class Remote(unittest.TestCase):
             self.assertIn(f"HEAD {n.url}/s-", r.stderr)
             self.assertIn("certificate", r.stderr)
 
+    def test_readers_ahead_of_the_read_ahead_fetch_each_sample_once(self):
+        # One GET in flight, each 10 ms late: four readers overtake the
+        # read-ahead, which must not fetch again what they fetched, also
+        # once the whole order is drawn (this epoch is shorter than the
+        # read-ahead's window, so at once).
+        with rs.Nginx(self.data) as n, rs.DelayProxy(n.url) as p:
+            r = self.same(p.url, env={"FUSEDNORM_HTTP_REQUESTS": "1"},
+                          threads=(4,))
+            samples = int(re.search(r"(\d+) images in", r.stdout).group(1))
+            requests = int(re.search(r"network: (\d+) requests",
+                                     r.stdout).group(1))
+            # An index and a HEAD per shard, a GET per sample.
+            self.assertLessEqual(requests, samples + 2 * SHARDS, r.stdout)
+
+    def test_broken_links_are_not_fetched_ahead(self):
+        # An index may list samples whose image is a broken link, with any
+        # range: they fail without a read, so the read-ahead must not fetch
+        # (and hold) their bytes for no reader.
+        links = os.path.join(self.tmp, "links")
+        shutil.copytree(self.data, links)
+        path = os.path.join(links, "s-00.tar.fnidx")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        broken = 0
+        for i in range(2, len(lines), 3):
+            offset, size, _, label, key = lines[i].split(" ")[:5]
+            lines[i] = f"{offset} {size} link {label} {key} to%20nowhere"
+            broken += 1
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        with rs.Nginx(links) as n:
+            r = run(*run_args(f"{n.url}/{SPEC}"), "--on-error", "skip")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        samples = int(re.search(r"(\d+) images in", r.stdout).group(1))
+        skipped = int(re.search(r"(\d+) skipped", r.stdout).group(1))
+        self.assertEqual(skipped, broken)
+        requests = int(re.search(r"network: (\d+) requests",
+                                 r.stdout).group(1))
+        self.assertLessEqual(requests, samples - broken + 2 * SHARDS, r.stdout)
+
     def test_faults_are_retried_to_the_same_bytes(self):
         env = {"FUSEDNORM_HTTP_TIMEOUT": "1", "FUSEDNORM_HTTP_RETRIES": "8"}
         with rs.Nginx(self.data) as n, \
@@ -252,6 +292,24 @@ class Remote(unittest.TestCase):
             samples = int(re.search(r"(\d+) images in", second.stdout)[1])
             self.assertIn(f"{samples} samples from cache_dir", second.stdout)
             self.assertNotIn(" 0 samples from cache_dir", first.stdout)
+        shutil.rmtree(cache)
+
+    def test_a_failed_copy_is_told_and_not_tried_again(self):
+        # The server refuses the copies' ranges (the whole ~1 MB shard) and
+        # serves the samples': each copy is tried once, with its retries,
+        # and its warning gives the server's answer; the samples are read
+        # over the network.
+        cache = os.path.join(self.tmp, "refused")
+        with rs.Nginx(self.data) as n, \
+                rs.FaultProxy(n.url, refuse_ranges_from=256 << 10) as p:
+            r = self.same(p.url, threads=(2,),
+                          extra=("--cache-dir", cache),
+                          env={"FUSEDNORM_HTTP_RETRIES": "1"})
+            self.assertEqual(r.stderr.count("was not copied"), SHARDS,
+                             r.stderr)
+            self.assertIn("HTTP 500", r.stderr)
+            self.assertEqual(p.refused, 2 * SHARDS)  # an attempt and a retry
+            self.assertIn(" 0 samples from cache_dir", r.stdout)
         shutil.rmtree(cache)
 
     def test_a_full_cache_keeps_what_is_used_soonest(self):
