@@ -3,6 +3,8 @@
 #ifndef FUSEDNORM_CORE_STATUS_H_
 #define FUSEDNORM_CORE_STATUS_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -30,10 +32,28 @@ inline absl::Status PrefixStatus(const absl::Status& status,
   return out;
 }
 
-// InvalidArgument with a message made of `parts` (anything absl::StrCat takes).
+// `v` in the fewest significant digits that read back as it, as printf's
+// %g writes them (1.0000001, 0.5, 1e+39), whatever the program's locale.
+std::string ShortestDouble(double v);
+
+namespace status_internal {
+// What a message shows of one part: a float or double in all the digits it
+// needs (absl::StrCat's six would show 1.0000001 as 1), anything else as
+// absl::StrCat does.
+template <typename T>
+const T& Part(const T& part) {
+  return part;
+}
+inline std::string Part(double v) { return ShortestDouble(v); }
+inline std::string Part(float v) { return ShortestDouble(v); }
+}  // namespace status_internal
+
+// InvalidArgument with a message made of `parts` (anything absl::StrCat
+// takes; floating-point values in full).
 template <typename... Parts>
 absl::Status InvalidArgumentCat(const Parts&... parts) {
-  return absl::InvalidArgumentError(absl::StrCat(parts...));
+  return absl::InvalidArgumentError(
+      absl::StrCat(status_internal::Part(parts)...));
 }
 
 }  // namespace fusednorm

@@ -2,10 +2,10 @@
 #include "ops/arg_value.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstring>
-#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -65,21 +65,27 @@ std::string FormatFloat(double v) {
   // Python's repr: the fewest significant digits that read back as v, in
   // positional notation for decimal exponents -4 .. 15 (300.0, 0.0001),
   // else in scientific notation with a two-digit exponent (1e+16, 1e-05).
+  // std::to_chars and from_chars, unlike printf and strtod, ignore the
+  // locale (a program may have set one whose decimal point is a comma).
   char buffer[400];
+  const auto print = [&](std::chars_format format, int precision) {
+    return std::string(buffer, std::to_chars(buffer, buffer + sizeof(buffer), v,
+                                             format, precision)
+                                   .ptr);
+  };
   int digits = 1;
   for (; digits < 17; ++digits) {
-    std::snprintf(buffer, sizeof(buffer), "%.*e", digits - 1, v);
-    if (std::strtod(buffer, nullptr) == v) break;
+    const std::string e = print(std::chars_format::scientific, digits - 1);
+    double back = 0;
+    std::from_chars(e.data(), e.data() + e.size(), back);
+    if (back == v) break;
   }
-  std::snprintf(buffer, sizeof(buffer), "%.*e", digits - 1, v);
-  const int exponent = std::atoi(std::strchr(buffer, 'e') + 1);
-  if (exponent >= -4 && exponent < 16) {
-    std::snprintf(buffer, sizeof(buffer), "%.*f",
-                  std::max(0, digits - 1 - exponent), v);
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%.*g", digits, v);
-  }
-  std::string s = buffer;
+  const std::string e = print(std::chars_format::scientific, digits - 1);
+  const int exponent = std::atoi(e.c_str() + e.find('e') + 1);
+  std::string s =
+      exponent >= -4 && exponent < 16
+          ? print(std::chars_format::fixed, std::max(0, digits - 1 - exponent))
+          : print(std::chars_format::general, digits);
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
 }

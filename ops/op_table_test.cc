@@ -154,6 +154,9 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"Resize(-5)", "Resize size = -5: must be in 1..", false},
       {"Resize((8, 9, 10))", "must be an int or a (height, width)", true},
       {"RandomHorizontalFlip(1.5)", "RandomHorizontalFlip p = 1.5", false},
+      // Every digit: past 1 by 1e-7 is not shown as 1.
+      {"RandomHorizontalFlip(1.0000001)",
+       "RandomHorizontalFlip p = 1.0000001: must be", false},
       {"RandomVerticalFlip(p=-0.1)", "RandomVerticalFlip p = -0.1", false},
       {"ColorJitter(-0.1)", "ColorJitter brightness = -0.1", false},
       {"ColorJitter(hue=0.7)", "ColorJitter hue = 0.7", false},

@@ -4,7 +4,10 @@
 
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
+#include <limits>
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -13,6 +16,17 @@
 
 namespace fusednorm {
 namespace {
+
+// What Python's float() gives for a number past double's range: an
+// infinity, or a zero for a negative exponent, with the number's sign.
+double OutOfRange(const std::string& digits) {
+  const bool negative = !digits.empty() && digits[0] == '-';
+  const size_t e = digits.find_first_of("eE");
+  const bool tiny =
+      e != std::string::npos && e + 1 < digits.size() && digits[e + 1] == '-';
+  const double magnitude = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+  return negative ? -magnitude : magnitude;
+}
 
 bool IsNameStart(char c) {
   return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
@@ -236,9 +250,17 @@ class Parser {
       if (errno == ERANGE)
         return Error(absl::StrCat(digits, " is too large for an integer"));
     } else {
-      const double v = std::strtod(digits.c_str(), &end);
-      if (end == digits.c_str() + digits.size() && !digits.empty())
+      // from_chars ignores the locale (strtod would stop at the point where
+      // the program's locale writes a comma); it takes no '+'.
+      const char* first = digits.c_str();
+      const char* last = first + digits.size();
+      if (first != last && *first == '+') ++first;
+      double v = 0;
+      const std::from_chars_result r = std::from_chars(first, last, v);
+      if (r.ec == std::errc() && r.ptr == last && first != last)
         return ArgValue::Float(v);
+      if (r.ec == std::errc::result_out_of_range && r.ptr == last)
+        return ArgValue::Float(OutOfRange(digits));
     }
     return Error(absl::StrCat("\"", digits, "\" is not a number"));
   }

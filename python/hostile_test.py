@@ -256,6 +256,42 @@ class ArgumentChecks(unittest.TestCase):
         expected = T.Normalize([0.0], [1.0])(T.ToTensor()(image))
         self.assertTrue(torch.equal(tail(image), expected))
 
+    def test_a_decimal_comma_locale_changes_nothing(self):
+        # A program may set a locale whose decimal point is a comma (as
+        # locale.setlocale(locale.LC_ALL, "") does in Germany): the
+        # transforms' numbers are still read and written with points.
+        locales = os.path.join(os.environ.get("TEST_TMPDIR", "/tmp"), "locales")
+        os.makedirs(locales, exist_ok=True)
+        made = subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8",
+                               os.path.join(locales, "de_DE.UTF-8")],
+                              capture_output=True, text=True)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        code = """
+            import locale, os
+            import fusednorm, fusednorm.transforms as T
+            made = [repr(T.RandomResizedCrop(224, scale=(0.25, 1.0))),
+                    repr(T.ColorJitter(0.4, 0.4, 0.4, 0.1))]
+            images = [i.copy() for i, _ in fusednorm.Loader(copy=True,
+                images=8, batch_size=4, size=16, seed=3,
+                train_transforms=[T.RandomResizedCrop(16, scale=(0.5, 1.0)),
+                                  T.RandomErasing(0.5, value=0.25)])]
+            locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")
+            assert locale.str(0.5) == "0,5"
+            again = [repr(T.RandomResizedCrop(224, scale=(0.25, 1.0))),
+                     repr(T.ColorJitter(0.4, 0.4, 0.4, 0.1))]
+            assert again == made, (made, again)
+            with_comma = [i.copy() for i, _ in fusednorm.Loader(copy=True,
+                images=8, batch_size=4, size=16, seed=3,
+                train_transforms=[T.RandomResizedCrop(16, scale=(0.5, 1.0)),
+                                  T.RandomErasing(0.5, value=0.25)])]
+            assert all((a == b).all() for a, b in zip(images, with_comma))
+            print("same")
+        """
+        env_code = f"import os; os.environ['LOCPATH'] = {locales!r}\n"
+        r = run_python(env_code + textwrap.dedent(code))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("same", r.stdout)
+
 
 class SampleErrors(unittest.TestCase):
     def test_a_corrupt_sample_is_a_sample_error_naming_it_once(self):

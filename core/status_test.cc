@@ -1,0 +1,38 @@
+// ShortestDouble and the doubles of InvalidArgumentCat's messages: every
+// digit a value needs, no more, with a point whatever the locale.
+#include "core/status.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+
+namespace fusednorm {
+namespace {
+
+TEST(Status, ShortestDouble) {
+  EXPECT_EQ(ShortestDouble(1.0000001), "1.0000001");
+  EXPECT_EQ(ShortestDouble(0.5), "0.5");
+  EXPECT_EQ(ShortestDouble(0.1), "0.1");
+  EXPECT_EQ(ShortestDouble(2.0), "2");
+  EXPECT_EQ(ShortestDouble(0.0), "0");
+  EXPECT_EQ(ShortestDouble(-0.0), "-0");
+  EXPECT_EQ(ShortestDouble(1e39), "1e+39");
+  EXPECT_EQ(ShortestDouble(1e-7), "1e-07");
+  EXPECT_EQ(ShortestDouble(16777216.0), "16777216");
+  EXPECT_EQ(ShortestDouble(std::numeric_limits<float>::max()),
+            "3.4028234663852886e+38");
+  EXPECT_EQ(ShortestDouble(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(ShortestDouble(std::nan("")), "nan");
+  EXPECT_EQ(ShortestDouble(-INFINITY), "-inf");
+}
+
+TEST(Status, InvalidArgumentCatShowsDoublesInFull) {
+  EXPECT_EQ(InvalidArgumentCat("p = ", 1.0000001, ", q = ", 0.5f, ", n = ", 7,
+                               ", ", 1.0 / 3)
+                .message(),
+            "p = 1.0000001, q = 0.5, n = 7, 0.3333333333333333");
+}
+
+}  // namespace
+}  // namespace fusednorm
