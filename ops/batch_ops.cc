@@ -262,7 +262,7 @@ absl::StatusOr<BatchDecision> CutMix::DecisionFromFields(
 // ---- RandomChoice ----
 
 RandomChoice::RandomChoice(std::vector<std::unique_ptr<BatchOp>> transforms,
-                           std::vector<double> p)
+                           std::optional<std::vector<double>> p)
     : transforms_(std::move(transforms)), p_(std::move(p)) {}
 
 RandomChoice::RandomChoice(const RandomChoice& other) : p_(other.p_) {
@@ -280,34 +280,45 @@ std::vector<NamedArg> RandomChoice::args() const {
     v.call = std::move(call);
     items.push_back(std::move(v));
   }
-  for (const double x : p_) p.push_back(ArgValue::Float(x));
+  if (p_) {
+    for (const double x : *p_) p.push_back(ArgValue::Float(x));
+  }
   return {{"transforms", ArgValue::Tuple(std::move(items))},
-          {"p", p_.empty() ? ArgValue::None() : ArgValue::Tuple(std::move(p))}};
+          {"p", p_ ? ArgValue::Tuple(std::move(p)) : ArgValue::None()}};
 }
 
 std::unique_ptr<BatchOp> RandomChoice::Clone() const {
   return std::make_unique<RandomChoice>(*this);
 }
 
-absl::Status RandomChoice::Validate() const {
-  if (transforms_.empty())
-    return absl::InvalidArgumentError(
-        "RandomChoice transforms: the list is empty");
-  if (!p_.empty() && p_.size() != transforms_.size()) {
-    return InvalidArgumentCat("RandomChoice p has ", p_.size(),
+absl::Status RandomChoice::CheckP() const {
+  if (!p_) return absl::OkStatus();
+  // As torchvision: one probability a transform (an empty list too is
+  // refused), summing to a finite positive total that normalizes them.
+  if (p_->size() != transforms_.size()) {
+    return InvalidArgumentCat("RandomChoice p has ", p_->size(),
                               " probabilities for ", transforms_.size(),
                               " transforms");
   }
   double total = 0;
-  for (const double x : p_) {
+  for (const double x : *p_) {
     if (!(x >= 0) || !std::isfinite(x))
       return InvalidArgumentCat("RandomChoice p: ", x,
                                 " must be finite and >= 0");
     total += x;
   }
-  if (!p_.empty() && !(total > 0))
+  if (!(total > 0) || !std::isfinite(total)) {
+    return InvalidArgumentCat("RandomChoice p: the probabilities sum to ",
+                              total, "; they must sum to a finite total > 0");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RandomChoice::Validate() const {
+  if (transforms_.empty())
     return absl::InvalidArgumentError(
-        "RandomChoice p: the probabilities sum to 0");
+        "RandomChoice transforms: the list is empty");
+  FUSEDNORM_RETURN_IF_ERROR(CheckP());
   for (const auto& t : transforms_) {
     // One "choice" decision field: a RandomChoice in a RandomChoice would
     // need two.
@@ -338,17 +349,18 @@ std::optional<int64_t> RandomChoice::num_classes() const {
 
 BatchDecision RandomChoice::Decide(Size2 size, SampleStream& stream) const {
   int64_t pick = 0;
-  if (p_.empty()) {
+  if (!p_) {
     pick = stream.UniformInt(0, static_cast<int64_t>(transforms_.size()) - 1);
   } else {
+    const std::vector<double>& p = *p_;
     double total = 0;
-    for (const double x : p_) total += x;
+    for (const double x : p) total += x;
     const double u = Uniform53(stream) * total;
     double sum = 0;
-    pick = static_cast<int64_t>(p_.size()) - 1;
-    for (size_t k = 0; k < p_.size(); ++k) {
-      sum += p_[k];
-      if (u < sum && p_[k] > 0) {
+    pick = static_cast<int64_t>(p.size()) - 1;
+    for (size_t k = 0; k < p.size(); ++k) {
+      sum += p[k];
+      if (u < sum && p[k] > 0) {
         pick = static_cast<int64_t>(k);
         break;
       }

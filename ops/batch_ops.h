@@ -126,11 +126,11 @@ class CutMix : public BatchOp {
 };
 
 // RandomChoice(transforms, p=None): one of `transforms`, chosen with
-// probabilities p (normalized; uniform when empty), per batch.
+// probabilities p (normalized; uniform when None), per batch.
 class RandomChoice : public BatchOp {
  public:
   RandomChoice(std::vector<std::unique_ptr<BatchOp>> transforms,
-               std::vector<double> p = {});
+               std::optional<std::vector<double>> p = std::nullopt);
   RandomChoice(const RandomChoice& other);
   const char* op_name() const override { return "RandomChoice"; }
   std::vector<NamedArg> args() const override;
@@ -142,8 +142,11 @@ class RandomChoice : public BatchOp {
   std::optional<int64_t> num_classes() const override;
 
  private:
+  // Validate's checks of p_.
+  absl::Status CheckP() const;
+
   std::vector<std::unique_ptr<BatchOp>> transforms_;
-  std::vector<double> p_;
+  std::optional<std::vector<double>> p_;
 };
 
 // Batch `batch`'s stream under (seed, epoch): the stream 2^62 + batch,

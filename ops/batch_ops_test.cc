@@ -224,7 +224,7 @@ TEST(Decide, RandomChoiceFrequencies) {
   std::vector<std::unique_ptr<BatchOp>> ops;
   ops.push_back(std::make_unique<MixUp>(0.2));
   ops.push_back(std::make_unique<CutMix>(1.0));
-  const RandomChoice choice(std::move(ops), {1.0, 3.0});
+  const RandomChoice choice(std::move(ops), std::vector<double>{1.0, 3.0});
   int cutmix = 0;
   const int n = 20000;
   for (int b = 0; b < n; ++b) {

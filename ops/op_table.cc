@@ -200,14 +200,15 @@ BatchOpOr MakeRandomChoice(const BoundArgs& a, const OpContext& c) {
                                MakeBatchTransform(*item.call, c));
     ops.push_back(std::move(op));
   }
-  std::vector<double> p;
+  std::optional<std::vector<double>> p;
   const ArgValue& pv = a.Get("p");
   if (pv.kind != ArgValue::Kind::kNone) {
     if (pv.kind != ArgValue::Kind::kTuple)
       return a.WrongType("p", "None or a list of numbers");
+    p.emplace();
     for (const ArgValue& x : pv.items) {
       if (!x.is_number()) return a.WrongType("p", "None or a list of numbers");
-      p.push_back(x.number);
+      p->push_back(x.number);
     }
   }
   return std::make_unique<RandomChoice>(std::move(ops), std::move(p));

@@ -53,6 +53,21 @@ class Parser {
  private:
   bool AtEnd() const { return at_ >= text_.size(); }
   char Peek() const { return AtEnd() ? '\0' : text_[at_]; }
+  // The character at at_ as the text holds it: a whole UTF-8 sequence (a
+  // typographic quote pasted into a list), else one byte.
+  std::string CharHere() const {
+    size_t n = 1;
+    const auto lead = static_cast<unsigned char>(Peek());
+    const size_t want = lead >= 0xF0   ? 4
+                        : lead >= 0xE0 ? 3
+                        : lead >= 0xC0 ? 2
+                                       : 1;
+    while (n < want && at_ + n < text_.size() &&
+           (static_cast<unsigned char>(text_[at_ + n]) & 0xC0) == 0x80) {
+      ++n;
+    }
+    return std::string(text_.substr(at_, n == want ? n : 1));
+  }
   void SkipSpace() {
     while (!AtEnd() && absl::ascii_isspace(text_[at_])) ++at_;
   }
@@ -178,9 +193,8 @@ class Parser {
         c == '.')
       return Number();
     if (IsNameStart(c)) return NameValue(depth);
-    return Error(AtEnd()
-                     ? "the text ends where a value should be"
-                     : absl::StrCat("unexpected '", std::string(1, c), "'"));
+    return Error(AtEnd() ? "the text ends where a value should be"
+                         : absl::StrCat("unexpected '", CharHere(), "'"));
   }
 
   absl::StatusOr<ArgValue> Tuple(int depth) {

@@ -110,6 +110,12 @@ TEST(TransformList, ErrorsNameTheCharacterAndTheOp) {
       {"Compose(RandomResizedCrop(1))", "Compose takes a list"},
       {"Resize(-foo)", "\"-foo\" is not a number"},
       {"Resize((1, 2)", "expected ',' or ')'"},
+      // A character pasted from a word processor is named whole (a
+      // typographic quote, a no-break space), not by its first byte.
+      {"Resize(232, interpolation=\u201cbicubic\u201d)",
+       "unexpected '\u201c'"},
+      {"RandomResizedCrop(\u00a0176)", "unexpected '\u00a0'"},
+      {"Resize(\xff)", "unexpected '\xff'"},
   };
   for (const auto& c : cases) {
     ExpectError(ParseTransformList(c.text, "list").status(),
