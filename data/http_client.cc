@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -58,6 +59,18 @@ bool Transient(CURLcode code) {
       return false;
   }
 }
+
+}  // namespace
+
+double RetryAfterSeconds(absl::string_view value, time_t now) {
+  double seconds = 0;
+  if (absl::SimpleAtod(value, &seconds)) return seconds >= 0 ? seconds : 0;
+  const time_t when = curl_getdate(std::string(value).c_str(), nullptr);
+  if (when == -1 || when <= now) return 0;
+  return static_cast<double>(when - now);
+}
+
+namespace {
 
 bool TransientStatus(long status) {
   return status >= 500 || status == 408 || status == 429;
@@ -228,8 +241,7 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   } else if (name == "content-range") {
     r->has_range = ParseContentRange(value, &r->first, &r->last, &r->total);
   } else if (name == "retry-after") {
-    if (!absl::SimpleAtod(value, &r->retry_after) || !(r->retry_after >= 0))
-      r->retry_after = 0;
+    r->retry_after = RetryAfterSeconds(value, std::time(nullptr));
   }
   return size * n;
 }

@@ -30,11 +30,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "data/remote_url.h"
 
 namespace fusednorm {
@@ -61,6 +63,11 @@ struct ObjectVersion {
 // whichever format each is written) where both have them, and at least
 // one of those that `open` has.
 bool SameVersion(const ObjectVersion& open, const ObjectVersion& now);
+
+// The seconds a Retry-After header asks for at time `now`: a number of
+// seconds, or an HTTP date (the seconds until then); 0 for a date past,
+// a negative number or a text that is neither.
+double RetryAfterSeconds(absl::string_view value, time_t now);
 
 // libcurl's global set-up, once per process (thread-safe); clients and
 // data/http_multi.h's multi handles call it.

@@ -2,6 +2,8 @@
 // every kind of ETag and date an open and an answer can carry.
 #include "data/http_client.h"
 
+#include <curl/curl.h>
+
 #include <string>
 #include <vector>
 
@@ -74,6 +76,20 @@ TEST(SameVersion, DatesCompareAsTimesInAnyFormat) {
   const ObjectVersion odd{100, "", "#0123456789abcdef"};
   EXPECT_TRUE(SameVersion(odd, {100, "", "#0123456789abcdef"}));
   EXPECT_FALSE(SameVersion(odd, {100, "", "#fedcba9876543210"}));
+}
+
+// Retry-After in seconds or as an HTTP date (RFC 9110): a date was read
+// as no number and retried at once.
+TEST(RetryAfter, SecondsOrADate) {
+  const time_t now = curl_getdate("Sun, 06 Nov 1994 08:49:37 GMT", nullptr);
+  EXPECT_EQ(RetryAfterSeconds("120", now), 120);
+  EXPECT_EQ(RetryAfterSeconds("0.5", now), 0.5);
+  EXPECT_EQ(RetryAfterSeconds("-3", now), 0);
+  EXPECT_EQ(RetryAfterSeconds("Sun, 06 Nov 1994 08:50:07 GMT", now), 30);
+  EXPECT_EQ(RetryAfterSeconds("Sunday, 06-Nov-94 08:49:47 GMT", now), 10);
+  EXPECT_EQ(RetryAfterSeconds("Sun, 06 Nov 1994 08:49:00 GMT", now), 0);
+  EXPECT_EQ(RetryAfterSeconds("soon", now), 0);
+  EXPECT_EQ(RetryAfterSeconds("", now), 0);
 }
 
 }  // namespace
