@@ -196,6 +196,26 @@ class Limits(unittest.TestCase):
             with self.subTest(kwargs=kwargs), self.assertRaises(TypeError):
                 fusednorm.Loader(**SMALL | kwargs)
 
+    def test_transform_arguments_from_numpy_and_torch(self):
+        # Arrays and tensors are taken as their values; a value no op could
+        # take names the op and the argument.
+        import fusednorm.transforms as T
+        mean, std = [0.5, 0.25, 0.125], [0.5, 0.5, 2.0]
+        want = repr(T.Normalize(mean, std))
+        self.assertEqual(repr(T.Normalize(np.array(mean), np.array(std))), want)
+        self.assertEqual(repr(T.Normalize(mean=torch.tensor(mean, dtype=torch.float64),
+                                          std=torch.tensor(std, dtype=torch.float64))),
+                         want)
+        self.assertEqual(repr(T.Resize(np.int64(32))), repr(T.Resize(32)))
+        self.assertEqual(repr(T.RandomResizedCrop(np.array([24, 32]))),
+                         repr(T.RandomResizedCrop((24, 32))))
+        with self.assertRaisesRegex(ValueError, "Resize argument 1: .* too large"):
+            T.Resize(2**70)
+        with self.assertRaisesRegex(ValueError, "CenterCrop size: .* too large"):
+            T.CenterCrop(size=np.array([2**70], dtype=object))
+        with self.assertRaisesRegex(TypeError, "Resize interpolation: an argument of type"):
+            T.Resize(8, interpolation=object())
+
     def test_numpy_integers_and_paths_are_accepted(self):
         loader = fusednorm.Loader(images=np.int64(8), batch_size=np.int32(4), size=16)
         self.assertEqual(len(loader), 2)

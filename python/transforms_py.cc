@@ -49,6 +49,12 @@ ArgValue ToArgValue(py::handle v, int depth) {
     throw py::value_error("arguments are nested too deeply");
   if (v.is_none()) return ArgValue::None();
   if (PyBool_Check(v.ptr())) return ArgValue::Bool(v.ptr() == Py_True);
+  // NumPy arrays and scalars, torch tensors: as their Python values (an
+  // array's __index__ would refuse it with NumPy's words).
+  if (py::hasattr(v, "tolist") && py::hasattr(v, "ndim") &&
+      !PyUnicode_Check(v.ptr())) {
+    return ToArgValue(v.attr("tolist")(), depth + 1);
+  }
   if (PyLong_Check(v.ptr()) ||
       (PyIndex_Check(v.ptr()) && !PyFloat_Check(v.ptr()))) {
     int overflow = 0;
@@ -121,13 +127,37 @@ py::object FromArgValue(const ArgValue& v) {
 }
 
 // An OpCall of `name` with Python arguments.
+// ToArgValue(v) of argument `where` of an op: its errors name both
+// ("Resize size: 2**70 is too large ...").
+ArgValue Argument(py::handle v, const std::string& where) {
+  try {
+    return ToArgValue(v, 0);
+  } catch (py::error_already_set& e) {
+    const std::string message =
+        absl::StrCat(where, ": ", std::string(py::str(e.value())));
+    if (e.matches(PyExc_TypeError)) throw py::type_error(message);
+    if (e.matches(PyExc_ValueError) || e.matches(PyExc_OverflowError))
+      throw py::value_error(message);
+    throw;
+  } catch (const py::type_error& e) {
+    throw py::type_error(absl::StrCat(where, ": ", e.what()));
+  } catch (const py::value_error& e) {
+    throw py::value_error(absl::StrCat(where, ": ", e.what()));
+  }
+}
+
 OpCall MakeCall(const std::string& name, const py::tuple& args,
                 const py::dict& kwargs) {
   OpCall call;
   call.name = name;
-  for (py::handle a : args) call.args.push_back({"", ToArgValue(a, 0)});
-  for (const auto& [k, v] : kwargs)
-    call.args.push_back({std::string(py::str(k)), ToArgValue(v, 0)});
+  for (size_t i = 0; i < args.size(); ++i) {
+    call.args.push_back(
+        {"", Argument(args[i], absl::StrCat(name, " argument ", i + 1))});
+  }
+  for (const auto& [k, v] : kwargs) {
+    const std::string key = py::str(k);
+    call.args.push_back({key, Argument(v, absl::StrCat(name, " ", key))});
+  }
   return call;
 }
 
