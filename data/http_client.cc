@@ -86,9 +86,12 @@ double Backoff(int attempt, double retry_after) {
   return std::max(jittered, std::min(retry_after, kMaxRetryAfter));
 }
 
-// "bytes FIRST-LAST/TOTAL" (TOTAL may be "*").
+// "bytes FIRST-LAST/TOTAL"; false for anything else, "bytes FIRST-LAST/*"
+// included (the object's size unknown: its version cannot be checked),
+// which *unknown_total then tells.
 bool ParseContentRange(absl::string_view v, uint64_t* first, uint64_t* last,
-                       uint64_t* total) {
+                       uint64_t* total, bool* unknown_total) {
+  *unknown_total = absl::EndsWith(v, "/*");
   if (!absl::ConsumePrefix(&v, "bytes ")) return false;
   const size_t dash = v.find('-'), slash = v.find('/');
   if (dash == absl::string_view::npos || slash == absl::string_view::npos ||
@@ -160,6 +163,7 @@ struct HttpClient::Reply {
   long status = 0;
   std::string etag, last_modified;
   bool has_length = false, has_range = false;
+  bool unknown_total = false;               // Content-Range: bytes FIRST-LAST/*
   uint64_t length = 0;                      // Content-Length
   uint64_t first = 0, last = 0, total = 0;  // Content-Range
   double retry_after = 0;
@@ -239,7 +243,8 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
       return 0;
     }
   } else if (name == "content-range") {
-    r->has_range = ParseContentRange(value, &r->first, &r->last, &r->total);
+    r->has_range = ParseContentRange(value, &r->first, &r->last, &r->total,
+                                     &r->unknown_total);
   } else if (name == "retry-after") {
     r->retry_after = RetryAfterSeconds(value, std::time(nullptr));
   }
@@ -595,6 +600,12 @@ absl::Status HttpClient::CheckRange(const Request& q,
   FUSEDNORM_RETURN_IF_ERROR(got.status());
   const Reply& r = *got;
   if (r.status / 100 != 2) return StatusError(q.What(), r.status);
+  if (r.status == 206 && r.unknown_total) {
+    return InvalidArgumentCat(
+        q.What(),
+        ": its Content-Range gives no size (bytes FIRST-LAST/*): "
+        "the object cannot be checked for changes during the run");
+  }
   if (r.status != 206 || !r.has_range) {
     return InvalidArgumentCat(q.What(), ": HTTP ", r.status,
                               " without a Content-Range: the server does "

@@ -418,6 +418,8 @@ class Hostile(http.server.BaseHTTPRequestHandler):
                     time.sleep(0.2)
         elif self.path.startswith("/weak"):
             self.weak()
+        elif self.path.startswith("/startotal"):
+            self.star_total()
         elif self.path == "/huge.tar.fnidx":
             self.answer(200, {"Content-Length": str(1 << 40)}, b"x" * 4096)
         elif self.path.endswith(".fnidx"):
@@ -425,6 +427,20 @@ class Hostile(http.server.BaseHTTPRequestHandler):
         else:  # any Range ignored: the whole shard
             self.answer(200, {"Content-Length": size}, self.shard)
 
+
+    def star_total(self):
+        """The shard, its ranges answered with Content-Range bytes a-b/*
+        (no size), and no index."""
+        if self.path.endswith(".fnidx"):
+            return self.answer(404, {"Content-Length": "0"})
+        r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if r is None:
+            return self.answer(200, {"Content-Length": str(len(self.shard))},
+                               self.shard)
+        a, b = int(r[1]), int(r[2])
+        self.answer(206, {"Content-Length": str(b - a + 1),
+                          "Content-Range": f"bytes {a}-{b}/*"},
+                    self.shard[a:b + 1])
 
     def drip_without_end(self):
         """A body of no announced length, 5 bytes a second, for a minute."""
@@ -544,6 +560,10 @@ class HostileServers(unittest.TestCase):
         with Servers(self.tmp, self.shard) as s:
             self.fails(f"{s.url}/loop.tar", f"HEAD {s.url}/loop.tar",
                        "redirects")
+            # A range whose answer gives no object size: named as such,
+            # not as a server without ranges.
+            self.fails(f"{s.url}/startotal.tar", f"{s.url}/startotal.tar",
+                       "its Content-Range gives no size")
             # https never moves to http, even to a good shard.
             self.fails(f"{s.tls_url}/down.tar", f"HEAD {s.tls_url}/down.tar",
                        "a redirect from https to http is refused",
