@@ -73,21 +73,9 @@ void CheckNames(const Ops& ops, Make make, absl::string_view text) {
   }
 }
 
-void Transforms(absl::string_view text) {
-  const auto make = [](absl::string_view t) {
-    return MakeTransforms(t, "fuzz", OpContext());
-  };
-  const auto ops = make(text);
-  if (!ops.ok()) return;
-  ++g_accepted;
-  g_ops += ops->size();
-  CheckNames(*ops, make, text);
-}
-
-void BatchTransforms(absl::string_view text) {
-  const auto make = [](absl::string_view t) {
-    return MakeBatchTransforms(t, "fuzz", OpContext());
-  };
+// A list made by `make` (MakeTransforms or MakeBatchTransforms).
+template <typename Make>
+void List(absl::string_view text, Make make) {
   const auto ops = make(text);
   if (!ops.ok()) return;
   ++g_accepted;
@@ -129,9 +117,13 @@ void RunOne(const uint8_t* data, size_t size) {
                                size - 1);
   switch (data[0] % 4) {
     case 0:
-      return Transforms(text);
+      return List(text, [](absl::string_view t) {
+        return MakeTransforms(t, "fuzz", OpContext());
+      });
     case 1:
-      return BatchTransforms(text);
+      return List(text, [](absl::string_view t) {
+        return MakeBatchTransforms(t, "fuzz", OpContext());
+      });
     case 2:
       return Spec(text);
     default:
