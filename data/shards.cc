@@ -239,17 +239,19 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
                                 "\" is not PREFIX{LO..HI}SUFFIX with LO <= HI "
                                 "(one range per item)");
     }
-    if (hi - lo >= kMaxShards - paths.size()) {
-      return InvalidArgumentCat("shard pattern \"", ShownUrl(item), "\" names ",
-                                hi - lo + 1, " shards; at most ", kMaxShards,
-                                " are read in all");
+    if (paths.size() >= kMaxShards || hi - lo >= kMaxShards - paths.size()) {
+      return InvalidArgumentCat("shard pattern \"", ShownUrl(item),
+                                "\" names too many shards; at most ",
+                                kMaxShards, " are read in all");
     }
     const size_t width = dots - open - 1;
-    for (uint64_t i = lo; i <= hi; ++i) {
+    // Up to hi included, without ++i past it (hi may be 2^64 - 1).
+    for (uint64_t i = lo;; ++i) {
       std::string n = absl::StrCat(i);
       if (n.size() < width) n.insert(0, width - n.size(), '0');
       paths.push_back(
           absl::StrCat(item.substr(0, open), n, item.substr(close + 1)));
+      if (i == hi) break;
     }
   }
   if (paths.empty())

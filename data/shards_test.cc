@@ -88,6 +88,15 @@ TEST(Shards, ExpandsPatternsAndLists) {
         << r.status();
   }
   EXPECT_EQ(ExpandShardSpec("a{1..1000000}.tar")->size(), 1000000u);
+  // The last uint64 as both bounds: one path (the loop once wrapped past it
+  // and never ended).
+  EXPECT_EQ(
+      *ExpandShardSpec("x-{18446744073709551615..18446744073709551615}.tar"),
+      (std::vector<std::string>{"x-18446744073709551615.tar"}));
+  EXPECT_EQ(
+      ExpandShardSpec("x-{18446744073709551614..18446744073709551615}.tar")
+          ->size(),
+      2u);
   EXPECT_TRUE(IsShardSpec("a/b.tar"));
   EXPECT_TRUE(IsShardSpec("t-{0..3}.tar"));
   EXPECT_FALSE(IsShardSpec("/data/imagenet/train"));

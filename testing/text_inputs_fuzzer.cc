@@ -322,11 +322,27 @@ std::string TransformText(std::mt19937& gen, bool batch) {
 }
 
 std::string SpecText(std::mt19937& gen) {
-  const char* const parts[] = {
-      "a",  "b-",   "{",      "}",         "..",
-      "0",  "9",    "000",    "999999",    "99999999999999999999",
-      ",",  ".tar", "/",      "http://h/", "s3://b/",
-      "-1", " ",    "{0..2}", "{00..10}",  "{5..1}"};
+  const char* const parts[] = {"a",
+                               "b-",
+                               "{",
+                               "}",
+                               "..",
+                               "0",
+                               "9",
+                               "000",
+                               "999999",
+                               "99999999999999999999",
+                               ",",
+                               ".tar",
+                               "/",
+                               "http://h/",
+                               "s3://b/",
+                               "-1",
+                               " ",
+                               "{0..2}",
+                               "{00..10}",
+                               "{5..1}",
+                               "{18446744073709551615..18446744073709551615}"};
   std::string s;
   const int n = 1 + gen() % 8;
   for (int i = 0; i < n; ++i) s += Pick(gen, parts, std::size(parts));
