@@ -184,7 +184,20 @@ class Resume(unittest.TestCase):
         same = self.path("same.npy")
         r = run("--output", same, "--state-out", same)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("is also the --output or --preview file", r.stderr)
+        self.assertIn("--state-out = " + same + " is also the --output file",
+                      r.stderr)
+        # Every pair of output files, however the path is spelled: the PNG
+        # preview once replaced the batches written to the same path.
+        dotted = os.path.join(os.path.dirname(same), ".", "same.npy")
+        for flags, said in [
+                (("--output", same, "--preview", dotted),
+                 "--preview = " + dotted + " is also the --output file"),
+                (("--preview", same, "--state-out", dotted),
+                 "--state-out = " + dotted + " is also the --preview file")]:
+            r = run(*flags)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(said, r.stderr)
+            self.assertFalse(os.path.exists(same))
         # A symbolic link (or a device) at --state-out is left as it is.
         target, link = self.path("target"), self.path("link.json")
         with open(target, "w") as f:

@@ -3,6 +3,9 @@
 #include "tools/options.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -114,15 +117,33 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
                               " with --epochs = ", o.epochs,
                               " runs past epoch 4294967295, the last");
   }
-  if (!o.state_out.empty() &&
-      (o.state_out == o.output || o.state_out == o.preview)) {
-    return InvalidArgumentCat("--state-out = ", o.state_out,
-                              " is also the --output or --preview file");
+  // Each output file is written whole and renamed into place: one path
+  // for two would keep the last written (--resume may be --state-out).
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--output", &o.output},
+      {"--preview", &o.preview},
+      {"--state-out", &o.state_out}};
+  for (size_t i = 0; i < 3; ++i) {
+    for (size_t j = i + 1; j < 3; ++j) {
+      if (SamePath(*outputs[i].second, *outputs[j].second)) {
+        return InvalidArgumentCat(outputs[j].first, " = ", *outputs[j].second,
+                                  " is also the ", outputs[i].first, " file");
+      }
+    }
   }
   return o;
 }
 
 }  // namespace
+
+bool SamePath(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  if (a == b) return true;
+  std::error_code ea, eb;
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, ea);
+  const std::filesystem::path pb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && pa == pb;
+}
 
 std::string ResolvePath(const std::string& path) {
   const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");

@@ -23,6 +23,10 @@ namespace fusednorm {
 // absolute and empty paths and URLs are returned as they are.
 std::string ResolvePath(const std::string& path);
 
+// Whether two non-empty paths name one file ("o.npy" and "./o.npy"; a
+// symbolic link and its target).
+bool SamePath(const std::string& a, const std::string& b);
+
 // --data's comma-separated items, each resolved as ResolvePath does.
 std::string ResolveDataPath(const std::string& data);
 
