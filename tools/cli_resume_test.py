@@ -177,6 +177,21 @@ class Resume(unittest.TestCase):
         r = run("--resume", self.path("big.json"))
         self.assertIn("70000 bytes, more than the 65536", r.stderr)
 
+    def test_file_flags_given_empty_or_a_flag_are_usage_errors(self):
+        # `--resume="$STATE"` with STATE unset would start over (and
+        # --state-out would then replace the saved position); `--output
+        # --epochs=2` wrote a file named "--epochs=2".
+        for flags, said in [
+                (("--resume=",), "--resume is given an empty value"),
+                (("--state-out", ""), "--state-out is given an empty value"),
+                (("--output=",), "--output is given an empty value"),
+                (("--output", "--epochs=2"),
+                 "--output needs a value (write --name=VALUE")]:
+            r = run(*flags)
+            self.assertEqual(r.returncode, 2, (flags, r.stderr))
+            self.assertIn(said, r.stderr)
+        self.assertFalse(os.path.exists("--epochs=2"))
+
     def test_flags_that_cannot_work_are_usage_errors(self):
         r = run("--epoch", "4294967295")
         self.assertEqual(r.returncode, 2)

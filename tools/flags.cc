@@ -58,6 +58,19 @@ const Setting kResizeToFlag{
     {},
     1,
     static_cast<double>(kMaxSide)};
+namespace {
+
+// The flags that name a file the command reads or writes.
+bool IsFileFlag(const Setting& s) {
+  for (const char* name :
+       {"output", "preview", "state_out", "resume", "cache_dir"}) {
+    if (s.name == absl::string_view(name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<SettingValues> ParseFlags(
     const char* command, const std::vector<const Setting*>& accepted,
     const std::vector<std::string>& args, bool* help) {
@@ -90,11 +103,23 @@ absl::StatusOr<SettingValues> ParseFlags(
     } else if (TakesBool(*s) &&
                (i + 1 == args.size() || absl::StartsWith(args[i + 1], "--"))) {
       value = "true";  // a choice that was a bool, given bare
-    } else if (i + 1 < args.size()) {
+    } else if (i + 1 < args.size() && !absl::StartsWith(args[i + 1], "--")) {
       value = args[++i];
     } else {
+      // The next flag is not taken for this one's value (`--output
+      // --epochs=2` wrote a file named "--epochs=2"): --name=--value is.
       return UsageError(
-          absl::StrCat(SettingName(*s, SettingStyle::kFlag), " needs a value"));
+          absl::StrCat(SettingName(*s, SettingStyle::kFlag), " needs a value",
+                       i + 1 < args.size() ? " (write --name=VALUE for one "
+                                             "that starts with --)"
+                                           : ""));
+    }
+    // A file flag given empty (`--resume="$STATE"` with STATE unset) is a
+    // mistake, not the flag left out: it would start over or write nothing.
+    if (value.empty() && IsFileFlag(*s)) {
+      return UsageError(absl::StrCat(SettingName(*s, SettingStyle::kFlag),
+                                     " is given an empty value: name a "
+                                     "file, or leave the flag out"));
     }
     values.Set(*s, std::move(value));
   }
