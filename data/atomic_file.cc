@@ -8,11 +8,15 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "data/file_kind.h"
 
 namespace fusednorm {
@@ -31,6 +35,34 @@ absl::Status CheckReplaceable(const std::string& path) {
       FileKind(st.st_mode), "), which writing whole files would replace"));
 }
 
+// The process's umask, read without setting it: /proc/self/status has it
+// (Linux 4.7 and later). Else umask(2) is set and put back once, by the
+// first caller alone (a static's initialization): two threads doing that
+// at once could leave it 0, and every later file world-writable.
+mode_t Umask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    absl::string_view v(line);
+    if (!absl::ConsumePrefix(&v, "Umask:")) continue;
+    v = absl::StripAsciiWhitespace(v);
+    mode_t mask = 0;
+    bool octal = !v.empty();
+    for (const char c : v) {
+      octal = octal && c >= '0' && c <= '7';
+      mask = mask * 8 + static_cast<mode_t>(c - '0');
+    }
+    if (octal) return mask & 0777;
+    break;  // not the format this reads: the fallback below
+  }
+  static const mode_t once = [] {
+    const mode_t mask = umask(0);
+    umask(mask);
+    return mask;
+  }();
+  return once;
+}
+
 }  // namespace
 
 absl::StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
@@ -44,9 +76,7 @@ absl::StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
         absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
   }
   // mkostemp makes the file 0600; an output file gets the usual mode.
-  const mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask);
+  fchmod(fd, 0666 & ~Umask());
   return AtomicFile(path, name.data(), fd);
 }
 

@@ -81,6 +81,33 @@ TEST(AtomicFile, ManyConcurrentWritersLeaveOneWholeFile) {
   EXPECT_EQ(Entries(dir).size(), 1u) << "no temporary file left";
 }
 
+// Files get 0666 less the umask, and making them from many threads at once
+// leaves the umask as it was (reading it once meant setting it to 0 for a
+// moment, which two threads could leave in place).
+TEST(AtomicFile, FilesFromManyThreadsKeepTheUmask) {
+  const mode_t before = umask(027);
+  const std::string dir = Dir();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      // Mostly abandoned (nothing is left), the last of each committed.
+      for (int i = 0; i < 2000; ++i) {
+        const std::string path =
+            dir + "/m" + std::to_string(t) + "_" + std::to_string(i % 200);
+        absl::StatusOr<AtomicFile> f = AtomicFile::Create(path);
+        if (f.ok() && i == 1999) (void)f->Commit();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(umask(before), 027);
+  for (int t = 0; t < 8; ++t) {
+    struct stat st;
+    ASSERT_EQ(stat((dir + "/m" + std::to_string(t) + "_199").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0640);
+  }
+}
+
 TEST(AtomicFile, AbandonedOrFailedWritesLeaveNothing) {
   const std::string dir = Dir();
   {
