@@ -143,8 +143,11 @@ absl::Status ParseEntry(const std::vector<absl::string_view>& f,
     return InvalidArgumentCat("bytes ", e->offset, "..+", e->size,
                               " are not inside the shard's ", shard_bytes);
   }
-  if (!Unescape(f[4], &e->key) || e->key.empty())
+  if (f[4] == "%") {
+    e->key.clear();
+  } else if (!Unescape(f[4], &e->key) || e->key.empty()) {
     return absl::InvalidArgumentError("the key is empty or badly escaped");
+  }
   const bool link = f[2] == "link";
   if (!link && f[2] != "image" && f[2] != "npy")
     return InvalidArgumentCat("kind \"", f[2], "\" is not image, npy or link");
@@ -168,7 +171,7 @@ absl::Status ParseHeader(absl::string_view line, ShardIndex* index,
       (f[5] != "-" &&
        (f[5].size() != 16 || f[5].find_first_not_of("0123456789abcdef") !=
                                  absl::string_view::npos)) ||
-      index->channels < 0 || index->channels > 4 || index->mtime_ns < -1) {
+      index->channels < 0 || index->channels > 4) {
     return absl::InvalidArgumentError(
         "expected \"bytes N mtime_ns T digest HEX channels C samples N\"");
   }
@@ -249,8 +252,10 @@ std::string ShardIndexText(const ShardIndex& index) {
                    index.channels, " samples ", index.samples.size(), "\n");
   for (const ShardEntry& e : index.samples) {
     const char* kind = !e.link_error.empty() ? "link" : e.npy ? "npy" : "image";
+    // An empty key (a member named ".jpg") as a lone '%', which no escaped
+    // key is.
     absl::StrAppend(&out, e.offset, " ", e.size, " ", kind, " ", e.label, " ",
-                    EscapeKey(e.key));
+                    e.key.empty() ? "%" : EscapeKey(e.key));
     if (!e.link_error.empty())
       absl::StrAppend(&out, " ", EscapeKey(e.link_error));
     out += '\n';

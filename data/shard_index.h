@@ -17,10 +17,10 @@
 // A line is the image member's offset and size, its kind (image, npy, or
 // link: a link whose target is not in the archive, with the reason last),
 // the label (-1: none) and the key; keys and reasons escape '%', spaces
-// and every byte outside printable ASCII as %XX. The digest is "-" when
-// the shard was indexed without one; mtime_ns is the shard's modification
-// time when it was indexed (-1: unknown), which opening compares
-// (data/shards.h).
+// and every byte outside printable ASCII as %XX, and an empty key is a
+// lone %. The digest is "-" when the shard was indexed without one;
+// mtime_ns is the shard's modification time when it was indexed (-1:
+// unknown; before 1970, negative), which opening compares (data/shards.h).
 #ifndef FUSEDNORM_DATA_SHARD_INDEX_H_
 #define FUSEDNORM_DATA_SHARD_INDEX_H_
 

@@ -240,6 +240,28 @@ TEST(ShardIndex, KeysAreEscapedForLinesAndMessages) {
   EXPECT_EQ(EscapeKey("000000001"), "000000001");
 }
 
+// What `index` writes, its reader reads: an empty key (a member named
+// ".jpg") and a modification time before 1970 were written and then
+// refused, so that the shard no longer opened.
+TEST(ShardIndex, EmptyKeysAndOldTimesReadBack) {
+  ShardIndex index;
+  index.bytes = 4096;
+  index.mtime_ns = -86400000000000;  // 1969-12-31
+  index.digest = "-";
+  index.channels = 3;
+  index.samples.push_back({"", 512, 100, false, "", 2});
+  index.samples.push_back({"%", 1024, 100, false, "", 3});
+  const std::string text = ShardIndexText(index);
+  EXPECT_NE(text.find("512 100 image 2 %\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("1024 100 image 3 %25\n"), std::string::npos) << text;
+  absl::StatusOr<ShardIndex> read = ParseShardIndex(text, "x.fnidx");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->mtime_ns, index.mtime_ns);
+  EXPECT_EQ(read->samples.at(0).key, "");
+  EXPECT_EQ(read->samples.at(1).key, "%");
+  EXPECT_EQ(FirstDifference(index, *read), "");
+}
+
 TEST(ShardIndex, DamagedIndexesNameTheLine) {
   const std::string good =
       "fusednorm-shard-index 1\n"
