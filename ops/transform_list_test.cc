@@ -95,15 +95,17 @@ TEST(TransformList, ErrorsNameTheCharacterAndTheOp) {
     const char* text;
     const char* needle;
   } cases[] = {
-      {"RandomResizedCrop(176", "list: character 22 (in RandomResizedCrop, "
-                                "position 0): expected ',' or ')' after an "
-                                "argument"},
+      {"RandomResizedCrop(176",
+       "list: character 22 (in RandomResizedCrop, "
+       "position 0): expected ',' or ')' after an "
+       "argument"},
       {"Resize(232) CenterCrop(224)", "list: character 13: expected ','"},
       {"Resize(232), CenterCrop(224, size=(1, 2), 5)",
        "(in CenterCrop, position 1): a positional argument follows a keyword"},
       {"RandomErasing(value='0.5)", "a string is not closed"},
-      {"ColorJitter(0.4,, 0.4)", "character 17 (in ColorJitter, position 0): "
-                                 "unexpected ','"},
+      {"ColorJitter(0.4,, 0.4)",
+       "character 17 (in ColorJitter, position 0): "
+       "unexpected ','"},
       {"Resize(12abc)", "\"12abc\" is not a number"},
       {"Resize(99999999999999999999)", "is too large for an integer"},
       {"(176)", "expected the name of an op"},
@@ -112,8 +114,7 @@ TEST(TransformList, ErrorsNameTheCharacterAndTheOp) {
       {"Resize((1, 2)", "expected ',' or ')'"},
       // A character pasted from a word processor is named whole (a
       // typographic quote, a no-break space), not by its first byte.
-      {"Resize(232, interpolation=\u201cbicubic\u201d)",
-       "unexpected '\u201c'"},
+      {"Resize(232, interpolation=\u201cbicubic\u201d)", "unexpected '\u201c'"},
       {"RandomResizedCrop(\u00a0176)", "unexpected '\u00a0'"},
       {"Resize(\xff)", "unexpected '\xff'"},
   };
