@@ -1,25 +1,38 @@
-// ShortestDouble (status.h).
+// ShortestDigits and ShortestDouble (status.h).
 #include "core/status.h"
 
 #include <charconv>
 #include <cmath>
-#include <system_error>
+#include <string_view>
 
 namespace fusednorm {
+
+// to_chars ignores the locale, unlike printf; without a precision it
+// writes the shortest digits that read back as the value.
+int ShortestDigits(double v, int* exponent) {
+  char buffer[64];
+  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), v,
+                                  std::chars_format::scientific)
+                        .ptr;
+  const std::string_view s(buffer, end - buffer);  // -d.ddde+XX
+  const size_t e = s.find('e');
+  const char* x = buffer + e + 1;
+  if (*x == '+') ++x;  // from_chars takes '-' only
+  std::from_chars(x, end, *exponent);
+  int digits = 0;
+  for (const char c : s.substr(0, e)) digits += c >= '0' && c <= '9';
+  return digits;
+}
 
 std::string ShortestDouble(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  // to_chars and from_chars ignore the locale, unlike printf and strtod.
+  int exponent = 0;
+  const int digits = ShortestDigits(v, &exponent);
   char buffer[64];
-  for (int digits = 1;; ++digits) {
-    const std::to_chars_result r = std::to_chars(
-        buffer, buffer + sizeof(buffer), v, std::chars_format::general,
-        digits);
-    double back = 0;
-    std::from_chars(buffer, r.ptr, back);
-    if (back == v || digits == 17) return std::string(buffer, r.ptr);
-  }
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof(buffer), v,
+                                           std::chars_format::general, digits)
+                                 .ptr);
 }
 
 }  // namespace fusednorm

@@ -32,8 +32,12 @@ inline absl::Status PrefixStatus(const absl::Status& status,
   return out;
 }
 
-// `v` in the fewest significant digits that read back as it, as printf's
-// %g writes them (1.0000001, 0.5, 1e+39), whatever the program's locale.
+// The fewest significant digits that read back as `v` (finite), and its
+// decimal exponent in them (1.0000001: 8 and 0; 300: 1 and 2).
+int ShortestDigits(double v, int* exponent);
+
+// `v` in those digits, as printf's %g writes them (1.0000001, 0.5, 1e+39),
+// whatever the program's locale.
 std::string ShortestDouble(double v);
 
 namespace status_internal {

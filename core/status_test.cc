@@ -27,6 +27,20 @@ TEST(Status, ShortestDouble) {
   EXPECT_EQ(ShortestDouble(-INFINITY), "-inf");
 }
 
+TEST(Status, ShortestDigits) {
+  int exponent = 99;
+  EXPECT_EQ(ShortestDigits(1.0000001, &exponent), 8);
+  EXPECT_EQ(exponent, 0);
+  EXPECT_EQ(ShortestDigits(300.0, &exponent), 1);
+  EXPECT_EQ(exponent, 2);
+  EXPECT_EQ(ShortestDigits(-3.3, &exponent), 2);
+  EXPECT_EQ(exponent, 0);
+  EXPECT_EQ(ShortestDigits(1.5e-7, &exponent), 2);
+  EXPECT_EQ(exponent, -7);
+  EXPECT_EQ(ShortestDigits(1.0 / 3, &exponent), 16);
+  EXPECT_EQ(exponent, -1);
+}
+
 TEST(Status, InvalidArgumentCatShowsDoublesInFull) {
   EXPECT_EQ(InvalidArgumentCat("p = ", 1.0000001, ", q = ", 0.5f, ", n = ", 7,
                                ", ", 1.0 / 3)

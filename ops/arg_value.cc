@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status.h"
 #include "ops/transform_list.h"
 
 namespace fusednorm {
@@ -67,21 +67,14 @@ std::string FormatFloat(double v) {
   // else in scientific notation with a two-digit exponent (1e+16, 1e-05).
   // std::to_chars and from_chars, unlike printf and strtod, ignore the
   // locale (a program may have set one whose decimal point is a comma).
+  int exponent = 0;
+  const int digits = ShortestDigits(v, &exponent);
   char buffer[400];
   const auto print = [&](std::chars_format format, int precision) {
     return std::string(buffer, std::to_chars(buffer, buffer + sizeof(buffer), v,
                                              format, precision)
                                    .ptr);
   };
-  int digits = 1;
-  for (; digits < 17; ++digits) {
-    const std::string e = print(std::chars_format::scientific, digits - 1);
-    double back = 0;
-    std::from_chars(e.data(), e.data() + e.size(), back);
-    if (back == v) break;
-  }
-  const std::string e = print(std::chars_format::scientific, digits - 1);
-  const int exponent = std::atoi(e.c_str() + e.find('e') + 1);
   std::string s =
       exponent >= -4 && exponent < 16
           ? print(std::chars_format::fixed, std::max(0, digits - 1 - exponent))
