@@ -12,6 +12,7 @@
 
 #include "core/round.h"
 #include "core/status.h"
+#include "ops/alpha.h"
 #include "ops/image_blocks.h"
 
 namespace fusednorm {
@@ -51,40 +52,6 @@ absl::Status RotateQuarter(const ImageView& in, bool ccw, Image* out) {
     }
   }
   return absl::OkStatus();
-}
-
-// ---- RGBA <-> premultiplied RGBa (Convert.c) ----
-
-// rgbA2rgba: each colour times alpha / 255, rounded as MULDIV255.
-absl::Status Premultiply(const ImageView& in, Image* out) {
-  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(in.height, in.width, 4, out));
-  for (int64_t y = 0; y < in.height; ++y) {
-    const uint8_t* src = in.pixels.data() + y * in.row_stride;
-    uint8_t* dst = out->pixels.data() + y * in.width * 4;
-    for (int64_t x = 0; x < 4 * in.width; x += 4) {
-      const unsigned alpha = src[x + 3];
-      for (int c = 0; c < 3; ++c) {
-        const unsigned t = src[x + c] * alpha + 128;
-        dst[x + c] = static_cast<uint8_t>(((t >> 8) + t) >> 8);
-      }
-      dst[x + 3] = src[x + 3];
-    }
-  }
-  return absl::OkStatus();
-}
-
-// rgba2rgbA, in place: alpha 0 and 255 keep their colours, others give
-// min(255, 255 * v / alpha) (integer division).
-void Unpremultiply(Image* image) {
-  uint8_t* p = image->pixels.data();
-  const size_t bytes = image->pixels.size();
-  for (size_t i = 0; i < bytes; i += 4) {
-    const unsigned alpha = p[i + 3];
-    if (alpha == 0 || alpha == 255) continue;
-    for (int c = 0; c < 3; ++c) {
-      p[i + c] = static_cast<uint8_t>(std::min(255u, 255u * p[i + c] / alpha));
-    }
-  }
 }
 
 // Every pixel of `image` set to the fill colour.
@@ -242,7 +209,7 @@ absl::Status PillowTransform(const AugmentKernelInfo& kernel,
     }
   }
   const int C = input.channels;
-  const bool premultiply = C == 4 && filter != AffineFilter::kNearest;
+  const bool premultiply = HasAlpha(C) && filter != AffineFilter::kNearest;
   ImageView source = input;
   if (premultiply) {
     FUSEDNORM_RETURN_IF_ERROR(Premultiply(input, &scratch->premultiplied));

@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "kernels/resize/resize_dispatch.h"
 #include "kernels/resize/resize_kernel.h"
+#include "ops/alpha.h"
 
 namespace fusednorm {
 namespace {
@@ -159,8 +160,8 @@ void PillowAxisFor(const ResizeKernelInfo& row, PillowFilter filter,
   }
 }
 
-void PillowAxesFor(const ResizeKernelInfo& row, PillowFilter filter,
-                   Size2 box, Size2 size, ResizeWorkspace* ws) {
+void PillowAxesFor(const ResizeKernelInfo& row, PillowFilter filter, Size2 box,
+                   Size2 size, ResizeWorkspace* ws) {
   const bool same = ws->axes_filter == filter;
   ws->axes_filter = filter;
   ResizeAxis& h = ws->horizontal;
@@ -224,10 +225,10 @@ void ResizeNearest(const ImageView& in, Size2 size, Image* out) {
   const int C = in.channels;
   std::fill(out->pixels.begin(), out->pixels.end(), 0);
   // Pillow's box is four floats; its sides are exact for our sizes.
-  const double ax = static_cast<double>(static_cast<float>(in.width)) /
-                    size.width;
-  const double ay = static_cast<double>(static_cast<float>(in.height)) /
-                    size.height;
+  const double ax =
+      static_cast<double>(static_cast<float>(in.width)) / size.width;
+  const double ay =
+      static_cast<double>(static_cast<float>(in.height)) / size.height;
   std::vector<int64_t> columns(size.width, -1);
   double xo = ax * 0.5;
   for (int64_t x = 0; x < size.width; ++x, xo += ax) {
@@ -244,39 +245,6 @@ void ResizeNearest(const ImageView& in, Size2 size, Image* out) {
       if (columns[x] < 0) continue;
       std::memcpy(o + x * C, row + columns[x] * C, static_cast<size_t>(C));
     }
-  }
-}
-
-// Pillow's RGBA -> RGBa: each colour times alpha, divided by 255 with
-// rounding as MULDIV255 does.
-uint8_t MulDiv255(unsigned a, unsigned b) {
-  const unsigned t = a * b + 128;
-  return static_cast<uint8_t>(((t >> 8) + t) >> 8);
-}
-
-// The box of an RGBA image premultiplied into `out` (compact).
-absl::Status Premultiply(const ImageView& in, Image* out) {
-  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(in.height, in.width, 4, out));
-  for (int64_t y = 0; y < in.height; ++y) {
-    const uint8_t* p = in.pixels.data() + y * in.row_stride;
-    uint8_t* o = out->pixels.data() + y * in.width * 4;
-    for (int64_t x = 0; x < in.width; ++x, p += 4, o += 4) {
-      for (int c = 0; c < 3; ++c) o[c] = MulDiv255(p[c], p[3]);
-      o[3] = p[3];
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Pillow's RGBa -> RGBA, in place: colours divided by alpha (truncated,
-// clamped), untouched where alpha is 0 or 255.
-void Unpremultiply(Image* image) {
-  uint8_t* p = image->pixels.data();
-  for (int64_t i = 0; i < image->height * image->width; ++i, p += 4) {
-    const unsigned alpha = p[3];
-    if (alpha == 0 || alpha == 255) continue;
-    for (int c = 0; c < 3; ++c)
-      p[c] = static_cast<uint8_t>(std::min(255u, 255u * p[c] / alpha));
   }
 }
 
@@ -358,7 +326,7 @@ absl::Status Resizer::Resize(const ImageView& input, const CropWindow& box,
 }
 
 absl::Status Resizer::ResizePillow(const ImageView& in, Size2 size,
-                                  ResizeWorkspace* ws, Image* output) const {
+                                   ResizeWorkspace* ws, Image* output) const {
   if (interpolation_ == Interpolation::kNearest) {
     ResizeNearest(in, size, output);
     return absl::OkStatus();
@@ -371,7 +339,7 @@ absl::Status Resizer::ResizePillow(const ImageView& in, Size2 size,
   // Image.resize copies an image already of the size, before it would
   // premultiply.
   const bool same = in.height == size.height && in.width == size.width;
-  if (in.channels != 4 || same) {
+  if (!HasAlpha(in.channels) || same) {
     ResizePil(in, size, order, filter, *row_, ws, output);
     return absl::OkStatus();
   }

@@ -1,7 +1,7 @@
 """fusednorm.transforms against torchvision v1's functional calls on PIL
 images, given the same decisions: 0 differing bytes for every op, every
 decision tried and every image kind -- real photos (Pillow's test suite,
-testing/testdata/), odd sizes down to 1x1, gray (L) and RGBA.
+testing/testdata/), odd sizes down to 1x1, gray (L), RGBA and (for the geometric ops) LA.
 
 Decisions are fusednorm's own draws (op.decide) plus hand-picked edges
 (whole images, 1x1 boxes, corners; factors 0, 1, extrapolating, hue +-0.5
@@ -68,6 +68,18 @@ def images():
 IMAGES = images()
 
 
+def gray_alpha():
+    """An LA image: Pillow resizes it premultiplied, as it does RGBA."""
+    la = procedural(29, 41, 2, 12)
+    la[::3, ::2, 1] = 0
+    la[1::4, :, 1] = 255
+    return ("la29x41", Image.fromarray(la, "LA"))
+
+
+# The geometric ops also take LA, which the colour ops refuse.
+GEOMETRY_IMAGES = IMAGES + [gray_alpha()]
+
+
 def array(pil):
     return np.asarray(pil)
 
@@ -98,7 +110,7 @@ class Parity(unittest.TestCase):
                 op = T.RandomResizedCrop(size, interpolation=interp,
                                          resize_filter=FILTER)
                 out = (size, size) if isinstance(size, int) else size
-                for name, pil in IMAGES:
+                for name, pil in GEOMETRY_IMAGES:
                     a = array(pil)
                     for d in self.crops(pil.height, pil.width, op, 12):
                         self.check(op.apply(a, d), F.resized_crop(
@@ -112,7 +124,7 @@ class Parity(unittest.TestCase):
             for size, max_size in cases:
                 op = T.Resize(size, interpolation=interp, max_size=max_size,
                               resize_filter=FILTER)
-                for name, pil in IMAGES:
+                for name, pil in GEOMETRY_IMAGES:
                     self.check(op.apply(array(pil)),
                                F.resize(pil, list(size) if isinstance(size, tuple)
                                         else size, mode, max_size),
@@ -121,12 +133,12 @@ class Parity(unittest.TestCase):
     def test_center_crop(self):
         for size in (1, 24, (3, 500), (500, 3), (400, 401), 1000):
             op = T.CenterCrop(size)
-            for name, pil in IMAGES:
+            for name, pil in GEOMETRY_IMAGES:
                 self.check(op.apply(array(pil)), F.center_crop(pil, size),
                            f"{name} {size}")
 
     def test_flips(self):
-        for name, pil in IMAGES:
+        for name, pil in GEOMETRY_IMAGES:
             a = array(pil)
             for op, fn in ((T.RandomHorizontalFlip(), F.hflip),
                            (T.RandomVerticalFlip(), F.vflip)):
