@@ -172,17 +172,22 @@ std::unique_ptr<PreprocessOp> Normalize::Clone() const {
 }
 
 absl::Status Normalize::Validate() const {
-  if (mean_.empty() || mean_.size() > kMaxChannels ||
-      mean_.size() != std_.size()) {
+  // One of either spreads over the channels, as torch broadcasts it.
+  const bool counts_fit =
+      mean_.size() == std_.size() || mean_.size() == 1 || std_.size() == 1;
+  if (mean_.empty() || std_.empty() || mean_.size() > kMaxChannels ||
+      std_.size() > kMaxChannels || !counts_fit) {
     return InvalidArgumentCat("Normalize has ", mean_.size(), " means and ",
                               std_.size(), " stds: give 1..", kMaxChannels,
-                              " of each, as many of both");
+                              " of each, as many of both or 1 of either");
   }
   for (size_t c = 0; c < mean_.size(); ++c) {
     if (!std::isfinite(static_cast<float>(mean_[c]))) {
       return InvalidArgumentCat("Normalize mean[", c, "] = ", mean_[c],
                                 ": must be a finite float32");
     }
+  }
+  for (size_t c = 0; c < std_.size(); ++c) {
     if (!(static_cast<float>(std_[c]) > 0) ||
         !std::isfinite(static_cast<float>(std_[c]))) {
       return InvalidArgumentCat("Normalize std[", c, "] = ", std_[c],

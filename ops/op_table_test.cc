@@ -182,8 +182,10 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"RandomErasing(ratio=(0, 1))", "RandomErasing ratio = (0", false},
       {"RandomErasing(value=1e39)", "RandomErasing value 1e+39", false},
       {"Normalize((0.5,), (0,))", "Normalize std[0] = 0", false},
-      {"Normalize((0.5, 0.5), (1,))", "Normalize has 2 means and 1 stds",
+      {"Normalize((0.5, 0.5), (1, 1, 1))", "Normalize has 2 means and 3 stds",
        false},
+      {"Normalize((0.5,), (1, 0))", "Normalize std[1] = 0", false},
+      {"Normalize((0.5, inf), (1,))", "Normalize mean[1] = inf", false},
       {"ToDtype(torch.uint8)", "ToDtype dtype = torch.uint8", false},
       {"ToDtype(torch.float32)", "ToDtype scale = False", false},
   };

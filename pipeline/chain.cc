@@ -2,7 +2,10 @@
 // function.
 #include "pipeline/chain.h"
 
+#include <charconv>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
@@ -20,7 +23,7 @@ struct Walk {
   int channels = 0;
   std::optional<Size2> fixed;  // the size the real ops so far fix
   int64_t erase_at = -1;       // RandomErasing's position
-  int64_t normalize_at = -1;   // the first Normalize's
+  int64_t normalize_at = -1;   // Normalize's position
   int64_t tensor_at = -1;      // ToTensor's position
   int64_t last_flip = -1;      // the last RandomHorizontalFlip's
   // Whether every real op after the last flip commutes with it.
@@ -36,13 +39,20 @@ absl::Status AddFusedOp(const PreprocessOp& op, size_t i,
                         const std::string& where, Walk* w) {
   switch (op.fused_part()) {
     case FusedPart::kNormalize:
+      if (w->normalize_at >= 0) {
+        return InvalidArgumentCat(
+            where, ": a second Normalize (the first is at position ",
+            w->normalize_at,
+            "); torchvision would normalize twice, fusednorm normalizes "
+            "once: give one Normalize");
+      }
       if (!static_cast<const Normalize&>(op).AgreesWith(w->options->base)) {
         return InvalidArgumentCat(
             where,
             ": the normalization (mean, std or preset) says otherwise; give "
             "it once, or the same in both");
       }
-      if (w->normalize_at < 0) w->normalize_at = static_cast<int64_t>(i);
+      w->normalize_at = static_cast<int64_t>(i);
       return absl::OkStatus();
     case FusedPart::kErase:
       if (!w->options->allow_erase) {
@@ -122,9 +132,74 @@ absl::StatusOr<Size2> SampleSize(const std::string& list_name,
       "crop or an exact Resize, or set sample_size)");
 }
 
-// The fused op for `options`, checked against the chain's channels.
+// [0.5, 0.25]: float32 values in the fewest digits that read back as them.
+std::string FloatList(const std::vector<float>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    char digits[32];
+    const std::to_chars_result r =
+        std::to_chars(digits, digits + sizeof(digits), values[i]);
+    absl::StrAppend(&out, i > 0 ? ", " : "",
+                    absl::string_view(digits, r.ptr - digits));
+  }
+  return out + "]";
+}
+
+// `values` (1 or `channels` of them) for channel c.
+float ForChannel(const std::vector<float>& values, int c) {
+  return values[values.size() == 1 ? 0 : static_cast<size_t>(c)];
+}
+
+// The normalization `options` apply, with one mean or std spread over
+// `channels` as torch broadcasts it; refused when a count is neither 1 nor
+// `channels`.
+absl::Status SpreadNormalization(const std::string& list_name, int channels,
+                                 FusedNormalizationOptions* options) {
+  if (options->mean.empty()) return absl::OkStatus();  // a preset
+  for (std::vector<float>* v : {&options->mean, &options->std}) {
+    if (v->size() == static_cast<size_t>(channels)) continue;
+    if (v->size() != 1) {
+      return InvalidArgumentCat(
+          list_name, ": the normalization's ",
+          v == &options->mean ? "mean " : "std ", FloatList(*v), " has ",
+          v->size(), " values but the images have ", channels,
+          " channels after the transforms (give 1 or ", channels, ")");
+    }
+    v->assign(static_cast<size_t>(channels), v->front());
+  }
+  return absl::OkStatus();
+}
+
+// RandomErasing before Normalize erases the [0, 1] tensor, and Normalize
+// then maps its values too: the fused op writes (v - mean) / std for each
+// channel, in float32 as torch computes it.
+void NormalizeEraseValues(int channels, FusedNormalizationOptions* options) {
+  const Normalization n = options->mean.empty()
+                              ? PresetNormalization(options->preset)
+                              : Normalization{options->mean, options->std, 0};
+  const std::vector<float> v = options->erase.value;  // empty: 0
+  options->erase.value.resize(static_cast<size_t>(channels));
+  for (int c = 0; c < channels; ++c) {
+    const float value = v.empty() ? 0.0f : ForChannel(v, c);
+    const float centred = value - ForChannel(n.mean, c);
+    options->erase.value[static_cast<size_t>(c)] =
+        centred / ForChannel(n.std, c);
+  }
+}
+
+// The fused op for `options`, checked against the chain's channels; with
+// `erase_in_pixels`, the erasing comes before Normalize.
 absl::Status AddFused(const std::string& list_name,
-                      const FusedNormalizationOptions& options, Chain* chain) {
+                      FusedNormalizationOptions options, bool erase_in_pixels,
+                      Chain* chain) {
+  FUSEDNORM_RETURN_IF_ERROR(
+      SpreadNormalization(list_name, chain->channels, &options));
+  const size_t values = options.erase.value.size();
+  if (values > 1 && values != static_cast<size_t>(chain->channels)) {
+    return InvalidArgumentCat(list_name, ": RandomErasing value has ", values,
+                              " values but the images have ", chain->channels,
+                              " channels (give 1 or ", chain->channels, ")");
+  }
   absl::StatusOr<FusedNormalization> fused =
       FusedNormalization::Create(options);
   if (!fused.ok())
@@ -135,11 +210,9 @@ absl::Status AddFused(const std::string& list_name,
                               " channels but the images have ", chain->channels,
                               " after the transforms");
   }
-  const size_t values = options.erase.value.size();
-  if (values > 1 && values != static_cast<size_t>(chain->channels)) {
-    return InvalidArgumentCat(list_name, ": RandomErasing value has ", values,
-                              " values but the images have ", chain->channels,
-                              " channels (give 1 or ", chain->channels, ")");
+  if (erase_in_pixels) {
+    NormalizeEraseValues(chain->channels, &options);
+    FUSEDNORM_ASSIGN_OR_RETURN(*fused, FusedNormalization::Create(options));
   }
   FUSEDNORM_ASSIGN_OR_RETURN(
       chain->sample_bytes,
@@ -213,7 +286,9 @@ absl::StatusOr<Chain> BuildChain(
   chain.channels = w.channels;
   FUSEDNORM_ASSIGN_OR_RETURN(
       chain.size, SampleSize(options.list_name, w.fixed, options.sample_size));
-  FUSEDNORM_RETURN_IF_ERROR(AddFused(options.list_name, w.fused, &chain));
+  const bool erase_in_pixels = w.erase_at >= 0 && w.normalize_at > w.erase_at;
+  FUSEDNORM_RETURN_IF_ERROR(
+      AddFused(options.list_name, w.fused, erase_in_pixels, &chain));
   return chain;
 }
 

@@ -62,11 +62,13 @@ struct ChainOptions {
 };
 
 // Builds the chain of transform list `list`: copies of its real ops, the
-// fused op made from `options.base` plus the list's fused ops. Refused,
+// fused op made from `options.base` plus the list's fused ops (the erased
+// values normalized when RandomErasing comes before Normalize). Refused,
 // naming the list, the position and the op: a Normalize that disagrees
 // with `options.base` (the normalization is a setting; a list's Normalize
-// must say the same, as pipeline/recipe.h makes it) or that a real op
-// other than a flip follows, RandomErasing twice, where erasing is not
+// must say the same, as pipeline/recipe.h makes it), that comes twice or
+// that a real op other than a flip follows, a mean or std count that is
+// neither 1 nor the channel count, RandomErasing twice, where erasing is not
 // allowed, or before a real op (it works on the normalized tensor), an op
 // after ToTensor that torchvision would run on tensors (only flips may
 // follow it), a channel count an op does not take, and an output size

@@ -65,6 +65,39 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms=[T.CenterCrop(16), T.Normalize(mean, std)],
                              val_transforms="CenterCrop(16)", preset="cifar")
 
+    def test_normalize_broadcasts_and_maps_an_earlier_erasing(self):
+        crop = [T.CenterCrop(16), T.ToTensor()]
+        kw = dict(val_transforms="CenterCrop(16)", mode="exact", layout="chw")
+        # One mean or std serves every channel, as torch broadcasts it.
+        three = epoch(train_transforms=crop + [T.Normalize([0.5] * 3, [0.25] * 3)], **kw)
+        self.assertTrue(same(three, epoch(train_transforms=crop + [T.Normalize(0.5, 0.25)], **kw)))
+        self.assertTrue(same(epoch(train_transforms=crop + [T.Normalize([0.5, 0.5, 0.5], [0.2, 0.3, 0.4])], **kw),
+                             epoch(train_transforms=crop + [T.Normalize([0.5], [0.2, 0.3, 0.4])], **kw)))
+        with self.assertRaisesRegex(ValueError, r"mean \[0.5, 0.25\] has 2 values but "
+                                    "the images have 3 channels"):
+            fusednorm.Loader(train_transforms=crop + [T.Normalize([0.5, 0.25], [0.2, 0.3])], **kw)
+        with self.assertRaisesRegex(ValueError, "position 3 .*a second Normalize "
+                                    r"\(the first is at position 2\)"):
+            fusednorm.Loader(train_transforms=crop + [T.Normalize(0.5, 0.25)] * 2, **kw)
+        # Erasing before Normalize erases the [0, 1] tensor: Normalize maps
+        # its value as torch does, the same as erasing after it with the
+        # mapped value.
+        mean, std = [0.5, 0.4, 0.3], [0.25, 0.2, 0.3]
+        value = (0.75, 0.1, 0.0)
+        mapped = (torch.tensor(value) - torch.tensor(mean)) / torch.tensor(std)
+        before = epoch(train_transforms=crop + [T.RandomErasing(1.0, value=value),
+                                                T.Normalize(mean, std)], **kw)
+        after = epoch(train_transforms=crop + [T.Normalize(mean, std), T.RandomErasing(
+            1.0, value=tuple(float(v) for v in mapped))], **kw)
+        self.assertTrue(same(before, after))
+        self.assertFalse(same(before, epoch(train_transforms=crop + [
+            T.Normalize(mean, std), T.RandomErasing(1.0, value=value)], **kw)))
+        zero = (-torch.tensor(mean)) / torch.tensor(std)
+        self.assertTrue(same(
+            epoch(train_transforms=crop + [T.RandomErasing(1.0), T.Normalize(mean, std)], **kw),
+            epoch(train_transforms=crop + [T.Normalize(mean, std), T.RandomErasing(
+                1.0, value=tuple(float(v) for v in zero))], **kw)))
+
     def test_reprs_show_the_settings_given(self):
         loader = fusednorm.Loader(batch_size=4, dataset="synthetic",
                                   train_transforms=[T.CenterCrop(8)])
@@ -97,6 +130,11 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "value = 'random'"):
             fusednorm.Loader(train_transforms=[TV.CenterCrop(8), TV.ToTensor(),
                                                TV.RandomErasing(value="random")])
+        nested = TV.Compose([TV.CenterCrop(8), TV.Compose([TV.ToTensor(), TV.Normalize(
+            [0.5, 0.4, 0.3], [0.25, 0.2, 0.3])])])
+        self.assertEqual(T.to_text(nested), T.to_text([TV.CenterCrop(8), TV.ToTensor(),
+                                                      TV.Normalize([0.5, 0.4, 0.3],
+                                                                   [0.25, 0.2, 0.3])]))
         with self.assertRaisesRegex(TypeError, "must be a str, a list or a Compose"):
             fusednorm.Loader(train_transforms=42)
         with self.assertRaisesRegex(ValueError, "train_transforms is an empty list"):

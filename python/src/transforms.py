@@ -292,9 +292,9 @@ def _items(transforms):
             _is_torchvision(transforms) and type(transforms).__name__ != "Compose"):
         return [transforms]
     if hasattr(transforms, "transforms") and not isinstance(transforms, (list, tuple)):
-        return list(transforms.transforms)  # ours or torchvision's Compose
+        transforms = transforms.transforms  # ours or torchvision's Compose
     if isinstance(transforms, (list, tuple)):
-        out = []
+        out = []  # a Compose inside runs its transforms in turn: flattened
         for t in transforms:
             out.extend(_items(t) if type(t).__name__ == "Compose" else [t])
         return out
