@@ -3,6 +3,7 @@
 #include "data/mapped_file.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -72,10 +73,16 @@ void OnBus(int sig, siginfo_t* info, void* context) {
   g_faulted[slot].store(true, std::memory_order_release);
 }
 
+// fork() while another thread holds g_table_mu would leave it locked for
+// ever in the child: the fork waits for it, and both sides let it go.
+void LockTable() { g_table_mu.lock(); }
+void UnlockTable() { g_table_mu.unlock(); }
+
 // Installs the handler once; takes a free slot for [start, end).
 int Register(const uint8_t* start, size_t size) {
   std::lock_guard<std::mutex> lock(g_table_mu);
   if (!g_installed) {
+    pthread_atfork(&LockTable, &UnlockTable, &UnlockTable);
     struct sigaction action = {};
     action.sa_sigaction = &OnBus;
     action.sa_flags = SA_SIGINFO | SA_NODEFER;

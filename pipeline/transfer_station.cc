@@ -143,6 +143,7 @@ absl::StatusOr<Slot> TransferStation::Acquire() {
 }
 
 void TransferStation::Release(uint8_t* data) {
+  if (getpid() != process_) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (users_ > 0 || all_.size() <= keep_) {

@@ -24,6 +24,9 @@
 #ifndef FUSEDNORM_PIPELINE_TRANSFER_STATION_H_
 #define FUSEDNORM_PIPELINE_TRANSFER_STATION_H_
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -118,6 +121,10 @@ class TransferStation : public std::enable_shared_from_this<TransferStation> {
   const size_t slot_bytes_, stride_;
   const Pinning pinning_;
   const std::shared_ptr<const CudaContext> cuda_;  // kCuda
+  // The process whose threads take mu_: in a child made by fork(), a slot
+  // given back is left alone (a thread of the parent's may have held mu_
+  // at the fork, and the slot is the parent's copy anyway).
+  const pid_t process_ = getpid();
   mutable std::mutex mu_;
   std::vector<uint8_t*> all_, free_;
   size_t users_ = 0;        // epochs between BeginUse and EndUse

@@ -13,6 +13,7 @@ The double is reached through ctypes: loading the library the process's
 driver was loaded from returns the same library, so its counters and
 fake_cuda_is_registered() see what the Loader did."""
 
+import atexit
 import ctypes
 import gc
 import hashlib
@@ -21,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 import unittest
@@ -390,6 +392,49 @@ class Fork(unittest.TestCase):
         self.assertEqual(len(list(epochs[0])), len(loader) - 1,
                          "the parent's epoch goes on")
         del first
+        loader.close()
+
+    @unittest.skipIf(UNDER_ASAN, "a fork while workers run can catch "
+                     "AddressSanitizer's allocator lock (see above)")
+    def test_a_fork_while_another_thread_iterates_never_hangs_the_child(self):
+        # The thread holds the Loader's and the slots' locks at random moments
+        # of the forks: the children must neither wait for them at exit
+        # (atexit closes every Loader) nor in an epoch of their own.
+        loader = fusednorm.Loader(pinned="none", seed=6, **SMALL)
+        stop = threading.Event()
+
+        def iterate():
+            while not stop.is_set():
+                for _ in loader:
+                    pass
+
+        thread = threading.Thread(target=iterate)
+        thread.start()
+        problems = []
+        try:
+            for k in range(40):
+                time.sleep(0.002 * (k % 5))
+                pid = os.fork()
+                if pid == 0:  # an epoch of its own, then the exit's handlers
+                    ok = k % 2 == 1 or sum(1 for _ in loader) == len(loader)
+                    atexit._run_exitfuncs()  # fusednorm's closes every Loader
+                    os._exit(0 if ok else 3)
+                deadline = time.monotonic() + 20
+                done, status = os.waitpid(pid, os.WNOHANG)
+                while done == 0 and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                if done == 0:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    problems.append(f"fork {k}: the child hung")
+                    break
+                if status != 0:
+                    problems.append(f"fork {k}: the child's status {status}")
+        finally:
+            stop.set()
+            thread.join()
+        self.assertEqual(problems, [])
         loader.close()
 
     def test_torch_dataloader_workers_use_inherited_loaders(self):

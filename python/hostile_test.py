@@ -221,6 +221,88 @@ class Limits(unittest.TestCase):
         self.assertEqual(len(loader), 2)
 
 
+class MadeOnDemand:
+    """A sequence whose items are new objects on each access: nothing but
+    the reader holds them."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        if i >= len(self.values):
+            raise IndexError(i)
+        v = self.values[i]
+        return type(v)(str(v))  # a new object every time (ints past 256)
+
+
+class ObjectLifetimes(unittest.TestCase):
+    def test_sequence_items_made_on_demand(self):
+        # Each item is read while this call holds it (a crash before).
+        x = np.arange(12, dtype=np.uint8).reshape(2, 2, 3) * 20
+        plain = fusednorm.FusedNormalization(mean=[0.5, 0.25, 0.125],
+                                             std=[0.2, 0.2, 0.2])
+        want = plain(x, flip=False, erase=(0, 0, 0, 0))
+        for _ in range(100):
+            op = fusednorm.FusedNormalization(
+                mean=MadeOnDemand(0.5, 0.25, 0.125), std=[0.2, 0.2, 0.2],
+                erase_scale=MadeOnDemand(0.125, 0.25))
+            self.assertTrue(np.array_equal(op(x, flip=False, erase=(0, 0, 0, 0)),
+                                           want))
+        loader = fusednorm.Loader(images=4, batch_size=4, threads=1,
+                                  size=MadeOnDemand(300, 260))
+        self.assertEqual(next(iter(loader))[0].shape, (4, 300, 260, 3))
+        loader.close()
+
+    def test_arrays_as_numbers_and_their_errors(self):
+        op = fusednorm.FusedNormalization(flip_p=np.array(0.25))
+        self.assertEqual(op(np.zeros((2, 2, 3), np.uint8)).shape, (2, 2, 3))
+        fusednorm.FusedNormalization(flip_p=torch.tensor(0.25))
+        with self.assertRaisesRegex(TypeError, "'seed' must be an int, not ndarray"):
+            fusednorm.FusedNormalization(seed=np.array([1, 2]))
+        with self.assertRaisesRegex(TypeError, "'seed' must be an int, not Tensor"):
+            fusednorm.FusedNormalization(seed=torch.tensor(1.5))
+
+    def test_flip_is_a_bool(self):
+        op = fusednorm.FusedNormalization()
+        img = np.full((3, 4, 3), 7, np.uint8)
+        for bad in (0.5, 1, math.nan, "yes"):
+            with self.subTest(flip=bad), self.assertRaisesRegex(TypeError, "flip"):
+                op(img, flip=bad)
+            with self.subTest(flip=bad), self.assertRaisesRegex(TypeError, "flip"):
+                FusedTail()(img, flip=bad)
+        self.assertEqual(op(img, flip=np.bool_(True)).shape, (3, 4, 3))
+
+    def test_a_pil_image_closed_by_another_thread_while_read(self):
+        tail = FusedTail(erase_p=0.0, flip_p=0.0, preset="none")
+        for k in range(12):
+            image = Image.new("RGB", (3000, 3000), (10, 20, 30))
+            image.load()
+            closer = threading.Thread(
+                target=lambda: (time.sleep(0.0005 * k), image.close()))
+            closer.start()
+            try:
+                out = tail(image)
+            except ValueError:  # closed before it was read
+                closer.join()
+                continue
+            closer.join()
+            want = np.float32([10, 20, 30]) / np.float32(255)
+            self.assertEqual([out[c].min().item() for c in range(3)],
+                             want.tolist())
+
+    def test_many_iterators_do_not_grow_the_loader(self):
+        loader = fusednorm.Loader(images=4, batch_size=4, size=8, threads=1)
+        for _ in range(300):
+            next(iter(loader))
+        gc.collect()
+        # Only the iterators alive are tracked.
+        self.assertLessEqual(loader._loader._tracked_epochs(), 1)
+        loader.close()
+
+
 class ArgumentChecks(unittest.TestCase):
     def test_bad_probabilities_and_empty_lists(self):
         for kwargs, needle in [(dict(erase_p=-0.1), "erase_p"),

@@ -13,12 +13,18 @@
 //     Ctrl-C stops it within about one sample's time;
 //   - state_dict() is where the newest iterator stands (its epoch's batches
 //     handed out, pipeline/resume_state.h), load_state_dict() sets where
-//     the next iter() starts; older iterators no longer move it.
+//     the next iter() starts; older iterators no longer move it;
+//   - in a child made by fork() only the forking thread runs, and a lock
+//     another thread held stays locked: an iterator from before the fork
+//     raises there without touching its locks, and the Loader's first use
+//     in the child gives it state of its own (PyLoader::OwnInChild).
 #include "python/loader_py.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,6 +35,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/format_names.h"
 #include "core/one_line.h"
@@ -49,7 +57,8 @@ constexpr absl::Duration kSignalCheck = absl::Milliseconds(20);
 
 // One epoch's workers, shared by its iterator and the Loader's close().
 struct EpochState {
-  std::mutex next_mu;  // serializes next(); never taken with the GIL held
+  pid_t process = getpid();  // whose threads the workers are
+  std::mutex next_mu;        // serializes next(); never taken with the GIL held
   std::shared_ptr<EpochLoader> loader;
   uint32_t epoch = 0;
   uint64_t generation = 0;   // LoaderCore::generation when it was made
@@ -61,6 +70,7 @@ struct EpochState {
 
 // What the Loader and its iterators share.
 struct LoaderCore {
+  pid_t process = getpid();  // whose threads use the locks below
   RecipeOptions options;
   bool copy = false;  // owned arrays instead of slot views
   std::shared_ptr<const Dataset> data;
@@ -124,6 +134,7 @@ class PyEpoch {
 
   // The next batch as (images, labels), or StopIteration.
   py::tuple Next() {
+    RaiseIfForked();
     std::shared_ptr<EpochLoader> loader = Loader();
     if (loader == nullptr) Failed({});
     WaitForBatch(*loader);
@@ -149,6 +160,7 @@ class PyEpoch {
   // samples so far: the first is smaller where only the crops' windows were
   // decoded.
   py::tuple decoded_pixels() const {
+    RaiseIfForked();
     std::shared_ptr<EpochLoader> loader = Loader();
     if (loader == nullptr) return py::make_tuple(0, 0);
     const EpochLoader::DecodedPixels d = loader->decoded_pixels();
@@ -156,6 +168,17 @@ class PyEpoch {
   }
 
  private:
+  // In a child made by fork() the epoch's workers and the threads that
+  // held its locks are the parent's: raises before any lock is taken.
+  void RaiseIfForked() const {
+    if (state_->process == getpid()) return;
+    throw std::runtime_error(absl::StrCat(
+        "this epoch was started by process ", state_->process,
+        " and this is process ", getpid(),
+        ", a child made by fork(): its workers are not here. Start a new "
+        "epoch in the child (iter(loader))"));
+  }
+
   std::shared_ptr<EpochLoader> Loader() const {
     return WithoutGil([&] {
       std::lock_guard<std::mutex> lock(state_->next_mu);
@@ -253,6 +276,7 @@ class PyLoader {
 
   // A new iterator over the next epoch.
   PyEpoch Iter() {
+    OwnInChild();
     auto state = std::make_shared<EpochState>();
     bool closed = false;  // not a status: StartEpoch has FailedPreconditions
     const absl::Status status = WithoutGil([&] {
@@ -279,6 +303,12 @@ class PyLoader {
       core_->position = {state->epoch, start};
       state->generation = ++core_->generation;
       state->loader = *std::move(loader);
+      // Iterators long gone leave expired entries: dropped as new ones come.
+      core_->epochs.erase(
+          std::remove_if(
+              core_->epochs.begin(), core_->epochs.end(),
+              [](const std::weak_ptr<EpochState>& e) { return e.expired(); }),
+          core_->epochs.end());
       core_->epochs.push_back(state);
       return absl::OkStatus();
     });
@@ -290,6 +320,7 @@ class PyLoader {
   // Cancels every epoch and stops their workers; later iteration raises
   // (`exiting`: ends).
   void Close(bool exiting) {
+    OwnInChild(/*to_run=*/false);
     WithoutGil([&] {
       std::vector<std::shared_ptr<EpochState>> live;
       {
@@ -312,16 +343,29 @@ class PyLoader {
     });
   }
 
+  // Test hook: how many iterators close() would look at.
+  size_t tracked_epochs() {
+    OwnInChild();
+    return WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(core_->mu);
+      return core_->epochs.size();
+    });
+  }
+
   size_t batches() const {
     return core_->preprocessor->batches_per_epoch(core_->options.split);
   }
   std::string Describe() const {
     return core_->preprocessor->Describe(core_->options.split);
   }
-  py::list skipped() const { return py::cast(core_->skipped); }
+  py::list skipped() {
+    OwnInChild();
+    return py::cast(core_->skipped);
+  }
 
   // The resume state's JSON text.
-  std::string StateDict() const {
+  std::string StateDict() {
+    OwnInChild();
     return WithoutGil([&] {
       EpochLoader::Position position;
       {
@@ -335,6 +379,7 @@ class PyLoader {
 
   // Checks the state's JSON text; the next iter() starts where it says.
   void LoadStateDict(const std::string& json) {
+    OwnInChild();
     const ResumeState state = Value(ParseResumeState(json, "the state"));
     Raise(WithoutGil([&] {
       return CheckResumeState(state, *core_->preprocessor,
@@ -351,6 +396,40 @@ class PyLoader {
   }
 
  private:
+  // In a child made by fork(), the first call gives the Loader a core of
+  // its own: the parent's fields read without its lock (no other thread
+  // runs here yet), a new preprocessor (the parent's transfer slots have
+  // locks of their own) and, for remote data, the dataset opened again
+  // (its connections are the parent's). The parent's core is left as it
+  // is, never unlocked or freed: a lock in it may be held for ever.
+  // A Loader the child only closes (`to_run` false) keeps the parent's
+  // dataset and preprocessor: no epoch of it starts again.
+  void OwnInChild(bool to_run = true) {
+    if (core_->process == getpid()) return;
+    const LoaderCore& old = *core_;
+    auto own = std::make_shared<LoaderCore>();
+    own->options = old.options;
+    own->copy = old.copy;
+    own->data = old.data;
+    own->preprocessor = old.preprocessor;
+    if (to_run && absl::StrContains(old.options.data, "://")) {
+      own->data = Value(OpenRecipeDataset(own->options));
+    }
+    if (to_run) {
+      own->preprocessor = std::make_shared<const Preprocessor>(
+          Value(BuildRecipe(own->options, own->data)));
+    }
+    own->next_epoch = old.next_epoch;
+    own->past_last_epoch = old.past_last_epoch;
+    own->next_start = old.next_start;
+    own->position = old.position;
+    own->generation = old.generation;
+    own->closed = old.closed;
+    own->skipped = old.skipped;
+    new std::shared_ptr<LoaderCore>(std::move(core_));  // NOLINT: kept
+    core_ = std::move(own);
+  }
+
   std::shared_ptr<LoaderCore> core_;
 };
 
@@ -377,6 +456,7 @@ void BindLoader(py::module_& m) {
       .def("__len__", &PyLoader::batches)
       .def("close", &PyLoader::Close, py::arg("exiting") = false)
       .def("describe", &PyLoader::Describe)
+      .def("_tracked_epochs", &PyLoader::tracked_epochs)
       .def("state_dict", &PyLoader::StateDict)
       .def("load_state_dict", &PyLoader::LoadStateDict, py::arg("json"))
       .def_property_readonly("skipped", &PyLoader::skipped)

@@ -151,8 +151,9 @@ void BindFusedNormalization(py::module_& m) {
       .def(py::init([](const py::kwargs& kwargs) { return MakeOp(kwargs); }))
       .def("__call__", &PyFusedNormalization::Call, py::arg("image"),
            py::kw_only(), py::arg("out") = py::none(),
-           py::arg("flip") = py::none(), py::arg("erase") = py::none(),
-           py::arg("index") = 0, py::arg("epoch") = 0)
+           py::arg("flip").noconvert() = py::none(),
+           py::arg("erase") = py::none(), py::arg("index") = 0,
+           py::arg("epoch") = 0)
       .def("decisions", &PyFusedNormalization::Decisions, py::arg("index"),
            py::arg("epoch"), py::arg("height"), py::arg("width"))
       .def_property_readonly("dtype",

@@ -17,8 +17,18 @@ namespace {
 }
 
 bool IsBool(const py::handle& v) { return PyBool_Check(v.ptr()); }
-// An integer (int, numpy integers: anything with __index__), not a bool.
-bool IsInt(const py::handle& v) { return !IsBool(v) && PyIndex_Check(v.ptr()); }
+// An integer (int, numpy integers: anything whose __index__ gives one),
+// not a bool. A float array or tensor has an __index__ that raises.
+bool IsInt(const py::handle& v) {
+  if (IsBool(v) || !PyIndex_Check(v.ptr())) return false;
+  PyObject* index = PyNumber_Index(v.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  Py_DECREF(index);
+  return true;
+}
 bool IsNumber(const py::handle& v) {
   return IsInt(v) || PyFloat_Check(v.ptr()) ||
          (!IsBool(v) && py::hasattr(v, "__float__") &&
@@ -26,7 +36,9 @@ bool IsNumber(const py::handle& v) {
 }
 
 std::string IntText(const py::handle& v) {
-  return py::str(py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())));
+  PyObject* index = PyNumber_Index(v.ptr());
+  if (index == nullptr) throw py::error_already_set();
+  return py::str(py::reinterpret_steal<py::object>(index));
 }
 // The shortest text that reads back as the same double (Python's repr).
 std::string FloatText(const py::handle& v) {
@@ -43,7 +55,8 @@ std::string Items(const char* callable, const Setting& s, const py::handle& v,
       !PySequence_Check(v.ptr()))
     WrongType(callable, s, v, expected);
   std::vector<std::string> parts;
-  for (const py::handle item : py::reinterpret_borrow<py::sequence>(v)) {
+  // Each item owned while it is read: a sequence may make them on demand.
+  for (const py::object item : py::reinterpret_borrow<py::sequence>(v)) {
     if (!is_item(item)) WrongType(callable, s, item, expected);
     parts.push_back(text(item));
   }

@@ -56,11 +56,15 @@ class PyTail {
                      });
   }
 
-  py::array Pil(const py::tuple& unsafe_ptrs, const std::string& mode,
-                std::pair<int64_t, int64_t> size, uint64_t key,
-                std::optional<bool> flip,
+  // `core` is the image's ImagingCore: this call's reference to it keeps
+  // its rows alive while they are read without the GIL, even when another
+  // thread closes the image.
+  py::array Pil(const py::object& core, uint64_t key, std::optional<bool> flip,
                 std::optional<EraseTuple> erase) const {
-    const PilRows rows = ReadPilRows(unsafe_ptrs, mode, size);
+    const PilRows rows =
+        ReadPilRows(core.attr("unsafe_ptrs").cast<py::tuple>(),
+                    core.attr("mode").cast<std::string>(),
+                    core.attr("size").cast<std::pair<int64_t, int64_t>>());
     const PackPixelsFn pack = Value(DefaultPackPixels());
     const int64_t h = rows.height, w = rows.width;
     const int c = rows.channels;
@@ -261,11 +265,13 @@ void BindTail(py::module_& m) {
   py::class_<PyTail>(m, "Tail")
       .def(py::init([](const py::kwargs& kwargs) { return MakeTail(kwargs); }))
       .def("hwc", &PyTail::Hwc, py::arg("image"), py::arg("key"),
-           py::arg("flip") = py::none(), py::arg("erase") = py::none())
+           py::arg("flip").noconvert() = py::none(),
+           py::arg("erase") = py::none())
       .def("planes", &PyTail::Planes, py::arg("planes"), py::arg("key"),
-           py::arg("flip") = py::none(), py::arg("erase") = py::none())
-      .def("pil", &PyTail::Pil, py::arg("unsafe_ptrs"), py::arg("mode"),
-           py::arg("size"), py::arg("key"), py::arg("flip") = py::none(),
+           py::arg("flip").noconvert() = py::none(),
+           py::arg("erase") = py::none())
+      .def("pil", &PyTail::Pil, py::arg("core"), py::arg("key"),
+           py::arg("flip").noconvert() = py::none(),
            py::arg("erase") = py::none())
       .def("decisions", &PyTail::Decisions, py::arg("key"), py::arg("height"),
            py::arg("width"))

@@ -72,7 +72,7 @@ ArgValue ToArgValue(py::handle v, int depth) {
   if (PyUnicode_Check(v.ptr())) return ArgValue::Text(py::str(v));
   if (PyTuple_Check(v.ptr()) || PyList_Check(v.ptr())) {
     std::vector<ArgValue> items;
-    for (py::handle item : py::reinterpret_borrow<py::sequence>(v))
+    for (py::object item : py::reinterpret_borrow<py::sequence>(v))
       items.push_back(ToArgValue(item, depth + 1));
     return ArgValue::Tuple(std::move(items));
   }

@@ -121,9 +121,9 @@ class FusedTail:
             image.load()
             core = image.im
             # Pillow 9.4's row table; a Pillow without it takes the copy below.
-            ptrs = getattr(core, "unsafe_ptrs", None)
-            if ptrs is not None:
-                return self._tail.pil, (ptrs, core.mode, core.size), (height, width)
+            # The core itself goes along: the call's reference keeps its rows.
+            if hasattr(core, "unsafe_ptrs"):
+                return self._tail.pil, (core,), (height, width)
         return self._array_source(_np.asarray(image))
 
     def _tensor_source(self, image):
