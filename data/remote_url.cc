@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/memory.h"
 #include "core/status.h"
 
 namespace fusednorm {
@@ -93,29 +94,10 @@ bool ValidRegion(absl::string_view r) {
 // The most FUSEDNORM_HTTP_INDEX_MB takes: 16 TiB.
 constexpr int kMaxIndexMb = 1 << 24;
 
-// The first number in the file at `path`, or 0 (none, "max", unreadable).
-uint64_t NumberIn(const char* path) {
-  std::FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return 0;
-  unsigned long long n = 0;
-  if (std::fscanf(f, "%llu", &n) != 1) n = 0;
-  std::fclose(f);
-  return n;
-}
-
-// Half the memory this process may use: the machine's, or its cgroup's
-// limit where that is lower (a container); 1 GiB when neither is known.
+// Half the memory this process may use; 1 GiB when nothing says.
 uint64_t HalfTheMemory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) *
-                                                static_cast<uint64_t>(page)
-                                          : uint64_t{2} << 30;
-  for (const char* limit : {"/sys/fs/cgroup/memory.max",
-                            "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    const uint64_t n = NumberIn(limit);
-    if (n > 0) memory = std::min(memory, n);
-  }
-  return memory / 2;
+  const uint64_t memory = MemoryLimitBytes();
+  return memory == 0 ? uint64_t{1} << 30 : memory / 2;
 }
 
 // An integer variable in lo..hi, written in digits, into *value (left as it

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/memory.h"
 #include "core/status.h"
 #include "cuda/context.h"
 
@@ -75,6 +76,16 @@ TransferStation::~TransferStation() {
 }
 
 absl::StatusOr<uint8_t*> TransferStation::Map() {
+  // Mapped with MAP_POPULATE past the memory left, a slot would have the
+  // kernel kill the process instead of failing the mmap.
+  if (const uint64_t left = AvailableMemoryBytes();
+      left != 0 && stride_ > left) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "TransferStation: a slot of ", stride_,
+        " bytes (one batch) is more than the ", left,
+        " bytes of memory left; a smaller batch size or sample size needs "
+        "less"));
+  }
   // MAP_POPULATE faults the pages in now, not while workers write a batch.
   // Registered slots are shared, not private: after a fork() a private
   // page the parent writes is copied to a new page while the device may go

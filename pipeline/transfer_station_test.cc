@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/memory.h"
 #include "gtest/gtest.h"
 
 namespace fusednorm {
@@ -111,6 +112,23 @@ TEST(TransferStation, BadSizesAndPinning) {
               std::string::npos)
         << pinned.status();
   }
+}
+
+// A slot larger than the memory left is an error before it is mapped: with
+// MAP_POPULATE the kernel would kill the process instead.
+TEST(TransferStation, ASlotPastTheMemoryLeftIsRefused) {
+  const uint64_t left = AvailableMemoryBytes();
+  const uint64_t slot = left + (uint64_t{1} << 30);
+  if (left == 0 || slot >= (uint64_t{1} << 40)) {
+    GTEST_SKIP() << "the memory left is unknown or near 1 TiB";
+  }
+  auto station =
+      TransferStation::Create(static_cast<size_t>(slot), Pinning::kNone, 1);
+  ASSERT_EQ(station.status().code(), absl::StatusCode::kResourceExhausted)
+      << station.status();
+  EXPECT_NE(std::string(station.status().message()).find("memory left"),
+            std::string::npos)
+      << station.status();
 }
 
 }  // namespace
