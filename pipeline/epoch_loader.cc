@@ -185,8 +185,12 @@ struct EpochLoader::Impl {
       }
       return label;
     } catch (const std::bad_alloc&) {
+      // The read names its sample; a read that failed early left another
+      // sample's name, unless that was this one in an earlier epoch.
+      const bool named = ws->raw.index == index && !ws->raw.what.empty();
       return absl::ResourceExhaustedError(
-          absl::StrCat("sample ", index, ": out of memory"));
+          absl::StrCat(named ? ws->raw.what : absl::StrCat("sample ", index),
+                       ": out of memory"));
     }
   }
 

@@ -4,6 +4,7 @@ writing one output, a shard truncated or overwritten under a run, oversized
 shards. Each must end in a clear message and exit status, never a signal or
 a file that is neither run's output."""
 
+import io
 import os
 import resource
 import subprocess
@@ -95,6 +96,41 @@ class Limits(unittest.TestCase):
             self.assertIn("cannot allocate", r.stderr)
             self.assertIn("46000x46000x3", r.stderr)
             self.assertEqual(os.listdir(d), ["in.npy"])
+
+    @NO_LIMITS_UNDER_ASAN
+    def test_a_sample_too_large_for_memory_is_named(self):
+        # A JPEG whose header says 16000x12000: its pixels do not fit under
+        # the limit, and the error names the file.
+        from PIL import Image
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "c"))
+            small = io.BytesIO()
+            Image.new("RGB", (64, 48), (1, 2, 3)).save(small, "JPEG")
+            data = bytearray(small.getvalue())
+            sof = data.find(b"\xff\xc0")
+            data[sof + 5:sof + 9] = (12000).to_bytes(2, "big") + (16000).to_bytes(2, "big")
+            big = os.path.join(d, "c", "big.jpg")
+            with open(big, "wb") as f:
+                f.write(data)
+            r = run("run", "--data", d, "--split", "val", "--threads", "1",
+                    "--batch-size", "1", memory=400 << 20)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(f"sample 0 ({big}): out of memory", r.stderr)
+            r = run("normalize", "--input", big, "--output",
+                    os.path.join(d, "out.npy"), memory=400 << 20)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(f"{big}: out of memory", r.stderr)
+
+    def test_normalize_never_writes_over_its_input(self):
+        with tempfile.TemporaryDirectory() as d:
+            image = os.path.join(d, "in.npy")
+            np.save(image, np.full((4, 4, 3), 9, np.uint8))
+            before = open(image, "rb").read()
+            for output in (image, os.path.join(d, "..", os.path.basename(d), "in.npy")):
+                r = run("normalize", "--input", image, "--output", output)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(f"--output = {output} is also the --input file", r.stderr)
+            self.assertEqual(open(image, "rb").read(), before)
 
     @NO_LIMITS_UNDER_ASAN
     def test_run_output_streams_under_a_memory_limit(self):

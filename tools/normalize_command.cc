@@ -141,7 +141,12 @@ absl::Status NormalizeCommand(const SettingValues& flags, FILE* out,
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(o.op);
   if (!op.ok()) return AsUsageError(op.status());
   Input in;
-  FUSEDNORM_RETURN_IF_ERROR(ReadInput(o.input, &in));
+  try {
+    FUSEDNORM_RETURN_IF_ERROR(ReadInput(o.input, &in));
+  } catch (const std::bad_alloc&) {  // a decoded image too large
+    return absl::ResourceExhaustedError(
+        absl::StrCat(o.input, ": out of memory while reading it"));
+  }
   const ImageView& first = in.images[0];
   FUSEDNORM_ASSIGN_OR_RETURN(
       NpyWriter writer,

@@ -77,6 +77,11 @@ absl::StatusOr<NormalizeOptions> ReadNormalizeOptions(const SettingValues& v) {
   o.output = ResolvePath(v.Text(kOutputFlag));
   if (o.input.empty() || o.output.empty())
     return UsageError("--input and --output are required");
+  // The output is renamed into place: it would replace the input.
+  if (SamePath(o.input, o.output)) {
+    return InvalidArgumentCat("--output = ", o.output,
+                              " is also the --input file");
+  }
   FUSEDNORM_ASSIGN_OR_RETURN(o.op, NormalizationFromSettings(v));
   FUSEDNORM_ASSIGN_OR_RETURN(const std::string flip, v.Choice(kFlipFlag));
   if (flip != "random") o.flip = flip == "1";
