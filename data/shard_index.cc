@@ -54,6 +54,9 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
   if (ext == "cls") {
     if (!m.link_error.empty())
       return InvalidArgumentCat(where, ": .cls ", m.link_error);
+    if (s.label != -1)  // -1 until a .cls sets it
+      return InvalidArgumentCat(where, ": a second .cls for key ",
+                                EscapeKey(key));
     const absl::string_view text(
         reinterpret_cast<const char*>(bytes.data() + m.offset), m.size);
     if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &s.label))

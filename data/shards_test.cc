@@ -333,6 +333,8 @@ TEST(Shards, ErrorsNameTheShard) {
       {{{"k.cls", "1"}}, "key k has no .jpg/.jpeg/.png/.npy member"},
       {{{"k.jpg", jpg}, {"k.png", jpg}}, "a second image for key k"},
       {{{"k.jpg", jpg}, {"k.cls", "one"}}, ".cls is not an integer"},
+      {{{"k.jpg", jpg}, {"k.cls", "1"}, {"k.cls", "2"}},
+       "a second .cls for key k"},
       {{{"k.npy", NpyHeader("<f4", {2, 2, 1}) + std::string(16, '\0')}},
        "dtype <f4 is not uint8"},
       {{{"k.jpg", jpg}, {"m.npy", Npy(Random(2, 2, 1, 5))}},
