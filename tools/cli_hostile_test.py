@@ -78,7 +78,9 @@ class Limits(unittest.TestCase):
                               "batch_size"),
                              (["--size", "5000"], "--size=5000"),
                              (["--images", "-1"], "--images=-1"),
-                             (["--rank", "3", "--world-size", "2"], "--rank")]:
+                             (["--rank", "3", "--world-size", "2"], "--rank"),
+                             (["--images", "8", "--size", "8", "--images=4"],
+                              "--images is given twice")]:
             with self.subTest(args=args):
                 r = run("run", *args)
                 self.assertEqual(r.returncode, 2, r.stderr)

@@ -339,7 +339,8 @@ TEST(Cli, RunErrors) {
   EXPECT_EQ(Cli({"run", "--batch-size=abc"}).code, 2);
   EXPECT_EQ(Cli({"run", "--size=0"}).code, 2);
   EXPECT_EQ(Cli({"run", "--epochs=0"}).code, 2);
-  EXPECT_EQ(Cli({"run", "--mean=1", "--std=1"}).code, 2);  // 1 != 3 channels
+  EXPECT_EQ(Cli({"run", "--mean=1,1", "--std=1,1"}).code,
+            2);  // 2 != 3 channels
   const Result r = Cli({"run", "--data=/nonexistent/dir"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("/nonexistent/dir"), std::string::npos);

@@ -121,6 +121,12 @@ absl::StatusOr<SettingValues> ParseFlags(
                                      " is given an empty value: name a "
                                      "file, or leave the flag out"));
     }
+    // A flag given twice is a mistake one way or the other: which value
+    // was meant is not for the parser to guess.
+    if (values.Given(*s)) {
+      return UsageError(absl::StrCat(SettingName(*s, SettingStyle::kFlag),
+                                     " is given twice"));
+    }
     values.Set(*s, std::move(value));
   }
   return values;
