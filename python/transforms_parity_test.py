@@ -219,6 +219,20 @@ class Parity(unittest.TestCase):
                 want = F.erase(t, d["i"], d["j"], d["h"], d["w"], v)
                 got = op.apply(t.numpy(), d)
                 self.assertTrue(np.array_equal(got, want.numpy()), (value, d))
+        # The decision's own v is what F.erase writes, as it is given.
+        op = T.RandomErasing(p=1.0)
+        d = op.decide(40, 50, index=3)
+        for v in ((5.0, 6.0, 7.0), (2.5,), torch.tensor([[[-1.0]], [[0.5]], [[3.0]]])):
+            d["v"] = v
+            want = F.erase(t, d["i"], d["j"], d["h"], d["w"],
+                           torch.as_tensor(v, dtype=torch.float32).reshape(-1, 1, 1))
+            self.assertTrue(np.array_equal(op.apply(t.numpy(), d), want.numpy()), v)
+        for v, needle in (((1.0, 2.0), "decision v has 2 values for a tensor of 3"),
+                          ((1.0, float("nan"), 2.0), r"decision v\[1\] = nan"),
+                          (("junk",), "could not convert|invalid")):
+            d["v"] = v
+            with self.assertRaisesRegex(ValueError, needle):
+                op.apply(t.numpy(), d)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -288,27 +289,47 @@ class PyTransform {
         decisions ? *decisions : Decide(H, W, seed, epoch, index);
     const OpDecision d =
         Value(op_->DecisionFromFields(FromDict(fields), {H, W}));
-    const auto& erase = static_cast<const RandomErasing&>(*op_).options();
-    if (erase.value.size() > 1 &&
-        erase.value.size() != static_cast<size_t>(C)) {
-      throw py::value_error(
-          absl::StrCat("RandomErasing value has ", erase.value.size(),
-                       " values for a tensor of ", C, " channels"));
-    }
+    const std::vector<float> values = EraseValues(fields, C);
     py::array_t<float> out({C, H, W});
     std::memcpy(out.mutable_data(), in.data(), sizeof(float) * C * H * W);
     float* o = out.mutable_data();
     for (int64_t c = 0; c < C && d.apply; ++c) {
-      const float v =
-          erase.value.empty()
-              ? 0.0f
-              : erase.value[std::min<size_t>(c, erase.value.size() - 1)];
+      const float v = values.empty()
+                          ? 0.0f
+                          : values[std::min<size_t>(c, values.size() - 1)];
       for (int64_t y = d.erase.top; y < d.erase.top + d.erase.height; ++y) {
         for (int64_t x = d.erase.left; x < d.erase.left + d.erase.width; ++x)
           o[(c * H + y) * W + x] = v;
       }
     }
     return std::move(out);
+  }
+
+  // RandomErasing's values for a tensor of C channels: the decision's v
+  // when it has one (as F.erase takes it: 1 or C finite values), else the
+  // op's own. Empty for 0.
+  std::vector<float> EraseValues(const py::dict& fields, int64_t C) const {
+    std::vector<float> values =
+        static_cast<const RandomErasing&>(*op_).options().value;
+    const char* what = "RandomErasing value";
+    if (fields.contains("v") && !fields["v"].is_none()) {
+      const py::array_t<float, py::array::c_style | py::array::forcecast> v(
+          py::reinterpret_borrow<py::object>(fields["v"]));
+      values.assign(v.data(), v.data() + v.size());
+      what = "RandomErasing decision v";
+      for (size_t k = 0; k < values.size(); ++k) {
+        if (!std::isfinite(values[k])) {
+          throw py::value_error(absl::StrCat(what, "[", k, "] = ", values[k],
+                                             ": must be finite"));
+        }
+      }
+    }
+    if (values.size() > 1 && values.size() != static_cast<size_t>(C)) {
+      throw py::value_error(absl::StrCat(what, " has ", values.size(),
+                                         " values for a tensor of ", C,
+                                         " channels (give 1 or ", C, ")"));
+    }
+    return values;
   }
 
   OpContext context_;
