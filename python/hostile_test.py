@@ -293,6 +293,19 @@ class ObjectLifetimes(unittest.TestCase):
             self.assertEqual([out[c].min().item() for c in range(3)],
                              want.tolist())
 
+    def test_a_loader_is_not_copied_and_numpy_sizes_are_ints(self):
+        import copy
+        loader = fusednorm.Loader(images=4, batch_size=4, size=8, threads=1)
+        with self.assertRaisesRegex(TypeError, "a Loader cannot be copied"):
+            copy.copy(loader)
+        loader.close()
+        image = np.arange(5 * 6 * 3, dtype=np.uint8).reshape(5, 6, 3)
+        want = fusednorm.resized_crop(image, 1, 1, 3, 4, 8)
+        self.assertTrue(np.array_equal(
+            fusednorm.resized_crop(image, 1, 1, 3, 4, np.int64(8)), want))
+        with self.assertRaises(TypeError):
+            fusednorm.resized_crop(image, 1, 1, 3, 4, True)
+
     def test_many_iterators_do_not_grow_the_loader(self):
         loader = fusednorm.Loader(images=4, batch_size=4, size=8, threads=1)
         for _ in range(300):

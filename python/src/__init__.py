@@ -22,6 +22,7 @@ RuntimeError.
 
 import atexit as _atexit
 import json as _json
+import numbers as _numbers
 from collections.abc import Mapping as _Mapping
 import os as _os
 import sys as _sys
@@ -139,8 +140,8 @@ def resized_crop(image, top, left, height, width, size, filter="pil", kernel="")
     another order for some boxes. "tensor" is torchvision's tensor route
     with antialias=True (within 1), "bilinear" without antialiasing. kernel
     forces a resize row (see resize_kernels()). Returns a new array."""
-    if isinstance(size, int):
-        size = (size, size)
+    if isinstance(size, _numbers.Integral) and not isinstance(size, bool):
+        size = (size, size)  # an int, NumPy's too
     return _fusednorm.resized_crop(_as_buffer(image), top, left, height, width,
                                    tuple(size), filter=filter, kernel=kernel)
 
@@ -243,6 +244,12 @@ class Loader:
 
     def __len__(self):
         return len(self._loader)
+
+    def __copy__(self):
+        # A shallow copy would share the workers and the state, and closing
+        # one would close both.
+        raise TypeError("a Loader cannot be copied: make another with the "
+                        "same keywords (its state_dict() carries the position)")
 
     def describe(self):
         return self._loader.describe()
