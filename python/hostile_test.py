@@ -137,6 +137,27 @@ class Concurrency(unittest.TestCase):
         self.assertEqual(r.stdout.strip(), "bye")
         self.assertNotIn("terminate", r.stderr)
 
+    def test_an_atexit_handler_on_the_main_thread_is_told(self):
+        # Registered before the import, it runs after fusednorm's own
+        # handler has closed the Loader: its next() raises, not ends.
+        r = run_python("""
+            import atexit
+            def drain():
+                try:
+                    print("batches", sum(1 for _ in it))
+                except ValueError as e:
+                    print("raised", e)
+            atexit.register(drain)
+            import fusednorm
+            loader = fusednorm.Loader(dataset="synthetic", images=16, batch_size=4,
+                                      threads=1)
+            it = iter(loader)
+            next(it)
+        """)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("raised the Loader was closed by the interpreter's exit",
+                      r.stdout)
+
     def test_ctrl_c_interrupts_a_waiting_next(self):
         # A batch of eight large PNGs takes about a second to decode on one
         # thread; a SIGINT 0.2 s into next() must stop it with

@@ -108,6 +108,12 @@ const std::vector<const Setting*>& LoaderRows() {
   return *rows;
 }
 
+// Whether the calling thread (holding the GIL) is Python's main thread.
+bool OnMainThread() {
+  const py::module_ threading = py::module_::import("threading");
+  return threading.attr("current_thread")().is(threading.attr("main_thread")());
+}
+
 // Raises the exception for an epoch's failed next(): the Loader's state
 // (closed, interrupted) first, then the status's kind.
 [[noreturn]] void RaiseEpochError(const absl::Status& status, bool closed,
@@ -186,14 +192,20 @@ class PyEpoch {
     });
   }
   // Raises what a failed next() raises; at the interpreter's exit an
-  // iterator just ends (a daemon thread's traceback printed during the
-  // shutdown could take stderr's lock with it).
+  // iterator in another thread just ends (a daemon thread's traceback
+  // printed during the shutdown could take stderr's lock with it), while
+  // the main thread (an atexit handler) is told.
   [[noreturn]] void Failed(const absl::Status& status) const {
     const auto [closed, exiting] = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(core_->mu);
       return std::make_pair(core_->closed, core_->exiting);
     });
-    if (exiting) throw py::stop_iteration();
+    if (exiting && !OnMainThread()) throw py::stop_iteration();
+    if (exiting) {
+      throw py::value_error(
+          "the Loader was closed by the interpreter's exit (an atexit "
+          "handler registered before fusednorm was imported runs after it)");
+    }
     RaiseEpochError(status, closed, state_->interrupted);
   }
 
