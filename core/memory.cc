@@ -6,20 +6,29 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace fusednorm {
 namespace {
 
-// cgroup v2's files, then v1's.
-constexpr const char* kLimits[] = {
-    "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
-constexpr const char* kUsages[] = {
-    "/sys/fs/cgroup/memory.current",
-    "/sys/fs/cgroup/memory/memory.usage_in_bytes"};
+// A cgroup's files: its limit, its use (page cache included) and the
+// memory.stat field of its page cache.
+struct CgroupFiles {
+  const char* limit;
+  const char* usage;
+  const char* stat;
+  const char* cache;
+};
+constexpr CgroupFiles kCgroups[] = {
+    {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current",
+     "/sys/fs/cgroup/memory.stat", "file"},
+    {"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+     "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+     "/sys/fs/cgroup/memory/memory.stat", "total_cache"}};
 
 // The first number in the file at `path`, or 0 (none, "max", unreadable).
-uint64_t NumberIn(const char* path) {
-  std::FILE* f = std::fopen(path, "r");
+uint64_t NumberIn(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
   if (f == nullptr) return 0;
   unsigned long long n = 0;
   if (std::fscanf(f, "%llu", &n) != 1) n = 0;
@@ -27,17 +36,23 @@ uint64_t NumberIn(const char* path) {
   return n;
 }
 
-// /proc/meminfo's MemAvailable in bytes, or 0.
-uint64_t MemAvailable() {
-  std::FILE* f = std::fopen("/proc/meminfo", "r");
+// The number after "`name` " or "`name`: " at the start of a line of the
+// file at `path`, times `unit`; 0 when there is none.
+uint64_t Field(const std::string& path, const char* name, uint64_t unit) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
   if (f == nullptr) return 0;
+  const size_t n = std::strlen(name);
   char line[256];
-  unsigned long long kib = 0;
+  unsigned long long value = 0;
   while (std::fgets(line, sizeof(line), f) != nullptr) {
-    if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+    if (std::strncmp(line, name, n) != 0) continue;
+    const char* rest = line + n;
+    if (*rest == ':') ++rest;
+    if (*rest == ' ' && std::sscanf(rest, "%llu", &value) == 1) break;
+    value = 0;
   }
   std::fclose(f);
-  return static_cast<uint64_t>(kib) << 10;
+  return static_cast<uint64_t>(value) * unit;
 }
 
 // The lowest non-zero of a and b (0 when both are).
@@ -54,17 +69,21 @@ uint64_t MemoryLimitBytes() {
   uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) *
                                                 static_cast<uint64_t>(page)
                                           : 0;
-  for (const char* limit : kLimits)
-    memory = LowestKnown(memory, NumberIn(limit));
+  for (const CgroupFiles& g : kCgroups)
+    memory = LowestKnown(memory, NumberIn(g.limit));
   return memory;
 }
 
-uint64_t AvailableMemoryBytes() {
-  uint64_t available = MemAvailable();
-  for (size_t i = 0; i < 2; ++i) {
-    const uint64_t limit = NumberIn(kLimits[i]);
+uint64_t AvailableMemoryBytes() { return AvailableMemoryBytesUnder(""); }
+
+uint64_t AvailableMemoryBytesUnder(const std::string& root) {
+  uint64_t available = Field(root + "/proc/meminfo", "MemAvailable", 1024);
+  for (const CgroupFiles& g : kCgroups) {
+    const uint64_t limit = NumberIn(root + g.limit);
     if (limit == 0) continue;
-    const uint64_t used = NumberIn(kUsages[i]);
+    const uint64_t usage = NumberIn(root + g.usage);
+    const uint64_t cache = Field(root + g.stat, g.cache, 1);
+    const uint64_t used = usage - std::min(usage, cache);
     available = LowestKnown(available, limit > used ? limit - used : 1);
   }
   return available;

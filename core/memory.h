@@ -5,6 +5,7 @@
 #define FUSEDNORM_CORE_MEMORY_H_
 
 #include <cstdint>
+#include <string>
 
 namespace fusednorm {
 
@@ -12,9 +13,13 @@ namespace fusednorm {
 uint64_t MemoryLimitBytes();
 
 // What more the process can have without swapping or the kernel killing
-// it: the kernel's MemAvailable, or the cgroup's limit less its use where
-// that is lower. 0 when neither is known.
+// it: the kernel's MemAvailable, or the cgroup's limit less what it uses
+// besides the page cache (which the kernel reclaims first), where that is
+// lower. 0 when neither is known.
 uint64_t AvailableMemoryBytes();
+
+// The same with /proc and /sys read under the directory `root` (tests).
+uint64_t AvailableMemoryBytesUnder(const std::string& root);
 
 }  // namespace fusednorm
 
