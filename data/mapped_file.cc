@@ -80,9 +80,13 @@ void UnlockTable() { g_table_mu.unlock(); }
 
 // Installs the handler once; takes a free slot for [start, end).
 int Register(const uint8_t* start, size_t size) {
+  // Before the lock: a fork while it is held would not wait for it yet.
+  static std::once_flag fork_handlers;
+  std::call_once(fork_handlers, [] {
+    pthread_atfork(&LockTable, &UnlockTable, &UnlockTable);
+  });
   std::lock_guard<std::mutex> lock(g_table_mu);
   if (!g_installed) {
-    pthread_atfork(&LockTable, &UnlockTable, &UnlockTable);
     struct sigaction action = {};
     action.sa_sigaction = &OnBus;
     action.sa_flags = SA_SIGINFO | SA_NODEFER;

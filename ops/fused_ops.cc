@@ -1,6 +1,7 @@
 // The fused ops (fused_ops.h): their arguments, checks and decisions.
 #include "ops/fused_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -202,11 +203,26 @@ void Normalize::FuseInto(FusedNormalizationOptions* options) const {
   options->std = std();
 }
 
+namespace {
+
+// Whether a and b give every channel the same value, one value serving
+// every channel as torch broadcasts it.
+bool SameSpread(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() == b.size()) return a == b;
+  if (a.size() != 1 && b.size() != 1) return false;
+  const std::vector<float>& many = a.size() == 1 ? b : a;
+  const float one = a.size() == 1 ? a[0] : b[0];
+  return std::all_of(many.begin(), many.end(),
+                     [one](float v) { return v == one; });
+}
+
+}  // namespace
+
 bool Normalize::AgreesWith(const FusedNormalizationOptions& options) const {
   const Normalization now = options.mean.empty()
                                 ? PresetNormalization(options.preset)
                                 : Normalization{options.mean, options.std, 0};
-  return mean() == now.mean && std() == now.std;
+  return SameSpread(mean(), now.mean) && SameSpread(std(), now.std);
 }
 
 // ---- ToTensor ----

@@ -26,16 +26,25 @@ const Setting kPresetSetting{
     "preset", SettingType::kChoice, PresetName(Preset::kImagenet),
     "normalization constants (or --mean/--std)", Choices(PresetNames())};
 const Setting kMeanSetting{
-    "mean",      SettingType::kFloats,
-    "",          "custom per-channel mean, 1 to 4 values (with std)",
-    {},          -kNoLimit,
-    kNoLimit,    1,
+    "mean",
+    SettingType::kFloats,
+    "",
+    "custom per-channel mean, 1 to 4 values (with std; run and the Loader "
+    "spread one value over every channel)",
+    {},
+    -kNoLimit,
+    kNoLimit,
+    1,
     kMaxChannels};
 const Setting kStdSetting{
-    "std",       SettingType::kFloats,
-    "",          "custom per-channel std > 0, as many as mean",
-    {},          -kNoLimit,
-    kNoLimit,    1,
+    "std",
+    SettingType::kFloats,
+    "",
+    "custom per-channel std > 0, as many as mean (run and the Loader: or one)",
+    {},
+    -kNoLimit,
+    kNoLimit,
+    1,
     kMaxChannels};
 const Setting kDTypeSetting{"dtype", SettingType::kChoice,
                             DTypeName(DType::kFloat32), "output element type",

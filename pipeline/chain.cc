@@ -212,7 +212,13 @@ absl::Status AddFused(const std::string& list_name,
   }
   if (erase_in_pixels) {
     NormalizeEraseValues(chain->channels, &options);
-    FUSEDNORM_ASSIGN_OR_RETURN(*fused, FusedNormalization::Create(options));
+    fused = FusedNormalization::Create(options);
+    if (!fused.ok()) {
+      return PrefixStatus(
+          fused.status(),
+          absl::StrCat(list_name,
+                       ": RandomErasing's value as Normalize maps it: "));
+    }
   }
   FUSEDNORM_ASSIGN_OR_RETURN(
       chain->sample_bytes,

@@ -68,23 +68,36 @@ void StandardLists(const RecipeOptions& o, RecipeLists* lists) {
 
 // Reads the Normalize ops of `list` (they stay in it: the chain checks
 // where they stand): their mean and std go to `norm`, which must agree
-// with any read before (or given as settings).
+// with any read before (or given as settings). `taken` says where the
+// normalization was read ("" for nowhere yet).
 absl::Status TakeNormalize(const std::string& list_name, bool given,
                            std::vector<std::unique_ptr<PreprocessOp>>* list,
-                           FusedNormalizationOptions* norm, bool* taken) {
+                           FusedNormalizationOptions* norm,
+                           std::string* taken) {
+  bool in_list = false;  // a Normalize of this list was read
   for (size_t i = 0; i < list->size(); ++i) {
     const auto* normalize = dynamic_cast<const Normalize*>((*list)[i].get());
     if (normalize == nullptr) continue;
-    if ((given || *taken) && !normalize->AgreesWith(*norm)) {
+    const std::string where =
+        absl::StrCat(list_name, " position ", i, " (", normalize->name(), ")");
+    if (in_list) {  // the chain refuses it too, whatever its values
+      return InvalidArgumentCat(where, ": a second Normalize (the first is at ",
+                                *taken,
+                                "); torchvision would normalize twice, "
+                                "fusednorm normalizes once: give one "
+                                "Normalize");
+    }
+    if ((given || !taken->empty()) && !normalize->AgreesWith(*norm)) {
       return InvalidArgumentCat(
-          list_name, " position ", i, " (", normalize->name(), "): ",
+          where, ": ",
           given ? "the normalization settings (preset, mean, std) say "
                   "otherwise"
-                : "another list's Normalize says otherwise",
+                : absl::StrCat("the Normalize at ", *taken, " says otherwise"),
           "; give the normalization once");
     }
     normalize->FuseInto(norm);
-    *taken = true;
+    *taken = absl::StrCat(list_name, " position ", i);
+    in_list = true;
   }
   return absl::OkStatus();
 }
@@ -134,7 +147,7 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
         lists.val, MakeTransforms(o.val_transforms, o.val_name, context));
   }
   StandardLists(o, &lists);
-  bool taken = false;
+  std::string taken;
   FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.train_name, o.normalization_given,
                                           &lists.train, &lists.normalization,
                                           &taken));

@@ -429,8 +429,22 @@ TEST(Recipe, ListsAndNormalization) {
   o.val_transforms =
       "Resize(20), CenterCrop(16), Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))";
   ExpectError(BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
-              "another list's Normalize says otherwise");
+              "the Normalize at train_transforms position 2 says otherwise");
+  // One value for every channel says the same as three equal ones.
+  o.val_transforms = "Resize(20), CenterCrop(16), Normalize(0.5, (0.25,))";
+  EXPECT_TRUE(BuildRecipe(o, data).ok());
+  // A second Normalize in one list is refused whatever its values.
   o.val_transforms = "Resize(20), CenterCrop(16)";
+  o.train_transforms =
+      "RandomResizedCrop(16), ToTensor(), Normalize(0.5, 0.25), "
+      "Normalize(0.1, 0.2)";
+  ExpectError(
+      BuildRecipe(o, data).status(), StatusCode::kInvalidArgument,
+      "position 3 (Normalize(mean=(0.1,), std=(0.2,), inplace=False)): a "
+      "second Normalize (the first is at train_transforms position 2)");
+  o.train_transforms =
+      "RandomResizedCrop(16), ToTensor(), Normalize((0.5, 0.5, 0.5), (0.25, "
+      "0.25, 0.25))";
   absl::StatusOr<Preprocessor> p = BuildRecipe(o, data);
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->fused(Split::kTrain).normalization().mean[0], 0.5f);

@@ -77,7 +77,7 @@ class Lists(unittest.TestCase):
                                     "the images have 3 channels"):
             fusednorm.Loader(train_transforms=crop + [T.Normalize([0.5, 0.25], [0.2, 0.3])], **kw)
         with self.assertRaisesRegex(ValueError, "position 3 .*a second Normalize "
-                                    r"\(the first is at position 2\)"):
+                                    r"\(the first is at train_transforms position 2\)"):
             fusednorm.Loader(train_transforms=crop + [T.Normalize(0.5, 0.25)] * 2, **kw)
         # Erasing before Normalize erases the [0, 1] tensor: Normalize maps
         # its value as torch does, the same as erasing after it with the
@@ -92,6 +92,10 @@ class Lists(unittest.TestCase):
         self.assertTrue(same(before, after))
         self.assertFalse(same(before, epoch(train_transforms=crop + [
             T.Normalize(mean, std), T.RandomErasing(1.0, value=value)], **kw)))
+        with self.assertRaisesRegex(ValueError, "train_transforms: RandomErasing's value "
+                                    "as Normalize maps it: .*not finite"):
+            fusednorm.Loader(train_transforms=crop + [T.RandomErasing(1.0, value=1e30),
+                                                      T.Normalize(0.5, 1e-10)], **kw)
         zero = (-torch.tensor(mean)) / torch.tensor(std)
         self.assertTrue(same(
             epoch(train_transforms=crop + [T.RandomErasing(1.0), T.Normalize(mean, std)], **kw),
