@@ -2,6 +2,7 @@
 // kernel choice per channel count, torchvision's erase sampling, the call.
 #include "ops/fused_normalization.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -112,6 +113,29 @@ std::optional<int64_t> CheckedAdd(int64_t a, int64_t b) {
   return r;
 }
 
+// Custom mean and std as torch broadcasts them: one value of either serves
+// every channel of the other, and one of both serves any channel count
+// (channels 0, as for NO_NORM).
+absl::StatusOr<Normalization> SpreadCustom(const std::vector<float>& mean,
+                                           const std::vector<float>& std) {
+  const size_t n = std::max(mean.size(), std.size());
+  if (mean.empty() || std.empty() ||
+      (mean.size() != std.size() && mean.size() != 1 && std.size() != 1)) {
+    return InvalidArgumentCat("mean has ", mean.size(), " values but std has ",
+                              std.size(),
+                              "; give both with the same count, or one value "
+                              "of either for every channel");
+  }
+  if (n > kMaxChannels) {
+    return InvalidArgumentCat("mean/std have ", n, " values; at most ",
+                              kMaxChannels, " channels are supported");
+  }
+  Normalization norm{mean, std, n == 1 ? 0 : static_cast<int>(n)};
+  norm.mean.resize(n, mean[0]);  // a single value repeated
+  norm.std.resize(n, std[0]);
+  return norm;
+}
+
 // The mean and std `options` ask for (a preset's, or the custom values),
 // checked: counts, finiteness, std > 0.
 absl::StatusOr<Normalization> ResolveNormalization(
@@ -125,17 +149,7 @@ absl::StatusOr<Normalization> ResolveNormalization(
     }
     norm = PresetNormalization(options.preset);
   } else {
-    if (options.mean.size() != options.std.size()) {
-      return InvalidArgumentCat("mean has ", options.mean.size(),
-                                " values but std has ", options.std.size(),
-                                "; give both with the same count");
-    }
-    if (options.mean.size() > kMaxChannels) {
-      return InvalidArgumentCat("mean/std have ", options.mean.size(),
-                                " values; at most ", kMaxChannels,
-                                " channels are supported");
-    }
-    norm = {options.mean, options.std, static_cast<int>(options.mean.size())};
+    FUSEDNORM_ASSIGN_OR_RETURN(norm, SpreadCustom(options.mean, options.std));
   }
   for (size_t c = 0; c < norm.mean.size(); ++c) {
     if (!std::isfinite(norm.mean[c]))
@@ -282,7 +296,8 @@ absl::StatusOr<size_t> FusedNormalization::OutputBytes(int64_t height,
                                                        int64_t width) const {
   if (channels() == 0) {
     return InvalidArgumentCat(
-        "channels: NO_NORM takes any channel count; pass it to OutputBytes");
+        "channels: this normalization (NO_NORM, or one mean and std) takes "
+        "any channel count; pass it to OutputBytes");
   }
   return OutputBytes(height, width, channels());
 }
@@ -400,9 +415,9 @@ absl::StatusOr<KernelArgs> FusedNormalization::Prepare(
 absl::Status FusedNormalization::CheckEraseValues(int channels) const {
   const size_t n = erase_.value.size();
   if (n > 1 && n != static_cast<size_t>(channels)) {
-    return InvalidArgumentCat("erase.value has ", n, " values but the image has ",
-                              channels, " channels (give 1 or ", channels,
-                              ")");
+    return InvalidArgumentCat("erase.value has ", n,
+                              " values but the image has ", channels,
+                              " channels (give 1 or ", channels, ")");
   }
   return absl::OkStatus();
 }
@@ -413,7 +428,8 @@ void FusedNormalization::FillErase(const KernelArgs& a) const {
   for (int64_t h = a.erase.top; h < a.erase.top + a.erase.height; ++h) {
     for (int64_t w = a.erase.left; w < a.erase.left + a.erase.width; ++w) {
       for (int c = 0; c < C; ++c) {
-        const float v = erase_.value[std::min<size_t>(c, erase_.value.size() - 1)];
+        const float v =
+            erase_.value[std::min<size_t>(c, erase_.value.size() - 1)];
         StoreValue(dtype(), v,
                    OutputIndex(layout(), a.height, a.width, C, c, h, w),
                    static_cast<uint8_t*>(a.output));

@@ -50,9 +50,10 @@ struct EraseOptions {
 
 struct FusedNormalizationOptions {
   Preset preset = Preset::kImagenet;
-  // Custom normalization: when both are non-empty they replace `preset`; 1..4
-  // values each, the same count, finite, std > 0. The count is the channel
-  // count images must have.
+  // Custom normalization: when either is non-empty they replace `preset`;
+  // 1..4 values each, finite, std > 0. The count is the channel count images
+  // must have. One value of either serves every channel of the other, as torch
+  // broadcasts it, and one of both serves images of any channel count.
   std::vector<float> mean;
   std::vector<float> std;
   DType dtype = DType::kFloat32;
@@ -134,15 +135,15 @@ class FusedNormalization {
   // channels: (H, W, C) for HWC, (H, W, 4) for HWC4, (C, H, W) for CHW.
   std::vector<int64_t> OutputShape(int64_t height, int64_t width,
                                    int channels) const;
-  // Same as OutputBytes above, with the channel count the normalization fixes (InvalidArgument for
-  // NO_NORM, which takes any: use the overload above).
+  // Same as OutputBytes above, with the channel count the normalization
+  // fixes (InvalidArgument when it takes any: use the overload above).
   absl::StatusOr<size_t> OutputBytes(int64_t height, int64_t width) const;
 
   DType dtype() const { return constants_->dtype; }
   Layout layout() const { return constants_->layout; }
   Mode mode() const { return constants_->mode; }
   // Channel count images must have, or 0 when any of 1..4 is accepted
-  // (NO_NORM).
+  // (NO_NORM, or one custom mean and std).
   int channels() const { return norm_.channels; }
   double flip_p() const { return flip_p_; }
   const EraseOptions& erase() const { return erase_; }
@@ -150,7 +151,8 @@ class FusedNormalization {
   // it.
   const char* kernel_id(int channels) const;
   // The float32 mean and std the op normalizes with: one value per channel,
-  // or a single value for NO_NORM (which serves every channel count).
+  // or a single value for NO_NORM or one custom value (serving every channel
+  // count).
   const Normalization& normalization() const { return norm_; }
 
  private:

@@ -4,10 +4,12 @@
 #include "ops/fused_normalization.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -60,6 +62,58 @@ TEST(FusedNormalizationCreate, RejectsBadNormalization) {
   o.std = {1, 2};
   EXPECT_TRUE(FusedNormalization::Create(o).ok());
   EXPECT_EQ(FusedNormalization::Create(o)->channels(), 2);
+}
+
+// The op's bytes for a random `channels`-channel image, no flip, no erase.
+std::vector<uint8_t> Normalized(const FusedNormalization& op, int channels) {
+  constexpr int64_t kH = 3, kW = 7;
+  std::mt19937 rng(channels);
+  std::vector<uint8_t> in(kH * kW * channels);
+  for (uint8_t& b : in) b = static_cast<uint8_t>(rng());
+  const size_t bytes = *op.OutputBytes(kH, kW, channels);
+  std::vector<uint8_t> out(bytes, 0xab);
+  const ImageView view{absl::MakeConstSpan(in), kH, kW, channels,
+                       kW * channels};
+  EXPECT_TRUE(op.Apply(view, {}, {absl::MakeSpan(out)}).ok());
+  return out;
+}
+
+// One value of mean or std serves every channel, as torch broadcasts it; one
+// of both serves any channel count. Each must give the bytes of the values
+// written out per channel.
+TEST(FusedNormalizationCreate, OneMeanOrStdServesEveryChannel) {
+  for (int channels = 1; channels <= 4; ++channels) {
+    FusedNormalizationOptions one, spread;
+    one.mean = {0.3f};
+    one.std = {0.2f};
+    spread.mean.assign(channels, 0.3f);
+    spread.std.assign(channels, 0.2f);
+    const FusedNormalization op = MakeOp(one);
+    EXPECT_EQ(op.channels(), 0);
+    EXPECT_EQ(Normalized(op, channels), Normalized(MakeOp(spread), channels))
+        << channels << " channels";
+  }
+  FusedNormalizationOptions mixed, full;
+  mixed.mean = {0.25f};
+  mixed.std = {0.2f, 0.3f, 0.4f};
+  full.mean = {0.25f, 0.25f, 0.25f};
+  full.std = mixed.std;
+  EXPECT_EQ(MakeOp(mixed).channels(), 3);
+  EXPECT_EQ(Normalized(MakeOp(mixed), 3), Normalized(MakeOp(full), 3));
+  std::swap(mixed.mean, mixed.std);
+  full = {};
+  full.mean = mixed.mean;
+  full.std = {0.25f, 0.25f, 0.25f};
+  EXPECT_EQ(Normalized(MakeOp(mixed), 3), Normalized(MakeOp(full), 3));
+  // A bad single value is named at index 0, as given.
+  mixed.std = {0.0f};
+  ExpectError(FusedNormalization::Create(mixed).status(),
+              StatusCode::kInvalidArgument, "std[0] = 0");
+  mixed.std = {1, 2};
+  ExpectError(FusedNormalization::Create(mixed).status(),
+              StatusCode::kInvalidArgument,
+              "mean has 3 values but std has 2; give both with the same "
+              "count, or one value of either for every channel");
 }
 
 TEST(FusedNormalizationCreate, RejectsBadProbabilitiesAndErase) {

@@ -29,8 +29,8 @@ const Setting kMeanSetting{
     "mean",
     SettingType::kFloats,
     "",
-    "custom per-channel mean, 1 to 4 values (with std; run and the Loader "
-    "spread one value over every channel)",
+    "custom per-channel mean, 1 to 4 values (with std); one value serves "
+    "every channel",
     {},
     -kNoLimit,
     kNoLimit,
@@ -40,7 +40,7 @@ const Setting kStdSetting{
     "std",
     SettingType::kFloats,
     "",
-    "custom per-channel std > 0, as many as mean (run and the Loader: or one)",
+    "custom per-channel std > 0, as many as mean or one for every channel",
     {},
     -kNoLimit,
     kNoLimit,

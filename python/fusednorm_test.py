@@ -16,6 +16,7 @@ import unittest
 import numpy as np
 import torch
 from PIL import Image
+from torchvision.transforms import functional as F
 
 import fusednorm
 
@@ -38,6 +39,25 @@ class ExactMode(unittest.TestCase):
                 got = op(hwc, flip=flip, erase=erase)
                 want = torchvision_tail(hwc, mean, std, flip, erase, dtype, layout)
                 self.assertTrue(np.array_equal(bits(got), bits(want)))
+
+    def test_one_mean_or_std_broadcasts_as_torch_does(self):
+        # torch's Normalize(0.5, 0.25) serves any channel count, and one
+        # value of either serves every channel of the other.
+        rng = np.random.default_rng(3)
+        cases = [(0.5, 0.25, 1), (0.5, 0.25, 3), ([0.5], (0.25,), 4),
+                 (0.25, [0.2, 0.3, 0.4], 3), ([0.1, 0.6], [0.3], 2)]
+        for mean, std, channels in cases:
+            with self.subTest(mean=mean, std=std, channels=channels):
+                hwc = rng.integers(0, 256, (5, 7, channels), dtype=np.uint8)
+                op = fusednorm.FusedNormalization(mean=mean, std=std,
+                                                  mode="exact")
+                want = F.normalize(F.to_tensor(hwc), mean, std)
+                got = op(hwc, flip=False, erase=None)
+                self.assertTrue(np.array_equal(
+                    bits(got), bits(want.permute(1, 2, 0).contiguous())))
+        with self.assertRaisesRegex(ValueError, "mean has 2 values but std "
+                                    "has 3"):
+            fusednorm.FusedNormalization(mean=[0.5, 0.5], std=[1, 2, 3])
 
     def test_fast_mode_within_bound(self):
         rng = np.random.default_rng(2)

@@ -78,8 +78,10 @@ std::string AsText(const char* callable, const Setting& s,
       if (!IsNumber(v)) WrongType(callable, s, v, "a number");
       return FloatText(v);
     case SettingType::kFloats:
+      // One number is a list of one, as torch takes Normalize(0.5, 0.25).
+      if (!PySequence_Check(v.ptr()) && IsNumber(v)) return FloatText(v);
       return Items(callable, s, v, &IsNumber, &FloatText,
-                   "a sequence of numbers");
+                   "a number or a sequence of numbers");
     case SettingType::kSize:
       if (IsInt(v)) return IntText(v);
       return Items(callable, s, v, &IsInt, &IntText,

@@ -115,7 +115,8 @@ class FusedNormalization:
         return self._op.kernel(channels)
 
     dtype = property(lambda self: self._op.dtype)
-    # The float32 mean and std per channel (one value for preset "none").
+    # The float32 mean and std per channel (one value, serving any channel
+    # count, for preset "none" or when one of each was given).
     mean = property(lambda self: self._op.mean)
     std = property(lambda self: self._op.std)
     layout = property(lambda self: self._op.layout)
