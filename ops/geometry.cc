@@ -42,6 +42,13 @@ absl::Status CheckSide(const char* op, const char* arg, int64_t side) {
 
 }  // namespace
 
+std::string WithFilter(std::string name, ResizeFilter filter) {
+  if (filter != ResizeFilter::kPil) {
+    absl::StrAppend(&name, " filter=", ResizeFilterName(filter));
+  }
+  return name;
+}
+
 absl::Status Crop(const ImageView& in, int64_t top, int64_t left, int64_t h,
                   int64_t w, Image* out) {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(in));

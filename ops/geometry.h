@@ -35,6 +35,9 @@ struct Resampling {
   ResizeFilter filter = ResizeFilter::kPil;
 };
 
+// `name`, with " filter=NAME" added for a filter other than Pillow's.
+std::string WithFilter(std::string name, ResizeFilter filter);
+
 class Resize : public PreprocessOp {
  public:
   // Shorter side to `size`, aspect kept (the longer side truncated as
@@ -48,6 +51,9 @@ class Resize : public PreprocessOp {
   Resize(Size2 size, Resampling resampling);
 
   const char* op_name() const override { return "Resize"; }
+  std::string PixelName() const override {
+    return WithFilter(name(), resampling_.filter);
+  }
   std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::StatusOr<Size2> OutputSize(Size2 input) const override;
@@ -99,6 +105,9 @@ class RandomResizedCrop : public PreprocessOp {
                     double ratio_min, double ratio_max, Resampling resampling);
 
   const char* op_name() const override { return "RandomResizedCrop"; }
+  std::string PixelName() const override {
+    return WithFilter(name(), resampling_.filter);
+  }
   std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   absl::StatusOr<Size2> OutputSize(Size2) const override { return size_; }

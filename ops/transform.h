@@ -96,6 +96,10 @@ class PreprocessOp {
   // torchvision's repr: "RandomResizedCrop(size=(224, 224), ...)". It reads
   // back through the transform list grammar as the same op.
   std::string name() const { return FormatCall(op_name(), args()); }
+  // name() plus what else changes the op's pixels without being one of
+  // torchvision's arguments (a resize filter other than Pillow's): the text
+  // a resume state's digest of the transforms is made from.
+  virtual std::string PixelName() const { return name(); }
 
   // A copy (transform lists are copied, never moved out of the caller's
   // objects).

@@ -346,9 +346,12 @@ namespace {
 
 // "Op(...) -> Op(...) -> `fused`", then " => " and the batch transform
 // where the chain has one.
-std::string ChainText(const Chain& c, const std::string& fused) {
+// `pixels`: each op as PixelName() gives it, else as name() does.
+std::string ChainText(const Chain& c, const std::string& fused,
+                      bool pixels = false) {
   std::vector<std::string> parts;
-  for (const auto& op : c.ops) parts.push_back(op->name());
+  for (const auto& op : c.ops)
+    parts.push_back(pixels ? op->PixelName() : op->name());
   parts.push_back(fused);
   std::string out = absl::StrJoin(parts, " -> ");
   if (c.batch_op != nullptr) absl::StrAppend(&out, " => ", c.batch_op->name());
@@ -367,15 +370,17 @@ std::string Preprocessor::PixelRecipe(Split split) const {
   };
   const EraseOptions& e = f.erase();
   std::string out = ChainText(
-      c, absl::StrCat(
-             "FusedNormalization(mean=", floats(f.normalization().mean),
-             " std=", floats(f.normalization().std), " ", DTypeName(f.dtype()),
-             " ", LayoutName(f.layout()), " ", ModeName(f.mode()),
-             absl::StrFormat(" flip=%.17g erase=%d p=%.17g scale=%.17g,%.17g "
-                             "ratio=%.17g,%.17g value=",
-                             f.flip_p(), e.enabled, e.p, e.scale_min,
-                             e.scale_max, e.ratio_min, e.ratio_max),
-             floats(e.value), ")"));
+      c,
+      absl::StrCat(
+          "FusedNormalization(mean=", floats(f.normalization().mean),
+          " std=", floats(f.normalization().std), " ", DTypeName(f.dtype()),
+          " ", LayoutName(f.layout()), " ", ModeName(f.mode()),
+          absl::StrFormat(" flip=%.17g erase=%d p=%.17g scale=%.17g,%.17g "
+                          "ratio=%.17g,%.17g value=",
+                          f.flip_p(), e.enabled, e.p, e.scale_min, e.scale_max,
+                          e.ratio_min, e.ratio_max),
+          floats(e.value), ")"),
+      /*pixels=*/true);
   absl::StrAppend(&out, absl::StrFormat(" targets=%d,%.17g", c.num_classes,
                                         c.label_smoothing));
   return out;

@@ -31,14 +31,16 @@ struct RunSpec {
   int world = 1;
   bool mix = true;
   bool shuffle = true;
+  ResizeFilter filter = ResizeFilter::kPil;
 };
 
 Preprocessor Make(const RunSpec& r) {
   PreprocessorBuilder b;
   b.dataset(std::shared_ptr<const Dataset>(
                 MakeSyntheticDataset(r.samples, r.data_seed)))
-      .train_transforms(RandomResizedCrop(24), RandomHorizontalFlip(),
-                        RandomErasing(r.erase))
+      .train_transforms(
+          RandomResizedCrop(24, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0, r.filter),
+          RandomHorizontalFlip(), RandomErasing(r.erase))
       .val_transforms(Resize(28), CenterCrop(24))
       .batch_size(r.batch)
       .threads(r.threads)
@@ -120,7 +122,7 @@ TEST(ResumeStateTest, RunsThatDifferAreRefusedNamingTheDifference) {
     RunSpec run;
     std::string needle;
   };
-  std::vector<Other> others(7);
+  std::vector<Other> others(8);
   others[0].run.samples = 38;
   others[0].needle = "the epoch's samples = 37 in the state, 38 here";
   others[1].run.data_seed = 1;
@@ -135,6 +137,9 @@ TEST(ResumeStateTest, RunsThatDifferAreRefusedNamingTheDifference) {
   others[5].needle = "the transforms' digest";
   others[6].run.shuffle = false;
   others[6].needle = "shuffle = 1 in the state, 0 here";
+  // Not a torchvision argument, but it changes the pixels.
+  others[7].run.filter = ResizeFilter::kTensor;
+  others[7].needle = "the transforms' digest";
   for (const Other& o : others) {
     ExpectError(CheckResumeState(s, Make(o.run), Split::kTrain),
                 StatusCode::kInvalidArgument, o.needle);
