@@ -83,8 +83,9 @@ struct LoaderSettings {
   // Sharding: global batch b goes to rank b % world. Every rank gets the
   // same number of batches: with drop_last, the last round's incomplete
   // batches go to no rank; without (the default), a rank whose share is one
-  // batch short gets a padding batch that repeats the epoch's first samples
-  // (DistributedSampler's rules). The real samples of the ranks are disjoint
+  // batch short gets a padding batch: the epoch's order continued past its
+  // end, positions wrapping around to its start (DistributedSampler pads so,
+  // though per sample). The real samples of the ranks are disjoint
   // and together are the single-process epoch, for any world size.
   int rank = 0, world = 1;
   bool drop_last = false;

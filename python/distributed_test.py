@@ -134,6 +134,29 @@ class TwoRanks(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("RANK = 'one' is not an integer", r.stderr)
 
+    def test_a_rank_or_world_size_given_alone_takes_the_other_from_torchrun(self):
+        # With RANK=1 WORLD_SIZE=2, Loader(world_size=2) is rank 1, and
+        # Loader(rank=1) has world size 2: both as Loader(rank=1,
+        # world_size=2), and not as rank 0.
+        code = textwrap.dedent("""
+            import fusednorm, numpy as np
+            def first(**kw):
+                loader = fusednorm.Loader(images=40, batch_size=4, size=8,
+                                          threads=1, **kw)
+                images = next(iter(loader))[0]
+                out = (np.array(images).tobytes(), len(loader))
+                loader.close()
+                return out
+            want = first(rank=1, world_size=2)
+            print(first(world_size=2) == want, first(rank=1) == want,
+                  first(rank=0, world_size=2) == want)
+            """)
+        r = subprocess.run([sys.executable, "-c", code], env=dict(
+            os.environ, RANK="1", WORLD_SIZE="2",
+            PYTHONPATH=os.pathsep.join(sys.path)), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["True", "True", "False"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -204,7 +204,8 @@ class Loader:
     WORLD_SIZE), rank and world_size default to this process's: global
     batch b goes to rank b % world_size, and every rank yields len(loader)
     batches -- without drop_last a rank a batch short gets a last batch
-    that repeats the epoch's first samples (as DistributedSampler pads);
+    that continues the epoch's order past its end, wrapping around to its
+    start (as DistributedSampler pads);
     with drop_last=True the last incomplete round is dropped. The ranks'
     other samples are disjoint and together are the single-process epoch.
 
@@ -325,24 +326,26 @@ def _lists_as_text(kwargs):
 
 
 def _distributed(kwargs):
-    """kwargs with rank and world_size from torch.distributed (when it is
-    initialized) or torchrun's environment (RANK, WORLD_SIZE), unless the
-    caller gave either."""
-    if "rank" in kwargs or "world_size" in kwargs:
+    """kwargs with rank and world_size, each one the caller left out (or gave
+    as None) taken from torch.distributed (when it is initialized) or
+    torchrun's environment (RANK, WORLD_SIZE)."""
+    missing = [k for k in ("rank", "world_size") if kwargs.get(k) is None]
+    if not missing:
         return kwargs
     dist = _sys.modules.get("torch.distributed")
     if dist is not None and dist.is_available() and dist.is_initialized():
-        return dict(kwargs, rank=dist.get_rank(), world_size=dist.get_world_size())
-    if "RANK" in _os.environ and "WORLD_SIZE" in _os.environ:
-        values = {}
+        found = dict(rank=dist.get_rank(), world_size=dist.get_world_size())
+    elif "RANK" in _os.environ and "WORLD_SIZE" in _os.environ:
+        found = {}
         for key, name in (("rank", "RANK"), ("world_size", "WORLD_SIZE")):
             try:
-                values[key] = int(_os.environ[name])
+                found[key] = int(_os.environ[name])
             except ValueError:
                 raise ValueError(f"environment variable {name} = "
                                  f"{_os.environ[name]!r} is not an integer") from None
-        return dict(kwargs, **values)
-    return kwargs
+    else:
+        return kwargs
+    return dict(kwargs, **{k: found[k] for k in missing})
 
 
 def _torch_cuda():
