@@ -349,7 +349,12 @@ std::optional<int64_t> RandomChoice::num_classes() const {
 
 BatchDecision RandomChoice::Decide(Size2 size, SampleStream& stream) const {
   int64_t pick = 0;
-  if (!p_) {
+  // Equal probabilities draw as none given: torchvision v2 keeps p
+  // normalized ([0.5, 0.5] for p=None), and both must give the same batches.
+  const bool uniform =
+      !p_ || std::all_of(p_->begin(), p_->end(),
+                         [&](double x) { return x == p_->front(); });
+  if (uniform) {
     pick = stream.UniformInt(0, static_cast<int64_t>(transforms_.size()) - 1);
   } else {
     const std::vector<double>& p = *p_;

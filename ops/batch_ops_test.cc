@@ -7,7 +7,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -234,6 +237,34 @@ TEST(Decide, RandomChoiceFrequencies) {
     ASSERT_EQ(d.choice, d.kind == BatchDecision::Kind::kCutMix ? 1 : 0);
   }
   EXPECT_NEAR(static_cast<double>(cutmix) / n, 0.75, 0.015);
+}
+
+// Equal probabilities decide as none given (torchvision v2 stores p=None
+// as [0.5, 0.5]): the same choice, λ and box for every batch.
+TEST(Decide, RandomChoiceEqualPIsNoP) {
+  const auto make = [](std::optional<std::vector<double>> p) {
+    std::vector<std::unique_ptr<BatchOp>> ops;
+    ops.push_back(std::make_unique<MixUp>(0.2));
+    ops.push_back(std::make_unique<CutMix>(1.0));
+    return RandomChoice(std::move(ops), std::move(p));
+  };
+  const RandomChoice none = make(std::nullopt);
+  const RandomChoice half = make(std::vector<double>{0.5, 0.5});
+  const RandomChoice ones = make(std::vector<double>{2.0, 2.0});
+  for (int b = 0; b < 200; ++b) {
+    SampleStream s1(3, 1, kBatchStreams + b), s2 = s1, s3 = s1;
+    const BatchDecision want = none.Decide({16, 12}, s1);
+    for (const RandomChoice* c : {&half, &ones}) {
+      SampleStream s = c == &half ? s2 : s3;
+      const BatchDecision got = c->Decide({16, 12}, s);
+      ASSERT_EQ(got.choice, want.choice) << b;
+      ASSERT_EQ(got.lam, want.lam) << b;
+      ASSERT_EQ(got.drawn, want.drawn) << b;
+      ASSERT_EQ(std::make_tuple(got.x1, got.y1, got.x2, got.y2),
+                std::make_tuple(want.x1, want.y1, want.x2, want.y2))
+          << b;
+    }
+  }
 }
 
 }  // namespace

@@ -137,24 +137,24 @@ SampleOp MakeToTensor(const BoundArgs&, const OpContext&) {
   return std::make_unique<ToTensor>();
 }
 
-// ToDtype(dtype, scale) and ConvertImageDtype(dtype): a float dtype, with
-// values scaled to [0, 1] (which ConvertImageDtype always does).
+// ToDtype(dtype, scale) and ConvertImageDtype(dtype): float32, with values
+// scaled to [0, 1] (which ConvertImageDtype always does). A 16-bit float is
+// refused, not dropped: torch would normalize in that type, where the fused
+// op normalizes in float32 and rounds once (the dtype setting).
 SampleOp MakeToDtype(const BoundArgs& a, const OpContext&) {
   const ArgValue& dtype = a.Get("dtype");
-  static const char* kFloats[] = {"torch.float32",  "torch.float", "float32",
-                                  "torch.float16",  "torch.half",  "float16",
-                                  "torch.bfloat16", "bfloat16"};
-  bool is_float = false;
-  for (const char* f : kFloats) {
-    is_float = is_float || ((dtype.kind == ArgValue::Kind::kName ||
-                             dtype.kind == ArgValue::Kind::kText) &&
-                            dtype.text == f);
+  static const char* kFloat32[] = {"torch.float32", "torch.float", "float32"};
+  bool is_float32 = false;
+  for (const char* f : kFloat32) {
+    is_float32 = is_float32 || ((dtype.kind == ArgValue::Kind::kName ||
+                                 dtype.kind == ArgValue::Kind::kText) &&
+                                dtype.text == f);
   }
-  if (!is_float) {
-    return InvalidArgumentCat(a.op(), " dtype = ", FormatArg(dtype),
-                              ": the fused op's output is a float tensor "
-                              "(torch.float32; the dtype setting picks "
-                              "float16 or bfloat16)");
+  if (!is_float32) {
+    return InvalidArgumentCat(
+        a.op(), " dtype = ", FormatArg(dtype),
+        ": the list's tensor is torch.float32; for float16 or bfloat16 "
+        "output set the dtype setting (normalized in float32, then rounded)");
   }
   if (a.op() == "ToDtype") {
     FUSEDNORM_ASSIGN_OR_RETURN(const bool scale, a.Bool("scale"));
@@ -334,6 +334,12 @@ const std::vector<OpRow>& Rows() {
       {"ToImageTensor",
        OpKind::kSample,
        "as ToImage",
+       {},
+       &MakeToTensor,
+       nullptr},
+      {"ToPureTensor",
+       OpKind::kSample,
+       "v2's last step (a plain tensor): nothing to do",
        {},
        &MakeToTensor,
        nullptr},

@@ -188,6 +188,13 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"Normalize((0.5, inf), (1,))", "Normalize mean[1] = inf", false},
       {"ToDtype(torch.uint8)", "ToDtype dtype = torch.uint8", false},
       {"ToDtype(torch.float32)", "ToDtype scale = False", false},
+      // A 16-bit float would be normalized in 16 bits: refused, not dropped.
+      {"ToDtype(torch.float16, scale=True)",
+       "ToDtype dtype = torch.float16: the list's tensor is torch.float32; "
+       "for float16 or bfloat16 output set the dtype setting",
+       false},
+      {"ConvertImageDtype(torch.bfloat16)",
+       "ConvertImageDtype dtype = torch.bfloat16", false},
   };
   for (const auto& c : cases) {
     absl::StatusOr<std::vector<std::unique_ptr<PreprocessOp>>> ops =

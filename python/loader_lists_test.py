@@ -102,6 +102,14 @@ class Lists(unittest.TestCase):
             epoch(train_transforms=crop + [T.Normalize(mean, std), T.RandomErasing(
                 1.0, value=tuple(float(v) for v in zero))], **kw)))
 
+    def test_v2s_last_step_to_pure_tensor_changes_nothing(self):
+        # torchvision's v2 reference recipes end in ToPureTensor().
+        body = [T.RandomResizedCrop(16), T.ToImage(),
+                T.ToDtype("torch.float32", scale=True),
+                T.Normalize((0.5,), (0.25,)), T.RandomErasing(0.5)]
+        self.assertTrue(same(epoch(train_transforms=body),
+                             epoch(train_transforms=body + [T.ToPureTensor()])))
+
     def test_reprs_show_the_settings_given(self):
         loader = fusednorm.Loader(batch_size=4, dataset="synthetic",
                                   train_transforms=[T.CenterCrop(8)])
@@ -126,14 +134,23 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms=TV.Compose([TV.RandomPerspective()]))
         with self.assertRaisesRegex(TypeError, "AugMix is not a transform"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8), TV.AugMix()])
-        with self.assertRaisesRegex(ValueError, "antialias = False"):
+        # torchvision's objects with values fusednorm does not support: a
+        # TypeError too (torchvision took the values).
+        with self.assertRaisesRegex(TypeError, "antialias = False"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8, antialias=False)])
-        with self.assertRaisesRegex(ValueError, "interpolation = lanczos"):
+        with self.assertRaisesRegex(TypeError, "interpolation = lanczos"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(
                 8, interpolation=TV.InterpolationMode.LANCZOS)])
-        with self.assertRaisesRegex(ValueError, "value = 'random'"):
+        with self.assertRaisesRegex(TypeError, "value = 'random'"):
             fusednorm.Loader(train_transforms=[TV.CenterCrop(8), TV.ToTensor(),
                                                TV.RandomErasing(value="random")])
+        # A 16-bit tail is refused, never dropped (the dtype setting does it).
+        for tail in (TV.ConvertImageDtype(torch.float16),
+                     TV.ConvertImageDtype(torch.bfloat16)):
+            with self.assertRaisesRegex(TypeError, "set the dtype setting"):
+                fusednorm.Loader(train_transforms=[TV.CenterCrop(8), tail])
+        with self.assertRaisesRegex(ValueError, "ToDtype dtype = 'torch.half'"):
+            T.ToDtype("torch.half", scale=True)
         nested = TV.Compose([TV.CenterCrop(8), TV.Compose([TV.ToTensor(), TV.Normalize(
             [0.5, 0.4, 0.3], [0.25, 0.2, 0.3])])])
         self.assertEqual(T.to_text(nested), T.to_text([TV.CenterCrop(8), TV.ToTensor(),

@@ -227,6 +227,7 @@ _TORCHVISION = {
     "PILToTensor": lambda t: {},
     "ToImage": lambda t: {},
     "ToImageTensor": lambda t: {},
+    "ToPureTensor": lambda t: {},
     "ToDtype": lambda t: dict(dtype=_dtype(t), scale=getattr(t, "scale", False)),
     "ConvertImageDtype": lambda t: dict(dtype=t.dtype),
     "AutoAugment": lambda t: dict(
@@ -284,7 +285,12 @@ def from_torchvision(t):
         raise TypeError(f"{type(t).__module__}.{name} is not a transform "
                         f"fusednorm runs; it runs: {known}")
     ours = {"Mixup": "MixUp", "Cutmix": "CutMix"}.get(name, name)
-    return _classes[ours](**_TORCHVISION[name](t))
+    try:
+        return _classes[ours](**_TORCHVISION[name](t))
+    except ValueError as e:
+        # torchvision took these values: one fusednorm refuses is one it
+        # does not support (lanczos, antialias=False, ...), a TypeError.
+        raise TypeError(str(e)) from None
 
 
 def _items(transforms):
