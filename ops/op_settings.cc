@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/format_names.h"
 #include "core/status.h"
+#include "kernels/dispatch.h"
 #include "ops/presets.h"
 
 namespace fusednorm {
@@ -120,6 +121,11 @@ absl::StatusOr<FusedNormalizationOptions> NormalizationFromSettings(
   }
   FUSEDNORM_ASSIGN_OR_RETURN(o.mode, v.Enum(kModeSetting, ModeNames()));
   o.kernel = v.Text(kKernelSetting);
+  // Named as given here: the chains that would refuse it name their lists.
+  if (!o.kernel.empty()) {
+    const absl::Status known = ForcedKernel(o.kernel).status();
+    if (!known.ok()) return v.Error(kKernelSetting, known.message());
+  }
   return o;
 }
 

@@ -176,10 +176,8 @@ PreprocessorBuilder& PreprocessorBuilder::val_transforms(
   return *this;
 }
 
-PreprocessorBuilder& PreprocessorBuilder::list_names(std::string train,
-                                                     std::string val) {
-  train_name_ = std::move(train);
-  val_name_ = std::move(val);
+PreprocessorBuilder& PreprocessorBuilder::setting_names(SettingNames names) {
+  names_ = std::move(names);
   return *this;
 }
 
@@ -222,36 +220,37 @@ PreprocessorBuilder::OpenDatasetOnce() const {
 
 absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
   if (!(label_smoothing_ >= 0 && label_smoothing_ <= 1)) {
-    return InvalidArgumentCat("label_smoothing = ", label_smoothing_,
+    return InvalidArgumentCat(names_.label_smoothing, " = ", label_smoothing_,
                               ": must be in [0, 1]");
   }
   if (num_classes_ < 0 || num_classes_ > kMaxClasses) {
-    return InvalidArgumentCat("num_classes = ", num_classes_,
+    return InvalidArgumentCat(names_.num_classes, " = ", num_classes_,
                               ": must be in 0..", kMaxClasses,
                               " (0: labels, not soft targets)");
   }
   int64_t classes = num_classes_;
   if (batch_op_ != nullptr) {
     FUSEDNORM_RETURN_IF_ERROR(
-        PrefixStatus(batch_op_->Validate(), "batch_transforms: "));
+        PrefixStatus(batch_op_->Validate(), names_.batch + ": "));
     const std::optional<int64_t> own = batch_op_->num_classes();
     if (own && classes != 0 && *own != classes) {
-      return InvalidArgumentCat("batch_transforms: ", batch_op_->name(),
-                                " has num_classes = ", *own,
-                                " but num_classes = ", classes);
+      return InvalidArgumentCat(names_.batch, ": ", batch_op_->name(),
+                                " has num_classes = ", *own, " but ",
+                                names_.num_classes, " = ", classes);
     }
     if (own) classes = *own;
     if (classes == 0) {
-      return InvalidArgumentCat("batch_transforms: ", batch_op_->name(),
-                                " mixes labels into soft targets: set "
-                                "num_classes");
+      return InvalidArgumentCat(names_.batch, ": ", batch_op_->name(),
+                                " mixes labels into soft targets: set ",
+                                names_.num_classes);
     }
     train->batch_op = batch_op_->Clone();
     FUSEDNORM_ASSIGN_OR_RETURN(train->mix_kernel, SelectMixKernel(""));
   }
   if (label_smoothing_ > 0 && classes == 0) {
-    return InvalidArgumentCat("label_smoothing = ", label_smoothing_,
-                              " smooths soft targets: set num_classes");
+    return InvalidArgumentCat(names_.label_smoothing, " = ", label_smoothing_,
+                              " smooths soft targets: set ",
+                              names_.num_classes);
   }
   // classes <= kMaxClasses (checked above, or by the batch op's Validate):
   // the product does not wrap.
@@ -282,9 +281,9 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   options.base = fused_;
   options.sample_size = sample_size_;
   options.channels = st->dataset->channels();
-  options.list_name = train_name_;
+  options.list_name = names_.train;
   FUSEDNORM_ASSIGN_OR_RETURN(st->train, BuildChain(train_, options));
-  options.list_name = val_name_;
+  options.list_name = names_.val;
   options.allow_erase = false;
   FUSEDNORM_ASSIGN_OR_RETURN(st->val, BuildChain(val_, options));
   FUSEDNORM_RETURN_IF_ERROR(AddTargets(&st->train));

@@ -61,6 +61,14 @@ enum class Split { kTrain, kVal };
 // train, val.
 absl::Span<const Named<Split>> SplitNames();
 
+// How errors name what the user set: the keywords (C++ and Python) by
+// default, the flags on the command line.
+struct SettingNames {
+  std::string train = "train_transforms", val = "val_transforms",
+              batch = "batch_transforms", num_classes = "num_classes",
+              label_smoothing = "label_smoothing";
+};
+
 class Preprocessor {
  public:
   // Defined where State is complete, so that users can move it.
@@ -199,9 +207,8 @@ class PreprocessorBuilder {
   // many times the output size: faster, but other pixels (off by default).
   PreprocessorBuilder& decode_scale(bool on);
 
-  // How errors name the two lists (default train_transforms and
-  // val_transforms; the command line names them by its flags).
-  PreprocessorBuilder& list_names(std::string train, std::string val);
+  // How errors name the settings (the command line names them by its flags).
+  PreprocessorBuilder& setting_names(SettingNames names);
 
   // Validates everything and builds the chains; a second call is
   // FailedPrecondition.
@@ -219,7 +226,7 @@ class PreprocessorBuilder {
   // and erase.
   FusedNormalizationOptions fused_;
   std::vector<std::unique_ptr<PreprocessOp>> train_, val_;
-  std::string train_name_ = "train_transforms", val_name_ = "val_transforms";
+  SettingNames names_;
   std::unique_ptr<BatchOp> batch_op_;
   int64_t num_classes_ = 0;
   double label_smoothing_ = 0.0;

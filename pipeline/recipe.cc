@@ -102,7 +102,8 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
   return absl::OkStatus();
 }
 
-// Checks a list's sample size against the recipe's limit.
+// Checks that the last op fixing a size is the recipe's limit or below,
+// and that there is one.
 absl::Status CheckSize(const std::string& list_name,
                        const std::vector<std::unique_ptr<PreprocessOp>>& list) {
   for (size_t i = list.size(); i-- > 0;) {
@@ -118,7 +119,10 @@ absl::Status CheckSize(const std::string& list_name,
     }
     return absl::OkStatus();
   }
-  return absl::OkStatus();
+  // The builder's sample_size has no setting here: the list must fix it.
+  return InvalidArgumentCat(list_name,
+                            ": no transform fixes the output size (end the "
+                            "list with a crop or an exact Resize)");
 }
 
 }  // namespace
@@ -132,7 +136,7 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
   if (o.size_given && !o.train_transforms.empty() &&
       !o.val_transforms.empty()) {
     return InvalidArgumentCat("size sets the standard lists' size; ",
-                              o.train_name, " and ", o.val_name,
+                              o.names.train, " and ", o.names.val,
                               " fix their own: give one or the other");
   }
   RecipeLists lists;
@@ -140,29 +144,30 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
   const OpContext context{o.resize_filter};
   if (!o.train_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
-        lists.train, MakeTransforms(o.train_transforms, o.train_name, context));
+        lists.train,
+        MakeTransforms(o.train_transforms, o.names.train, context));
   }
   if (!o.val_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
-        lists.val, MakeTransforms(o.val_transforms, o.val_name, context));
+        lists.val, MakeTransforms(o.val_transforms, o.names.val, context));
   }
   StandardLists(o, &lists);
   std::string taken;
-  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.train_name, o.normalization_given,
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.names.train, o.normalization_given,
                                           &lists.train, &lists.normalization,
                                           &taken));
-  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.val_name, o.normalization_given,
+  FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.names.val, o.normalization_given,
                                           &lists.val, &lists.normalization,
                                           &taken));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.train_name, lists.train));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.val_name, lists.val));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.train, lists.train));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.val, lists.val));
   if (!o.batch_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
         std::vector<std::unique_ptr<BatchOp>> batch,
-        MakeBatchTransforms(o.batch_transforms, o.batch_name, context));
+        MakeBatchTransforms(o.batch_transforms, o.names.batch, context));
     if (batch.size() > 1) {
       return InvalidArgumentCat(
-          o.batch_name, " has ", batch.size(),
+          o.names.batch, " has ", batch.size(),
           " transforms: give one (RandomChoice([...]) picks among several)");
     }
     if (!batch.empty()) lists.batch = std::move(batch[0]);
@@ -199,10 +204,18 @@ absl::StatusOr<Preprocessor> BuildRecipe(
   } else {
     b.normalization(n.mean, n.std);
   }
+  // A list the user did not give is not theirs to fix: named as the default.
+  SettingNames names = o.names;
+  if (o.train_transforms.empty())
+    names.train =
+        absl::StrCat("the default train list (", names.train, " not given)");
+  if (o.val_transforms.empty())
+    names.val =
+        absl::StrCat("the default val list (", names.val, " not given)");
   b.train_transforms(std::move(lists.train))
       .val_transforms(std::move(lists.val))
       .targets(o.num_classes, o.label_smoothing)
-      .list_names(o.train_name, o.val_name);
+      .setting_names(std::move(names));
   if (lists.batch != nullptr) b.batch_transform(std::move(lists.batch));
   return b.Commit();
 }

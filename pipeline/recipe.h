@@ -51,10 +51,9 @@ struct RecipeOptions {
   // Whether size and the normalization (preset, mean, std) were given:
   // size then may not go with lists, and a list's Normalize must agree.
   bool size_given = false, normalization_given = false;
-  // How errors name the lists: their settings as the user gave them
+  // How errors name the settings: as the user gave them
   // (--train-transforms or train_transforms).
-  std::string train_name = "train_transforms", val_name = "val_transforms",
-              batch_name = "batch_transforms";
+  SettingNames names;
   // Batch size, threads (0: all cores), seed, the epoch's samples (the
   // first N; 0: all), rank and world size, the error policy, reduced-size
   // JPEG decoding, pinning.

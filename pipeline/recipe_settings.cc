@@ -252,9 +252,11 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
                              ListText(v, kValTransformsSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.batch_transforms,
                              ListText(v, kBatchTransformsSetting));
-  o.train_name = SettingName(kTrainTransformsSetting, v.style());
-  o.val_name = SettingName(kValTransformsSetting, v.style());
-  o.batch_name = SettingName(kBatchTransformsSetting, v.style());
+  o.names.train = SettingName(kTrainTransformsSetting, v.style());
+  o.names.val = SettingName(kValTransformsSetting, v.style());
+  o.names.batch = SettingName(kBatchTransformsSetting, v.style());
+  o.names.num_classes = SettingName(kNumClassesSetting, v.style());
+  o.names.label_smoothing = SettingName(kLabelSmoothingSetting, v.style());
   FUSEDNORM_ASSIGN_OR_RETURN(o.num_classes, v.Int(kNumClassesSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.label_smoothing,
                              v.Float(kLabelSmoothingSetting));

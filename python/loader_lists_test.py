@@ -166,7 +166,10 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms="CenterCrop(8), ColorJitter(hue=0.7)")
         with self.assertRaisesRegex(ValueError, "after ToTensor"):
             fusednorm.Loader(train_transforms=[T.ToTensor(), T.CenterCrop(8)])
-        with self.assertRaisesRegex(ValueError, "no transform fixes the output size"):
+        # Named as the Loader takes it: no sample_size setting to point to.
+        with self.assertRaisesRegex(ValueError, r"train_transforms: no transform fixes "
+                                    r"the output size \(end the list with a crop or an "
+                                    r"exact Resize\)$"):
             fusednorm.Loader(train_transforms=[T.Resize(40)])
         with self.assertRaisesRegex(ValueError, "size sets the standard lists"):
             fusednorm.Loader(size=32, train_transforms="CenterCrop(8)",

@@ -387,7 +387,19 @@ TEST(Cli, TransformLists) {
       {{"--train-transforms=RandomErasing(), CenterCrop(8)"},
        "--train-transforms position 1 (CenterCrop(size=(8, 8))): after "
        "RandomErasing"},
-      {{"--batch-transforms=MixUp(0.2)"}, "set num_classes"},
+      // Settings named by their flags, a default list as the default.
+      {{"--batch-transforms=MixUp(0.2)"},
+       "--batch-transforms: MixUp(alpha=0.2, num_classes=None) mixes labels "
+       "into soft targets: set --num-classes"},
+      {{"--label-smoothing=0.1"},
+       "--label-smoothing = 0.1 smooths soft targets: set --num-classes"},
+      {{"--kernel=nope"}, "--kernel=nope: kernel \"nope\" is not a known"},
+      {{"--mean=0.5,0.5", "--std=0.2"},
+       "the default train list (--train-transforms not given): the "
+       "normalization's mean [0.5, 0.5] has 2 values"},
+      {{"--train-transforms=RandomHorizontalFlip()"},
+       "--train-transforms: no transform fixes the output size (end the list "
+       "with a crop or an exact Resize)"},
       {{"--train-transforms= "},
        "--train-transforms is an empty list: name at least one transform"},
       {{"--num-classes=-1"}, "--num-classes=-1: must be in 0..16777216"},
