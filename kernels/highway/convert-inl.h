@@ -3,7 +3,7 @@
 // (float16 and bfloat16 narrowing: narrow-inl.h), and Converter, which runs
 // them over a span of elements.
 //
-// A per-target part of the Highway kernel: kernels/highway/highway.cc
+// A per-target part of the Highway kernel: kernels/highway/rows.cc
 // includes it once per target (Highway's -inl.h convention), inside no
 // namespace; the toggling guard below lets each target's pass through
 // foreach_target.h compile it again.

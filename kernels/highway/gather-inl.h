@@ -9,7 +9,7 @@
 // block's input spans more than two registers), and a zeroing move for
 // HWC4's pad bytes.
 //
-// A per-target part of the Highway kernel: kernels/highway/highway.cc
+// A per-target part of the Highway kernel: kernels/highway/rows.cc
 // includes it once per target (Highway's -inl.h convention), inside no
 // namespace; the toggling guard below lets each target's pass through
 // foreach_target.h compile it again.

@@ -21,7 +21,7 @@
 // a conversion to float, a multiply, a subtraction and a narrowing per 16
 // values, plus the rearrangement.
 //
-// A per-target part of the Highway kernel: kernels/highway/highway.cc
+// A per-target part of the Highway kernel: kernels/highway/rows.cc
 // includes it once per target (Highway's -inl.h convention), inside no
 // namespace; the toggling guard below lets each target's pass through
 // foreach_target.h compile it again.

@@ -1,7 +1,7 @@
 // Rearrangement of a row's input bytes into the order the output needs
 // (flipped, padded to 4 channels, or split into planes), with byte shuffles.
 //
-// A per-target part of the Highway kernel: kernels/highway/highway.cc
+// A per-target part of the Highway kernel: kernels/highway/rows.cc
 // includes it once per target (Highway's -inl.h convention), inside no
 // namespace; the toggling guard below lets each target's pass through
 // foreach_target.h compile it again.

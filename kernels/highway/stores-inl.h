@@ -1,7 +1,7 @@
 // Where the values go: scratch for a chunk, streaming copies, erased spans
 // (zeros, streamed when the rest is) and whole rows assembled in L1.
 //
-// A per-target part of the Highway kernel: kernels/highway/highway.cc
+// A per-target part of the Highway kernel: kernels/highway/rows.cc
 // includes it once per target (Highway's -inl.h convention), inside no
 // namespace; the toggling guard below lets each target's pass through
 // foreach_target.h compile it again.
