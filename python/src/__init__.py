@@ -23,6 +23,7 @@ RuntimeError.
 import atexit as _atexit
 import json as _json
 import numbers as _numbers
+import operator as _operator
 from collections.abc import Mapping as _Mapping
 import os as _os
 import sys as _sys
@@ -288,12 +289,20 @@ class Loader:
             raise TypeError(f"load_state_dict: state_dict must be the dict "
                             f"state_dict() returns, not "
                             f"{type(state_dict).__name__}")
-        try:
-            text = _json.dumps(dict(state_dict))
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"load_state_dict: state must hold plain ints and "
-                            f"strings as state_dict() returns: {e}") from None
-        self._loader.load_state_dict(text)
+        plain = {}
+        for key, value in dict(state_dict).items():
+            # NumPy's ints (a state that went through an array) as ints.
+            if not isinstance(value, (bool, int)) and hasattr(value, "__index__"):
+                value = _operator.index(value)
+            try:
+                _json.dumps(value)
+            except (TypeError, ValueError):
+                raise TypeError(f"load_state_dict: {key!r} = {value!r} is a "
+                                f"{type(value).__name__}; the state holds the "
+                                f"plain ints and strings state_dict() "
+                                f"returns") from None
+            plain[key] = value
+        self._loader.load_state_dict(_json.dumps(plain))
 
     @property
     def skipped(self):
