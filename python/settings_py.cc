@@ -130,9 +130,11 @@ py::list DescribeSettings(const std::vector<const Setting*>& accepted) {
   return out;
 }
 
-const Setting* WithDefault(const Setting& row, std::string default_value) {
+const Setting* WithDefault(const Setting& row, std::string default_value,
+                           const char* help) {
   Setting* copy = new Setting(row);
   copy->default_value = std::move(default_value);
+  if (help != nullptr) copy->help = help;
   return copy;
 }
 

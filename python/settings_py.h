@@ -28,8 +28,10 @@ SettingValues FromKeywords(const py::dict& keywords,
 py::list DescribeSettings(const std::vector<const Setting*>& accepted);
 
 // A copy of `row` with another default, for an interface whose default
-// differs from the row's (the copy lives as long as the process).
-const Setting* WithDefault(const Setting& row, std::string default_value);
+// differs from the row's (the copy lives as long as the process), and
+// another help text when given (a literal: the row's spoke of its default).
+const Setting* WithDefault(const Setting& row, std::string default_value,
+                           const char* help = nullptr);
 
 }  // namespace fusednorm
 
