@@ -66,7 +66,8 @@ absl::Span<const Named<Split>> SplitNames();
 struct SettingNames {
   std::string train = "train_transforms", val = "val_transforms",
               batch = "batch_transforms", num_classes = "num_classes",
-              label_smoothing = "label_smoothing";
+              label_smoothing = "label_smoothing", dataset = "dataset",
+              path = "path", cache_dir = "cache_dir";
 };
 
 class Preprocessor {

@@ -14,19 +14,33 @@
 #include "ops/op_table.h"
 
 namespace fusednorm {
+
+absl::Status CheckDataSettings(const RecipeOptions& o) {
+  if (o.data.empty()) {
+    FUSEDNORM_RETURN_IF_ERROR(CheckDatasetKind(o.dataset));
+    if (o.dataset != "synthetic" && o.path.empty()) {
+      return InvalidArgumentCat(o.names.dataset, " ", o.dataset,
+                                " reads its files from ", o.names.path,
+                                ", which is not given");
+    }
+  }
+  if (!o.cache.dir.empty() &&
+      (o.data.empty() || !IsRemotePath(o.data.substr(0, o.data.find(','))))) {
+    return InvalidArgumentCat(
+        o.names.cache_dir, " \"", o.cache.dir,
+        "\": only remote shards (http://, https://, s3:// data) are cached; "
+        "local data is read in place");
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 // `data` (shards or an image folder), else `dataset` at `path`.
 absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
+  FUSEDNORM_RETURN_IF_ERROR(CheckDataSettings(o));
   if (o.data.empty())
     return OpenDataset(o.dataset, o.path, o.split == Split::kVal);
-  if (!o.cache.dir.empty() &&
-      (o.data.empty() || !IsRemotePath(o.data.substr(0, o.data.find(','))))) {
-    return InvalidArgumentCat(
-        "cache_dir = \"", o.cache.dir,
-        "\": only remote shards (http://, https://, s3:// data) are cached; "
-        "local data is read in place");
-  }
   if (!IsShardSpec(o.data)) {
     absl::StatusOr<std::unique_ptr<Dataset>> folder = OpenImageFolder(o.data);
     const std::vector<std::string>& kinds = DatasetKinds();

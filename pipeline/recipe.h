@@ -66,7 +66,11 @@ struct RecipeOptions {
 // Largest output side of the recipe's crops.
 inline constexpr int64_t kMaxCropSide = 4096;
 
-// Opens the dataset the options name.
+// Checks the data settings together, before any file is opened: a dataset
+// kind that reads files needs a path, and a cache directory remote data.
+absl::Status CheckDataSettings(const RecipeOptions& o);
+
+// Opens the dataset the options name (CheckDataSettings first).
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
     const RecipeOptions& options);
 

@@ -257,6 +257,9 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   o.names.batch = SettingName(kBatchTransformsSetting, v.style());
   o.names.num_classes = SettingName(kNumClassesSetting, v.style());
   o.names.label_smoothing = SettingName(kLabelSmoothingSetting, v.style());
+  o.names.dataset = SettingName(kDatasetSetting, v.style());
+  o.names.path = SettingName(kPathSetting, v.style());
+  o.names.cache_dir = SettingName(kCacheDirSetting, v.style());
   FUSEDNORM_ASSIGN_OR_RETURN(o.num_classes, v.Int(kNumClassesSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.label_smoothing,
                              v.Float(kLabelSmoothingSetting));
@@ -291,6 +294,7 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(l.pinning, v.Enum(kPinnedSetting, PinningNames()));
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t device, v.Int(kCudaDeviceSetting));
   l.cuda_device = static_cast<int>(device);
+  FUSEDNORM_RETURN_IF_ERROR(CheckDataSettings(o));
   return o;
 }
 

@@ -397,6 +397,10 @@ TEST(Cli, TransformLists) {
       {{"--mean=0.5,0.5", "--std=0.2"},
        "the default train list (--train-transforms not given): the "
        "normalization's mean [0.5, 0.5] has 2 values"},
+      {{"--dataset=mnist"},
+       "--dataset mnist reads its files from --path, which is not given"},
+      {{"--data=/tmp", "--cache-dir=/tmp/c"},
+       "--cache-dir \"/tmp/c\": only remote shards"},
       {{"--train-transforms=RandomHorizontalFlip()"},
        "--train-transforms: no transform fixes the output size (end the list "
        "with a crop or an exact Resize)"},
