@@ -356,6 +356,23 @@ TEST(Shards, ErrorsNameTheShard) {
   EXPECT_NE(missing.status().message().find("missing.tar"), std::string::npos);
 }
 
+// A comma in a URL's query or password splits the list there: the piece
+// after it is refused as a local path, and its text (the secret) is never
+// shown.
+TEST(Shards, AUrlSplitByACommaShowsNoSecret) {
+  for (const char* spec :
+       {"http://h/a.tar?t=a,b&X-Amz-Signature=SIGSECRET",
+        "https://user:pa,ss9SECRET@h/a.tar", "a.tar,http://h/b.tar"}) {
+    absl::StatusOr<std::vector<std::string>> paths = ExpandShardSpec(spec);
+    ASSERT_TRUE(paths.ok()) << paths.status();
+    const absl::Status s = OpenShards(*paths).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find(" is not a URL (http"), absl::string_view::npos)
+        << s;
+    EXPECT_EQ(s.message().find("SECRET"), absl::string_view::npos) << s;
+  }
+}
+
 TEST(Shards, CorruptImageIsTheSampleErrorWithShardAndOffset) {
   const std::string path =
       WriteShard("c.tar", {{"a.jpg", "\xff\xd8\xff broken"}, {"a.cls", "0"}});
