@@ -192,6 +192,12 @@ class RemoteStore::Ahead {
     no_copies_ = true;
   }
 
+  // Whether Stop() was called.
+  bool stopped() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stop_;
+  }
+
   // Stops the threads, the requests in flight included.
   void Stop() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -434,7 +440,7 @@ class RemoteStore::Ahead {
   const RemoteStore* store_;
   std::function<bool(uint64_t*)> next_;
   std::function<Place(uint64_t)> place_of_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable done_;  // readers wait for an entry's bytes
   std::condition_variable copy_;  // the copying thread waits for a shard
   bool stop_ = false, exhausted_ = false;
@@ -732,8 +738,18 @@ absl::Status RemoteStore::Read(uint64_t index, const Place& place,
   }
   absl::Status status;
   bool taken = false;
-  for (const std::shared_ptr<Ahead>& a : aheads)
-    if (!taken) taken = a->Take(index, out, &status);
+  for (size_t i = 0; i < aheads.size() && !taken; ++i) {
+    taken = aheads[i]->Take(index, out, &status);
+    // Each epoch reads every sample, so another iterator's read-ahead may
+    // hold this one, and stop (its epoch over) before it lands: the sample
+    // is then taken from another one still running, or fetched here. With
+    // none running, this reader's own epoch is stopping: cancelled.
+    if (taken && absl::IsCancelled(status) && aheads[i]->stopped() &&
+        std::any_of(aheads.begin(), aheads.end(),
+                    [](const auto& a) { return !a->stopped(); })) {
+      taken = false;
+    }
+  }
   if (!taken) {
     std::unique_ptr<HttpClient> client = TakeClient();
     status = FetchWith(client.get(), place, out);

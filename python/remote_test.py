@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 import numpy as np
@@ -141,6 +142,40 @@ class RemoteLoader(unittest.TestCase):
             got = batches(fusednorm.Loader(data=f"{url}/{SPEC}", **BASE))
         self.assertTrue(all(np.array_equal(a, c)
                             for (a, _), (c, _) in zip(got, self.want)))
+
+    def test_two_iterators_drained_in_two_threads(self):
+        # Each epoch reads every sample, so one iterator's reader may wait on
+        # the other's read-ahead, which stops when its epoch ends: the
+        # sample must then come from elsewhere, never as an error.
+        # A short epoch: one iterator ends while the other still reads.
+        kw = dict(BASE, images=16, batch_size=4)
+        local = fusednorm.Loader(data=os.path.join(self.data, SPEC), **kw)
+        want = [batches(local), batches(local)]  # epochs 0 and 1
+        with rs.Nginx(self.data) as n, DelayProxyProcess(n.url, 50) as url:
+            for _ in range(6):
+                loader = fusednorm.Loader(data=f"{url}/{SPEC}", **kw)
+                its = [iter(loader), iter(loader)]
+                got = [None, None]
+
+                def drain(k):
+                    try:
+                        got[k] = batches(its[k])
+                    except Exception as e:  # reported below
+                        got[k] = e
+
+                threads = [threading.Thread(target=drain, args=(k,))
+                           for k in range(2)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join(120)
+                for k in range(2):
+                    self.assertIsInstance(got[k], list, got[k])
+                    self.assertEqual(len(got[k]), len(want[k]))
+                    self.assertTrue(all(
+                        np.array_equal(a, c) and np.array_equal(b, d)
+                        for (a, b), (c, d) in zip(got[k], want[k])))
+                loader.close()
 
 
 if __name__ == "__main__":
