@@ -619,11 +619,13 @@ absl::Status HttpClient::CheckRange(const Request& q,
         " bytes, ETag ", Shown(r.etag), ", modified ", Shown(r.last_modified),
         ")"));
   }
-  if (r.first != q.offset || r.last != q.offset + q.size - 1 ||
-      body.size() != q.size) {
+  if (r.first != q.offset || r.last != q.offset + q.size - 1) {
     return InvalidArgumentCat(q.What(), ": the server sent bytes ", r.first,
-                              "-", r.last, " (", body.size(),
-                              " bytes) instead");
+                              "-", r.last, " instead");
+  }
+  if (body.size() != q.size) {
+    return InvalidArgumentCat(q.What(), ": the body has ", body.size(),
+                              " bytes where its Content-Range says ", q.size);
   }
   return absl::OkStatus();
 }

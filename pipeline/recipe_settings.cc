@@ -33,8 +33,9 @@ const Setting kCacheDirSetting{
     "(http://, https://, s3:// --data only)"};
 const Setting kCacheBytesSetting{
     "cache_bytes", SettingType::kText, "0",
-    "the most bytes cache_dir holds, with K, M or G (powers of 1024); when "
-    "full, the shard whose next use is furthest away goes (0: no bound)"};
+    "the most bytes of this data's copies cache_dir holds, with K, M or G "
+    "(powers of 1024); when full, the shard whose next use is furthest away "
+    "goes (0: no bound). Copies of other data or versions are left there"};
 const Setting kDatasetSetting{
     "dataset", SettingType::kChoice, kDefaults.dataset,
     "a built-in dataset kind (with --path)", DatasetKinds()};
