@@ -11,7 +11,8 @@ namespace fusednorm {
 namespace testing_ref {
 
 // Sets ref->mean and ref->std for `channels` channels: the custom mean/std
-// when both are given, else the preset's (NO_NORM repeats its one value).
+// when both are given (a single value of either repeated, as torch
+// broadcasts it), else the preset's (NO_NORM repeats its one value).
 void SetReferenceNormalization(const FusedNormalizationOptions& options,
                                int channels, RefInput* ref);
 
