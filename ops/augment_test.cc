@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/round.h"
@@ -170,6 +171,24 @@ TEST(Policies, DecisionsAreBinsOfTheirSpace) {
     }
     // Every op of the space is drawn (AutoAugment: of the policy's).
     EXPECT_GE(seen.size(), text[0] == 'A' ? 8u : 14u);
+  }
+}
+
+// torchvision's references write a policy by value, T.AutoAugmentPolicy(
+// "imagenet"): the same op as the other spellings, as an interpolation
+// written InterpolationMode("bicubic") is.
+TEST(Policies, EnumsByValueAreTheirMembers) {
+  const std::pair<const char*, const char*> same[] = {
+      {"AutoAugment(T.AutoAugmentPolicy('cifar10'))",
+       "AutoAugment(AutoAugmentPolicy.CIFAR10)"},
+      {"AutoAugment(AutoAugmentPolicy(\"svhn\"))", "AutoAugment('svhn')"},
+      {"TrivialAugmentWide(interpolation=InterpolationMode('bilinear'))",
+       "TrivialAugmentWide(interpolation=InterpolationMode.BILINEAR)"}};
+  for (const auto& [by_value, by_name] : same) {
+    const auto a = Make(by_value), b = Make(by_name);
+    ASSERT_NE(a, nullptr) << by_value;
+    ASSERT_NE(b, nullptr) << by_name;
+    EXPECT_EQ(a->name(), b->name());
   }
 }
 

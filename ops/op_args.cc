@@ -166,6 +166,12 @@ absl::StatusOr<Size2> BoundArgs::Size(const char* name, bool* shorter) const {
 absl::StatusOr<std::string> BoundArgs::EnumMember(const char* name,
                                                   const char* expected) const {
   const ArgValue& v = Get(name);
+  // Enum("member"), by value, as torchvision's own presets write policies.
+  if (v.kind == ArgValue::Kind::kCall && v.call->args.size() == 1 &&
+      v.call->args[0].keyword.empty() &&
+      v.call->args[0].value.kind == ArgValue::Kind::kText) {
+    return absl::AsciiStrToLower(v.call->args[0].value.text);
+  }
   if (v.kind != ArgValue::Kind::kName && v.kind != ArgValue::Kind::kText) {
     return WrongType(name, expected);
   }

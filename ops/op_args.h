@@ -67,8 +67,8 @@ class BoundArgs {
   // size was an int or a 1-sequence (Resize's shorter side).
   absl::StatusOr<Size2> Size(const char* name, bool* shorter = nullptr) const;
   // An enum member as torchvision's enums are written (Enum.MEMBER,
-  // MEMBER, member, 'member'), lower-cased; a value of another kind is a
-  // type error naming `expected`.
+  // MEMBER, member, 'member', Enum('member')), lower-cased; a value of
+  // another kind is a type error naming `expected`.
   absl::StatusOr<std::string> EnumMember(const char* name,
                                          const char* expected) const;
   absl::StatusOr<Interpolation> InterpolationMode(const char* name) const;

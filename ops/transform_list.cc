@@ -87,8 +87,11 @@ class Parser {
     return InvalidArgumentCat(where, ": ", why);
   }
 
-  // The ops of the whole text, or of a Compose([...]) around them.
+  // The ops of the whole text, of a Compose([...]) around them, or of a
+  // list written as Python's, [...].
   absl::Status TopLevel(std::vector<OpCall>* ops) {
+    SkipSpace();
+    if (Eat('[')) return Items(']', ops);
     const size_t start = at_;
     FUSEDNORM_ASSIGN_OR_RETURN(std::string name, Name());
     if (name == "Compose" && Eat('(')) {

@@ -72,6 +72,18 @@ TEST(TransformList, ComposeNestedOpsStringsAndConstants) {
   EXPECT_TRUE(Parse("  \n ").empty());
 }
 
+// A list as Python writes one, [A(), B()], is the same list; so is an
+// empty one.
+TEST(TransformList, BracketsAroundTheList) {
+  const auto calls = Parse(" [ CenterCrop(8), RandomHorizontalFlip(p=0.25) ] ");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].name, "CenterCrop");
+  EXPECT_EQ(calls[1].args[0].keyword, "p");
+  EXPECT_TRUE(Parse("[]").empty());
+  EXPECT_FALSE(ParseTransformList("[CenterCrop(8)", "--x").ok());
+  EXPECT_FALSE(ParseTransformList("[CenterCrop(8)] x", "--x").ok());
+}
+
 // Floats print as Python's repr does, and read back as the same double.
 TEST(TransformList, FloatsPrintShortestAndReadBack) {
   EXPECT_EQ(FormatFloat(1.0), "1.0");
