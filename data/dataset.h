@@ -50,6 +50,10 @@ struct SampleBuffer {
 class ReadAheadHandle {
  public:
   virtual ~ReadAheadHandle() = default;
+  // Called by each thread that reads the samples this read-ahead fetches,
+  // before its first Read: a sample its own read-ahead cancelled (the epoch
+  // stopping) fails its read, one another epoch's cancelled is read again.
+  virtual void ReadsOnThisThread() const {}
 };
 
 // What reading over a network cost so far (Dataset::network()).

@@ -469,13 +469,20 @@ class RemoteStore::Ahead {
 
 namespace {
 
+// The read-ahead the calling thread reads for (ReadsOnThisThread), or null:
+// compared, never followed.
+thread_local const void* reads_for = nullptr;
+
 // The handle: stops and joins the read-ahead's threads, then unregisters.
 class AheadHandle : public ReadAheadHandle {
  public:
-  AheadHandle(std::function<void()> stop) : stop_(std::move(stop)) {}
+  AheadHandle(const void* ahead, std::function<void()> stop)
+      : ahead_(ahead), stop_(std::move(stop)) {}
   ~AheadHandle() override { stop_(); }
+  void ReadsOnThisThread() const override { reads_for = ahead_; }
 
  private:
+  const void* ahead_;
   std::function<void()> stop_;
 };
 
@@ -740,13 +747,13 @@ absl::Status RemoteStore::Read(uint64_t index, const Place& place,
   bool taken = false;
   for (size_t i = 0; i < aheads.size() && !taken; ++i) {
     taken = aheads[i]->Take(index, out, &status);
-    // Each epoch reads every sample, so another iterator's read-ahead may
-    // hold this one, and stop (its epoch over) before it lands: the sample
-    // is then taken from another one still running, or fetched here. With
-    // none running, this reader's own epoch is stopping: cancelled.
-    if (taken && absl::IsCancelled(status) && aheads[i]->stopped() &&
-        std::any_of(aheads.begin(), aheads.end(),
-                    [](const auto& a) { return !a->stopped(); })) {
+    // Each epoch reads every sample, so another epoch's read-ahead may hold
+    // this one, and stop (that epoch over) before it lands: the sample is
+    // then taken from the next one, or fetched here. A sample of this
+    // reader's own read-ahead (or of a reader that named none) stays
+    // cancelled: its epoch is stopping.
+    if (taken && absl::IsCancelled(status) && reads_for != nullptr &&
+        aheads[i].get() != reads_for && aheads[i]->stopped()) {
       taken = false;
     }
   }
@@ -782,7 +789,7 @@ std::unique_ptr<ReadAheadHandle> RemoteStore::ReadAhead(
   } catch (const std::system_error&) {
     ahead->NoCopies();  // samples are read over the network
   }
-  return std::make_unique<AheadHandle>([this, ahead, threads] {
+  return std::make_unique<AheadHandle>(ahead.get(), [this, ahead, threads] {
     ahead->Stop();
     for (std::thread& t : *threads) t.join();
     std::lock_guard<std::mutex> lock(mu_);

@@ -305,6 +305,7 @@ struct EpochLoader::Impl {
   }
 
   void Work() {
+    if (ahead != nullptr) ahead->ReadsOnThisThread();
     Workspace ws;  // reused for every sample this worker runs
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {

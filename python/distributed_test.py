@@ -137,7 +137,9 @@ class TwoRanks(unittest.TestCase):
     def test_a_rank_or_world_size_given_alone_takes_the_other_from_torchrun(self):
         # With RANK=1 WORLD_SIZE=2, Loader(world_size=2) is rank 1, and
         # Loader(rank=1) has world size 2: both as Loader(rank=1,
-        # world_size=2), and not as rank 0.
+        # world_size=2), and not as rank 0. world_size=1 is rank 0 of 1
+        # (every rank reads the whole epoch), and another world size
+        # without a rank is refused.
         code = textwrap.dedent("""
             import fusednorm, numpy as np
             def first(**kw):
@@ -148,14 +150,24 @@ class TwoRanks(unittest.TestCase):
                 loader.close()
                 return out
             want = first(rank=1, world_size=2)
+            whole = first(rank=0, world_size=1)
             print(first(world_size=2) == want, first(rank=1) == want,
-                  first(rank=0, world_size=2) == want)
+                  first(rank=0, world_size=2) == want,
+                  first(world_size=1) == whole)
+            try:
+                first(world_size=3)
+            except ValueError as e:
+                print("refused:", e)
             """)
         r = subprocess.run([sys.executable, "-c", code], env=dict(
             os.environ, RANK="1", WORLD_SIZE="2",
             PYTHONPATH=os.pathsep.join(sys.path)), capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.split(), ["True", "True", "False"])
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0].split(), ["True", "True", "False", "True"])
+        self.assertEqual(lines[1], "refused: world_size = 3 without a rank, "
+                         "where the environment's WORLD_SIZE says world size "
+                         "2: give rank too")
 
 
 if __name__ == "__main__":

@@ -153,29 +153,34 @@ class RemoteLoader(unittest.TestCase):
         want = [batches(local), batches(local)]  # epochs 0 and 1
         with rs.Nginx(self.data) as n, DelayProxyProcess(n.url, 50) as url:
             for _ in range(6):
-                loader = fusednorm.Loader(data=f"{url}/{SPEC}", **kw)
-                its = [iter(loader), iter(loader)]
-                got = [None, None]
-
-                def drain(k):
-                    try:
-                        got[k] = batches(its[k])
-                    except Exception as e:  # reported below
-                        got[k] = e
-
-                threads = [threading.Thread(target=drain, args=(k,))
-                           for k in range(2)]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join(120)
+                with fusednorm.Loader(data=f"{url}/{SPEC}", **kw) as loader:
+                    got = self.drained_in_two_threads(loader)
                 for k in range(2):
                     self.assertIsInstance(got[k], list, got[k])
                     self.assertEqual(len(got[k]), len(want[k]))
                     self.assertTrue(all(
                         np.array_equal(a, c) and np.array_equal(b, d)
                         for (a, b), (c, d) in zip(got[k], want[k])))
-                loader.close()
+
+    @staticmethod
+    def drained_in_two_threads(loader):
+        """Epochs 0 and 1 of `loader`, each drained by a thread of its own
+        (the exception one raised in its place)."""
+        its = [iter(loader), iter(loader)]
+        got = [None, None]
+
+        def drain(k):
+            try:
+                got[k] = batches(its[k])
+            except Exception as e:  # reported by the caller
+                got[k] = e
+
+        threads = [threading.Thread(target=drain, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        return got
 
 
 if __name__ == "__main__":

@@ -337,24 +337,47 @@ def _lists_as_text(kwargs):
 def _distributed(kwargs):
     """kwargs with rank and world_size, each one the caller left out (or gave
     as None) taken from torch.distributed (when it is initialized) or
-    torchrun's environment (RANK, WORLD_SIZE)."""
+    torchrun's environment (RANK, WORLD_SIZE): world_size with it, and rank
+    when the world_size given is that one (rank 0 of world_size 1); another
+    world_size without a rank is refused, naming where the rank would have
+    come from."""
     missing = [k for k in ("rank", "world_size") if kwargs.get(k) is None]
     if not missing:
         return kwargs
+    found = _process_rank()
+    if found is None:
+        return kwargs
+    rank, world, source = found
+    if missing == ["rank"]:
+        given = kwargs["world_size"]
+        if given == 1:
+            return dict(kwargs, rank=0)
+        if given != world:
+            raise ValueError(
+                f"world_size = {given!r} without a rank, where {source} "
+                f"says world size {world}: give rank too")
+    return dict(kwargs, **{k: v for k, v in
+                           (("rank", rank), ("world_size", world))
+                           if k in missing})
+
+
+def _process_rank():
+    """(rank, world_size, where they came from) from torch.distributed when
+    it is initialized, else from torchrun's RANK and WORLD_SIZE, else
+    None."""
     dist = _sys.modules.get("torch.distributed")
     if dist is not None and dist.is_available() and dist.is_initialized():
-        found = dict(rank=dist.get_rank(), world_size=dist.get_world_size())
-    elif "RANK" in _os.environ and "WORLD_SIZE" in _os.environ:
-        found = {}
-        for key, name in (("rank", "RANK"), ("world_size", "WORLD_SIZE")):
-            try:
-                found[key] = int(_os.environ[name])
-            except ValueError:
-                raise ValueError(f"environment variable {name} = "
-                                 f"{_os.environ[name]!r} is not an integer") from None
-    else:
-        return kwargs
-    return dict(kwargs, **{k: found[k] for k in missing})
+        return dist.get_rank(), dist.get_world_size(), "torch.distributed"
+    if "RANK" not in _os.environ or "WORLD_SIZE" not in _os.environ:
+        return None
+    values = []
+    for name in ("RANK", "WORLD_SIZE"):
+        try:
+            values.append(int(_os.environ[name]))
+        except ValueError:
+            raise ValueError(f"environment variable {name} = "
+                             f"{_os.environ[name]!r} is not an integer") from None
+    return values[0], values[1], "the environment's WORLD_SIZE"
 
 
 def _torch_cuda():
