@@ -21,11 +21,10 @@ struct Walk {
   const ChainOptions* options;
   FusedNormalizationOptions fused;
   int channels = 0;
-  std::optional<Size2> fixed;  // the size the real ops so far fix
-  int64_t erase_at = -1;       // RandomErasing's position
-  int64_t normalize_at = -1;   // Normalize's position
-  int64_t tensor_at = -1;      // ToTensor's position
-  int64_t last_flip = -1;      // the last RandomHorizontalFlip's
+  int64_t erase_at = -1;      // RandomErasing's position
+  int64_t normalize_at = -1;  // Normalize's position
+  int64_t tensor_at = -1;     // ToTensor's position
+  int64_t last_flip = -1;     // the last RandomHorizontalFlip's
   // Whether every real op after the last flip commutes with it.
   bool flip_commutes = true;
 };
@@ -102,7 +101,6 @@ absl::Status AddRealOp(const PreprocessOp& op, size_t i,
     FUSEDNORM_RETURN_IF_ERROR(
         PrefixStatus(ValidateOutputSize(f->height, f->width), where + ": "));
   }
-  if (!op.KeepsSize()) w->fixed = op.FixedOutputSize();
   if (flip) {
     w->last_flip = static_cast<int64_t>(i);
     w->flip_commutes = true;
@@ -264,6 +262,23 @@ BatchShape Chain::batch_shape() const {
   return s;
 }
 
+std::optional<ListSize> FixedListSize(
+    const std::vector<std::unique_ptr<PreprocessOp>>& list) {
+  std::optional<ListSize> fixed;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const PreprocessOp& op = *list[i];
+    const FusedPart part = op.fused_part();
+    if ((part != FusedPart::kNone && part != FusedPart::kFlip) ||
+        op.KeepsSize()) {
+      continue;  // a fused part, a flip, a colour op: the size stays
+    }
+    const std::optional<Size2> size = op.FixedOutputSize();
+    fixed.reset();
+    if (size) fixed = ListSize{i, *size};
+  }
+  return fixed;
+}
+
 absl::StatusOr<Chain> BuildChain(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,
     const ChainOptions& options) {
@@ -290,8 +305,12 @@ absl::StatusOr<Chain> BuildChain(
     if (s.kind == Chain::Step::Kind::kFlip) s.op->FuseInto(&w.fused);
   }
   chain.channels = w.channels;
+  const std::optional<ListSize> fixed = FixedListSize(list);
   FUSEDNORM_ASSIGN_OR_RETURN(
-      chain.size, SampleSize(options.list_name, w.fixed, options.sample_size));
+      chain.size,
+      SampleSize(options.list_name,
+                 fixed ? std::optional<Size2>(fixed->size) : std::nullopt,
+                 options.sample_size));
   const bool erase_in_pixels = w.erase_at >= 0 && w.normalize_at > w.erase_at;
   FUSEDNORM_RETURN_IF_ERROR(
       AddFused(options.list_name, w.fused, erase_in_pixels, &chain));

@@ -61,6 +61,16 @@ struct ChainOptions {
   int channels = 3;  // the dataset's
 };
 
+// The output size a list fixes: that of its last real op that changes
+// sizes, with its position; nullopt when that op's size depends on its
+// input (Resize(int)) or no real op changes sizes.
+struct ListSize {
+  size_t position;
+  Size2 size;
+};
+std::optional<ListSize> FixedListSize(
+    const std::vector<std::unique_ptr<PreprocessOp>>& list);
+
 // Builds the chain of transform list `list`: copies of its real ops, the
 // fused op made from `options.base` plus the list's fused ops (the erased
 // values normalized when RandomErasing comes before Normalize). Refused,

@@ -12,6 +12,7 @@
 #include "data/remote_url.h"
 #include "data/shards.h"
 #include "ops/op_table.h"
+#include "pipeline/chain.h"
 
 namespace fusednorm {
 
@@ -116,27 +117,24 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
   return absl::OkStatus();
 }
 
-// Checks that the last op fixing a size is the recipe's limit or below,
-// and that there is one.
+// Checks that the list fixes its output size (the builder's sample_size
+// has no setting here), within the recipe's limit.
 absl::Status CheckSize(const std::string& list_name,
                        const std::vector<std::unique_ptr<PreprocessOp>>& list) {
-  for (size_t i = list.size(); i-- > 0;) {
-    const std::optional<Size2> f = list[i]->FixedOutputSize();
-    if (!f) continue;
-    if (f->height > kMaxCropSide || f->width > kMaxCropSide) {
-      return InvalidArgumentCat(list_name, " position ", i, " (",
-                                list[i]->name(), "): samples of ", f->height,
-                                "x", f->width,
-                                " are too large: sides must be "
-                                "in 1..",
-                                kMaxCropSide);
-    }
-    return absl::OkStatus();
+  const std::optional<ListSize> fixed = FixedListSize(list);
+  if (!fixed) {
+    return InvalidArgumentCat(list_name,
+                              ": no transform fixes the output size (end the "
+                              "list with a crop or an exact Resize)");
   }
-  // The builder's sample_size has no setting here: the list must fix it.
-  return InvalidArgumentCat(list_name,
-                            ": no transform fixes the output size (end the "
-                            "list with a crop or an exact Resize)");
+  const Size2 f = fixed->size;
+  if (f.height > kMaxCropSide || f.width > kMaxCropSide) {
+    return InvalidArgumentCat(
+        list_name, " position ", fixed->position, " (",
+        list[fixed->position]->name(), "): samples of ", f.height, "x", f.width,
+        " are too large: sides must be in 1..", kMaxCropSide);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
