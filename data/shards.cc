@@ -264,17 +264,21 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
   const size_t remote = static_cast<size_t>(
       std::count_if(paths.begin(), paths.end(), IsRemotePath));
   if (remote != 0 && remote != paths.size()) {
-    // The local piece is not shown: it may be the end of a URL that a comma
-    // in its query or password split, secrets and all.
-    const size_t local = static_cast<size_t>(
-        std::find_if_not(paths.begin(), paths.end(), IsRemotePath) -
-        paths.begin());
+    // Named by position only: a comma in a URL's query or password splits
+    // it into pieces that read as a URL and a path, secrets in either.
+    const auto position = [&](bool remote) {
+      return 1 +
+             std::find_if(paths.begin(), paths.end(),
+                          [&](const std::string& p) {
+                            return IsRemotePath(p) == remote;
+                          }) -
+             paths.begin();
+    };
     return InvalidArgumentCat(
-        "the shards mix URLs and local paths: shard ", local + 1, " of ",
-        paths.size(), " is not a URL (",
-        ShownUrl(*std::find_if(paths.begin(), paths.end(), IsRemotePath)),
-        " is); open them as two datasets, and write a comma inside a URL "
-        "as %2C");
+        "the shards mix URLs and local paths: shard ", position(false), " of ",
+        paths.size(), " is not a URL, shard ", position(true),
+        " is; open them as two datasets, and write a comma inside a URL as "
+        "%2C");
   }
   std::vector<std::string> names;
   std::vector<std::unique_ptr<MappedFile>> files;

@@ -126,7 +126,8 @@ class CutMix : public BatchOp {
 };
 
 // RandomChoice(transforms, p=None): one of `transforms`, chosen with
-// probabilities p (normalized; uniform when None), per batch.
+// probabilities p (normalized; uniform when None), per batch. Equal
+// probabilities draw as None does (torchvision v2 stores None as them).
 class RandomChoice : public BatchOp {
  public:
   RandomChoice(std::vector<std::unique_ptr<BatchOp>> transforms,

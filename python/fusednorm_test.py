@@ -45,7 +45,8 @@ class ExactMode(unittest.TestCase):
         # value of either serves every channel of the other.
         rng = np.random.default_rng(3)
         cases = [(0.5, 0.25, 1), (0.5, 0.25, 3), ([0.5], (0.25,), 4),
-                 (0.25, [0.2, 0.3, 0.4], 3), ([0.1, 0.6], [0.3], 2)]
+                 (0.25, [0.2, 0.3, 0.4], 3), ([0.1, 0.6], [0.3], 2),
+                 (np.array(0.5), torch.tensor(0.25), 3)]
         for mean, std, channels in cases:
             with self.subTest(mean=mean, std=std, channels=channels):
                 hwc = rng.integers(0, 256, (5, 7, channels), dtype=np.uint8)

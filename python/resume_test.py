@@ -226,6 +226,10 @@ class Refusals(unittest.TestCase):
              for k, v in self.state.items()})
         self.refused(TypeError, "'batches' = {1} is a set; the state holds "
                      "the plain ints and strings", dict(self.state, batches={1}))
+        self.refused(TypeError, "'batches' = True is a bool_",
+                     dict(self.state, batches=np.bool_(True)))
+        self.refused(TypeError, "'batches' = array([3, 3]) is a ndarray",
+                     dict(self.state, batches=np.array([3, 3])))
         self.refused(ValueError, "version 2 is not a resume state",
                      dict(self.state, version=2))
         text = json.dumps(self.state)

@@ -35,6 +35,13 @@ bool IsNumber(const py::handle& v) {
           !py::isinstance<py::str>(v));
 }
 
+// A number, a 0-d array or tensor included (a sequence of its own type).
+bool IsScalar(const py::handle& v) {
+  if (!IsNumber(v)) return false;
+  if (!PySequence_Check(v.ptr())) return true;
+  return py::hasattr(v, "ndim") && py::int_(v.attr("ndim")).cast<int>() == 0;
+}
+
 std::string IntText(const py::handle& v) {
   PyObject* index = PyNumber_Index(v.ptr());
   if (index == nullptr) throw py::error_already_set();
@@ -79,7 +86,11 @@ std::string AsText(const char* callable, const Setting& s,
       return FloatText(v);
     case SettingType::kFloats:
       // One number is a list of one, as torch takes Normalize(0.5, 0.25).
-      if (!PySequence_Check(v.ptr()) && IsNumber(v)) return FloatText(v);
+      if (s.min_count > 1) {
+        return Items(callable, s, v, &IsNumber, &FloatText,
+                     "a sequence of numbers");
+      }
+      if (IsScalar(v)) return FloatText(v);
       return Items(callable, s, v, &IsNumber, &FloatText,
                    "a number or a sequence of numbers");
     case SettingType::kSize:

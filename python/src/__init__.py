@@ -291,10 +291,12 @@ class Loader:
                             f"{type(state_dict).__name__}")
         plain = {}
         for key, value in dict(state_dict).items():
-            # NumPy's ints (a state that went through an array) as ints.
-            if not isinstance(value, (bool, int)) and hasattr(value, "__index__"):
-                value = _operator.index(value)
             try:
+                # NumPy's ints (a state that went through an array) as ints;
+                # NumPy's bools stay what they are, refused as bools are.
+                if (not isinstance(value, (bool, int, _np.bool_))
+                        and hasattr(value, "__index__")):
+                    value = _operator.index(value)
                 _json.dumps(value)
             except (TypeError, ValueError):
                 raise TypeError(f"load_state_dict: {key!r} = {value!r} is a "
