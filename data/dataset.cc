@@ -383,11 +383,13 @@ absl::Status CheckDatasetKind(const std::string& kind) {
                    absl::StrJoin(DatasetKinds(), ", ")));
 }
 
+bool DatasetReadsFiles(const std::string& kind) { return kind != "synthetic"; }
+
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(const std::string& kind,
                                                      const std::string& path,
                                                      bool test_split) {
   FUSEDNORM_RETURN_IF_ERROR(CheckDatasetKind(kind));
-  if (kind == "synthetic") return MakeSyntheticDataset(1024);
+  if (!DatasetReadsFiles(kind)) return MakeSyntheticDataset(1024);
   if (kind == "folder") return OpenImageFolder(path);
   if (kind == "mnist") {
     const std::string prefix = test_split ? "t10k" : "train";

@@ -147,6 +147,9 @@ const std::vector<std::string>& DatasetKinds();
 // the kinds.
 absl::Status CheckDatasetKind(const std::string& kind);
 
+// Whether OpenDataset reads `kind` from files at a path (all but synthetic).
+bool DatasetReadsFiles(const std::string& kind);
+
 // Opens `kind` ("synthetic", "folder", "mnist", "cifar10") at `path`: a folder
 // for "folder"; for "mnist", a directory holding train-images-idx3-ubyte and
 // train-labels-idx1-ubyte (or t10k-*); for "cifar10", a directory of

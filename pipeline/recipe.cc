@@ -19,7 +19,7 @@ namespace fusednorm {
 absl::Status CheckDataSettings(const RecipeOptions& o) {
   if (o.data.empty()) {
     FUSEDNORM_RETURN_IF_ERROR(CheckDatasetKind(o.dataset));
-    if (o.dataset != "synthetic" && o.path.empty()) {
+    if (DatasetReadsFiles(o.dataset) && o.path.empty()) {
       return InvalidArgumentCat(o.names.dataset, " ", o.dataset,
                                 " reads its files from ", o.names.path,
                                 ", which is not given");
