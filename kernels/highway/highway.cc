@@ -19,13 +19,14 @@
 //    block and only the valid bytes are copied out: no load or store ever
 //    leaves the caller's buffers.
 //
-// rows.cc has the row loops and the dispatch on layout, channels and math,
-// compiled once per output dtype; its per-target parts live in -inl.h files:
+// rows.cc has the row loops and the dispatch on layout and channels,
+// compiled once per output dtype and math; its per-target parts live in
+// -inl.h files:
 // convert-inl.h (steps 3 and 4), rearrange-inl.h (the reordering in step 2;
 // on AVX3_DL its 64-pixel blocks go through gather-inl.h's byte permutes),
 // stores-inl.h (erased spans and streaming stores) and lookup-inl.h (AVX3_DL:
 // 16-bit CHW and HWC4 outputs looked up instead of steps 2 to 4). This file
-// is the driver: the dispatch on dtype, and the table rows.
+// is the driver: the dispatch on dtype and math, and the table rows.
 
 #include <cstdint>
 #include <vector>
@@ -43,9 +44,22 @@ HWY_BEFORE_NAMESPACE();
 namespace fusednorm {
 namespace HWY_NAMESPACE {
 
-// Defined in rows.cc, one instance per dtype.
+// Defined in rows.cc, one instance per dtype and math.
+template <DType kDType, int kMath>
+void RunRows(const KernelConstants& k, const KernelArgs& a);
+
+// The maths by Math's values (kernels/highway/convert-inl.h; rows.cc checks
+// them): fast mode, exact mode by division or by fused multiply-adds.
+constexpr int kFast = 0, kExactDiv = 1, kExactFma = 2;
+
 template <DType kDType>
-void RunDType(const KernelConstants& k, const KernelArgs& a);
+void RunDType(const KernelConstants& k, const KernelArgs& a) {
+  if (k.mode == Mode::kFast) return RunRows<kDType, kFast>(k, a);
+#if HWY_NATIVE_FMA
+  if (k.exact_by_fma) return RunRows<kDType, kExactFma>(k, a);
+#endif
+  RunRows<kDType, kExactDiv>(k, a);
+}
 
 void HighwayRun(const KernelConstants& k, const KernelArgs& a) {
   switch (k.dtype) {
