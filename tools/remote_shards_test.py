@@ -218,11 +218,15 @@ class Remote(unittest.TestCase):
             self.assertIn(f"{n.url}/s-04.tar?<query hidden>: HTTP 404",
                           r.stderr)
             self.assertNotIn("hunter", r.stderr + r.stdout)
-            for data in [f"{url}/s-00.tar?sig=hunter3,/tmp/a.tar",
-                         f"{url}/s-{{00..xx}}.tar?sig=hunter3"]:
+            # A list mixing URLs and paths names its pieces by position
+            # (a comma may split a URL): a bad pattern names the URL.
+            for data, shown in [
+                    (f"{url}/s-00.tar?sig=hunter3,/tmp/a.tar",
+                     "shard 2 of 2 is not a URL, shard 1 is"),
+                    (f"{url}/s-{{00..xx}}.tar?sig=hunter3", n.url)]:
                 r = run(*run_args(data))
                 self.assertNotEqual(r.returncode, 0)
-                self.assertIn(n.url, r.stderr)
+                self.assertIn(shown, r.stderr)
                 self.assertNotIn("hunter", r.stderr + r.stdout)
 
     def test_a_shard_replaced_during_the_run_is_an_error(self):
