@@ -383,6 +383,13 @@ absl::Status CheckDatasetKind(const std::string& kind) {
                    absl::StrJoin(DatasetKinds(), ", ")));
 }
 
+namespace {
+thread_local const void* thread_read_ahead = nullptr;
+}  // namespace
+
+void SetThreadReadAhead(const void* token) { thread_read_ahead = token; }
+const void* ThreadReadAhead() { return thread_read_ahead; }
+
 bool DatasetReadsFiles(const std::string& kind) { return kind != "synthetic"; }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenDataset(const std::string& kind,

@@ -50,11 +50,17 @@ struct SampleBuffer {
 class ReadAheadHandle {
  public:
   virtual ~ReadAheadHandle() = default;
-  // Called by each thread that reads the samples this read-ahead fetches,
-  // before its first Read: a sample its own read-ahead cancelled (the epoch
-  // stopping) fails its read, one another epoch's cancelled is read again.
-  virtual void ReadsOnThisThread() const {}
+  // What names this read-ahead to SetThreadReadAhead: compared, never
+  // followed, so it may outlive the handle.
+  virtual const void* token() const { return this; }
 };
+
+// Called by each thread that reads the samples of the read-ahead `token`
+// names, before its first Read (null: none): a sample its own read-ahead
+// cancelled (its epoch stopping) fails its read, one that another epoch's
+// cancelled is read again.
+void SetThreadReadAhead(const void* token);
+const void* ThreadReadAhead();
 
 // What reading over a network cost so far (Dataset::network()).
 struct NetworkCounters {

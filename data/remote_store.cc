@@ -469,17 +469,13 @@ class RemoteStore::Ahead {
 
 namespace {
 
-// The read-ahead the calling thread reads for (ReadsOnThisThread), or null:
-// compared, never followed.
-thread_local const void* reads_for = nullptr;
-
 // The handle: stops and joins the read-ahead's threads, then unregisters.
 class AheadHandle : public ReadAheadHandle {
  public:
   AheadHandle(const void* ahead, std::function<void()> stop)
       : ahead_(ahead), stop_(std::move(stop)) {}
   ~AheadHandle() override { stop_(); }
-  void ReadsOnThisThread() const override { reads_for = ahead_; }
+  const void* token() const override { return ahead_; }
 
  private:
   const void* ahead_;
@@ -752,8 +748,9 @@ absl::Status RemoteStore::Read(uint64_t index, const Place& place,
     // then taken from the next one, or fetched here. A sample of this
     // reader's own read-ahead (or of a reader that named none) stays
     // cancelled: its epoch is stopping.
-    if (taken && absl::IsCancelled(status) && reads_for != nullptr &&
-        aheads[i].get() != reads_for && aheads[i]->stopped()) {
+    const void* own = ThreadReadAhead();
+    if (taken && absl::IsCancelled(status) && own != nullptr &&
+        aheads[i].get() != own && aheads[i]->stopped()) {
       taken = false;
     }
   }

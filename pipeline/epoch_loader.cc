@@ -304,8 +304,10 @@ struct EpochLoader::Impl {
     done_cv.notify_all();
   }
 
-  void Work() {
-    if (ahead != nullptr) ahead->ReadsOnThisThread();
+  // `read_ahead`: the read-ahead's token, taken before the workers start
+  // (the destructor drops the read-ahead before it joins them).
+  void Work(const void* read_ahead) {
+    SetThreadReadAhead(read_ahead);
     Workspace ws;  // reused for every sample this worker runs
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
@@ -374,9 +376,10 @@ struct EpochLoader::Impl {
       *index = order->At(BatchOfTask(t), PosOfTask(t)).index;
       return true;
     });
+    const void* read_ahead = ahead != nullptr ? ahead->token() : nullptr;
     for (int i = 0; i < s.threads; ++i) {
       try {
-        workers.emplace_back([this] { Work(); });
+        workers.emplace_back([this, read_ahead] { Work(read_ahead); });
       } catch (const std::system_error& e) {
         return absl::ResourceExhaustedError(
             absl::StrCat("threads = ", s.threads, ": cannot start worker ",
