@@ -192,10 +192,21 @@ class RemoteStore::Ahead {
     no_copies_ = true;
   }
 
+  // Set once Stop() is called: a reader's own fetch of a sample stops
+  // with it, as the requests in flight do.
+  const std::atomic<bool>* cancel() const { return &cancel_; }
+
   // Whether Stop() was called.
   bool stopped() const {
     std::lock_guard<std::mutex> lock(mu_);
     return stop_;
+  }
+
+  // No sample is fetched ahead (its thread did not start): readers fetch
+  // what they read, and their requests are not cancelled.
+  void NoFetches() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
   }
 
   // Stops the threads, the requests in flight included.
@@ -741,22 +752,28 @@ absl::Status RemoteStore::Read(uint64_t index, const Place& place,
   }
   absl::Status status;
   bool taken = false;
+  const void* own = ThreadReadAhead();
+  const std::atomic<bool>* cancel = nullptr;  // the reader's epoch stopping
   for (size_t i = 0; i < aheads.size() && !taken; ++i) {
     taken = aheads[i]->Take(index, out, &status);
+    if (aheads[i].get() == own) cancel = aheads[i]->cancel();
     // Each epoch reads every sample, so another epoch's read-ahead may hold
     // this one, and stop (that epoch over) before it lands: the sample is
     // then taken from the next one, or fetched here. A sample of this
     // reader's own read-ahead (or of a reader that named none) stays
     // cancelled: its epoch is stopping.
-    const void* own = ThreadReadAhead();
     if (taken && absl::IsCancelled(status) && own != nullptr &&
         aheads[i].get() != own && aheads[i]->stopped()) {
       taken = false;
     }
   }
   if (!taken) {
+    // Fetched here, it stops when the reader's read-ahead stops (its epoch
+    // is over), so that dropping a loader never waits for a slow server.
     std::unique_ptr<HttpClient> client = TakeClient();
+    client->set_cancel(cancel);
     status = FetchWith(client.get(), place, out);
+    client->set_cancel(nullptr);
     GiveClient(std::move(client));
   }
   wait_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -779,7 +796,7 @@ std::unique_ptr<ReadAheadHandle> RemoteStore::ReadAhead(
   try {
     threads->emplace_back([ahead] { ahead->Fetch(); });
   } catch (const std::system_error&) {
-    ahead->Stop();  // readers fetch what they read
+    ahead->NoFetches();
   }
   try {
     if (cache_ != nullptr) threads->emplace_back([ahead] { ahead->Copy(); });

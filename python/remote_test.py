@@ -2,8 +2,9 @@
 batches of the same shards on disk; the repr and the errors never show the
 URL's user, password or query; a shard replaced on the server after the
 Loader opened it fails its samples (SampleError naming it) instead of
-mixing two versions; a Loader dropped mid-epoch while requests run ahead
-stops cleanly."""
+mixing two versions; a Loader dropped mid-epoch while requests run ahead, or
+while a worker fetches its sample itself, stops at once."""
+import contextlib
 import gc
 import os
 import shutil
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -25,18 +27,20 @@ SPEC = "s-{00..02}.tar"
 BASE = dict(batch_size=8, size=24, seed=7, copy=True, threads=2)
 
 
-class DelayProxyProcess:
-    """A DelayProxy in a process of its own, as a server is: dropping an
+class ProxyProcess:
+    """A proxy of remote_servers (`make`, an expression of `upstream`, the
+    upstream's URL) in a process of its own, as a server is: dropping an
     iterator stops its workers with the GIL held, which a server thread of
     this process would need to answer them."""
 
-    def __init__(self, upstream, delay_ms):
+    def __init__(self, upstream, make):
         self.args = [sys.executable, "-c", (
             "import sys; sys.path.insert(0, sys.argv[1]); "
             "import remote_servers as rs\n"
-            "with rs.DelayProxy(sys.argv[2], int(sys.argv[3])) as p:\n"
+            "upstream = sys.argv[2]\n"
+            f"with {make} as p:\n"
             "    print(p.url, flush=True); sys.stdin.read()"),
-            os.path.join(ROOT, "testing"), upstream, str(delay_ms)]
+            os.path.join(ROOT, "testing"), upstream]
 
     def __enter__(self):
         env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
@@ -48,6 +52,21 @@ class DelayProxyProcess:
     def __exit__(self, *exc):
         self.process.stdin.close()
         self.process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def environment(variables):
+    """`variables` set in os.environ for the block."""
+    old = {k: os.environ.get(k) for k in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k)
+            else:
+                os.environ[k] = v
 
 
 def batches(loader):
@@ -131,7 +150,7 @@ class RemoteLoader(unittest.TestCase):
         shutil.rmtree(live)
 
     def test_dropped_mid_epoch_while_fetching_ahead(self):
-        with rs.Nginx(self.data) as n, DelayProxyProcess(n.url, 20) as url:
+        with rs.Nginx(self.data) as n, ProxyProcess(n.url, "rs.DelayProxy(upstream, 20)") as url:
             for _ in range(3):
                 loader = fusednorm.Loader(data=f"{url}/{SPEC}", **BASE)
                 it = iter(loader)
@@ -143,6 +162,23 @@ class RemoteLoader(unittest.TestCase):
         self.assertTrue(all(np.array_equal(a, c)
                             for (a, _), (c, _) in zip(got, self.want)))
 
+    def test_dropped_while_a_worker_fetches_its_sample_itself(self):
+        # One request ahead at a time, so that the other worker fetches its
+        # sample itself, and every sample's GET stalls for a minute: dropping
+        # the iterator cancels that fetch too, instead of waiting it out.
+        stall = {"FUSEDNORM_HTTP_REQUESTS": "1", "FUSEDNORM_HTTP_RETRIES": "0",
+                 "FUSEDNORM_HTTP_TIMEOUT": "60"}
+        make = "rs.FaultProxy(upstream, stall_ranges=True, stall_s=60)"
+        with rs.Nginx(self.data) as n, ProxyProcess(n.url, make) as url, \
+                environment(stall):
+            loader = fusednorm.Loader(data=f"{url}/{SPEC}", **BASE)
+            it = iter(loader)
+            time.sleep(1)  # both workers wait for bytes
+            start = time.monotonic()
+            del it, loader
+            gc.collect()
+            self.assertLess(time.monotonic() - start, 10)
+
     def test_two_iterators_drained_in_two_threads(self):
         # Each epoch reads every sample, so one iterator's reader may wait on
         # the other's read-ahead, which stops when its epoch ends: the
@@ -151,7 +187,7 @@ class RemoteLoader(unittest.TestCase):
         kw = dict(BASE, images=16, batch_size=4)
         local = fusednorm.Loader(data=os.path.join(self.data, SPEC), **kw)
         want = [batches(local), batches(local)]  # epochs 0 and 1
-        with rs.Nginx(self.data) as n, DelayProxyProcess(n.url, 50) as url:
+        with rs.Nginx(self.data) as n, ProxyProcess(n.url, "rs.DelayProxy(upstream, 50)") as url:
             for _ in range(6):
                 with fusednorm.Loader(data=f"{url}/{SPEC}", **kw) as loader:
                     got = self.drained_in_two_threads(loader)

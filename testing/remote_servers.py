@@ -337,6 +337,9 @@ class _ProxyHandler(_Handler):
         fault = self.owner._next_fault()
         if self.command == "GET" and self.owner.refuses(self.headers["Range"]):
             fault = "500"
+        if (self.command == "GET" and self.owner.stall_ranges and
+                self.headers["Range"] is not None):
+            fault = "stall"
         if fault == "reset":
             self.reset()
         elif fault == "stall":
@@ -432,7 +435,8 @@ class FaultProxy(_ThreadedServer):
 
     With `refuse_ranges_from` > 0, a GET of a range of at least that many
     bytes gets 500 (a cache's copy of a shard fails, its samples' reads do
-    not), counted in `refused`. `requests` counts requests; `faults` counts
+    not), counted in `refused`. With `stall_ranges`, every GET of a range
+    stalls (the shards open, no sample comes). `requests` counts requests; `faults` counts
     the faults of each kind."""
 
     handler = _ProxyHandler
@@ -440,7 +444,7 @@ class FaultProxy(_ThreadedServer):
     def __init__(self, upstream, every=0,
                  faults=("reset", "500", "503", "429", "stall", "truncate"),
                  delay_ms=0, stall_s=3.0, retry_after="0",
-                 refuse_ranges_from=0):
+                 refuse_ranges_from=0, stall_ranges=False):
         super().__init__()
         parts = urllib.parse.urlsplit(upstream)
         if parts.scheme != "http" or parts.port is None:
@@ -456,6 +460,7 @@ class FaultProxy(_ThreadedServer):
         self._fault_index = 0
         self.refuse_ranges_from = refuse_ranges_from
         self.refused = 0
+        self.stall_ranges = stall_ranges
 
     def refuses(self, range_header):
         """Whether a GET with this Range header gets 500 (and counts it)."""
