@@ -171,7 +171,7 @@ class EpochLoader {
   // rank's batches are all out, the next epoch's start. A batch Next()
   // failed with (kFail) was not handed out.
   struct Position {
-    uint32_t epoch = 0;
+    uint64_t epoch = 0;  // 2^32 after the last epoch, 2^32 - 1, is over
     uint64_t batches = 0;
   };
   Position resume_position() const;

@@ -106,7 +106,7 @@ size_t EpochOrder::samples() const {
 
 EpochLoader::Position EpochOrder::PositionAfter(uint32_t epoch,
                                                 size_t handed) const {
-  if (handed >= batches_) return {epoch + 1, 0};
+  if (handed >= batches_) return {uint64_t{epoch} + 1, 0};
   return {epoch, BatchesBefore(handed)};
 }
 

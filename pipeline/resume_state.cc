@@ -26,7 +26,7 @@ using Fields = std::vector<std::pair<std::string, FlatJsonValue>>;
 Fields FieldsOf(const ResumeState& s) {
   return {{"format", std::string(kFormat)},
           {"version", kResumeStateVersion},
-          {"epoch", uint64_t{s.epoch}},
+          {"epoch", s.epoch},
           {"batches", s.batches},
           {"samples_handed", s.samples_handed},
           {"seed", s.seed},
@@ -125,7 +125,7 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   FUSEDNORM_ASSIGN_OR_RETURN(const auto json, ReadFlatJson(text, what));
   std::string format;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "format", what, &format));
-  uint64_t version = 0, epoch = 0;
+  uint64_t version = 0;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "version", what, &version));
   if (format != kFormat || version != kResumeStateVersion) {
     return InvalidArgumentCat(what, ": format \"", Shorten(format),
@@ -135,7 +135,7 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
                               kFormat, "\" version ", kResumeStateVersion, ")");
   }
   ResumeState s;
-  FUSEDNORM_RETURN_IF_ERROR(Take(json, "epoch", what, &epoch));
+  FUSEDNORM_RETURN_IF_ERROR(Take(json, "epoch", what, &s.epoch));
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "batches", what, &s.batches));
   FUSEDNORM_RETURN_IF_ERROR(
       Take(json, "samples_handed", what, &s.samples_handed));
@@ -152,9 +152,10 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "world_size", what, &s.world_size));
   std::string check;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "check", what, &check));
-  if (epoch > UINT32_MAX)
-    return InvalidArgumentCat(what, ": epoch ", epoch, " is past 2^32 - 1");
-  s.epoch = static_cast<uint32_t>(epoch);
+  if (s.epoch > kPastLastEpoch) {
+    return InvalidArgumentCat(what, ": epoch ", s.epoch,
+                              " is past 2^32 (after the last, 2^32 - 1)");
+  }
   const Fields fields = FieldsOf(s);
   if (json.size() != fields.size() + 1) {
     for (const auto& [key, value] : json) {
@@ -206,6 +207,11 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
     return Differs("the transforms' digest", Shorten(state.recipe),
                    absl::StrCat(here.recipe, " (this run's transforms: ",
                                 p.PixelRecipe(split), ")"));
+  }
+  if (state.epoch == kPastLastEpoch && state.batches != 0) {
+    return InvalidArgumentCat("the resume state's batches = ", state.batches,
+                              " at epoch 2^32: that epoch never starts (the "
+                              "last is 2^32 - 1)");
   }
   if (state.samples_handed != state.batches * state.batch_size) {
     return InvalidArgumentCat(

@@ -33,11 +33,13 @@ namespace fusednorm {
 inline constexpr uint64_t kResumeStateVersion = 1;
 // States take a few hundred bytes; longer text is refused unread.
 inline constexpr size_t kMaxResumeStateBytes = 64 << 10;
+// The epoch a state stands at once epoch 2^32 - 1, the last, is over.
+inline constexpr uint64_t kPastLastEpoch = uint64_t{1} << 32;
 
 struct ResumeState {
   // Where the run stands: `epoch`, after `batches` of its batches over all
-  // ranks (samples_handed samples).
-  uint32_t epoch = 0;
+  // ranks (samples_handed samples). Epoch 2^32 stands after the last.
+  uint64_t epoch = 0;
   uint64_t batches = 0;
   uint64_t samples_handed = 0;
   // What must not change.

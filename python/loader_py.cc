@@ -399,8 +399,8 @@ class PyLoader {
     }));
     WithoutGil([&] {
       std::lock_guard<std::mutex> lock(core_->mu);
-      core_->next_epoch = state.epoch;
-      core_->past_last_epoch = false;
+      core_->past_last_epoch = state.epoch == kPastLastEpoch;
+      core_->next_epoch = static_cast<uint32_t>(state.epoch);  // 0 when past
       core_->next_start = state.batches;
       core_->position = {state.epoch, state.batches};
       ++core_->generation;  // live iterators no longer move the position

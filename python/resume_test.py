@@ -144,6 +144,15 @@ class SameLayout(unittest.TestCase):
         with self.assertRaises(ValueError) as cm:
             iter(last)
         self.assertIn("epoch 4294967295 was the last", str(cm.exception))
+        # The state stands after the last epoch, not at epoch 0 again.
+        state = last.state_dict()
+        self.assertEqual((state["epoch"], state["batches"]), (2**32, 0))
+        again = loader(threads=1, images=8)
+        again.load_state_dict(state)
+        self.assertEqual(again.state_dict(), state)
+        with self.assertRaises(ValueError) as cm:
+            iter(again)
+        self.assertIn("epoch 4294967295 was the last", str(cm.exception))
 
     def test_state_is_plain_data_for_a_checkpoint(self):
         state = loader(threads=1).state_dict()

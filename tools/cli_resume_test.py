@@ -107,6 +107,23 @@ class Resume(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(np.load(self.path("more.npy")).shape[0], 1000)
 
+    def test_the_last_epoch_resumes_to_nothing(self):
+        # After epoch 2^32 - 1 the state stands at 2^32, not at epoch 0.
+        state_path = self.path("last.json")
+        last = [a if a != "3" else "1" for a in RUN]  # --epochs 1
+        last = [binary(), *last, "--epoch", "4294967295"]
+        r = subprocess.run([*last, "--state-out", state_path],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(state_path) as f:
+            state = json.load(f)
+        self.assertEqual((state["epoch"], state["batches"]), (2**32, 0))
+        r = subprocess.run([*last, "--resume", state_path],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("nothing left to run: the state is at epoch 4294967296",
+                      r.stdout)
+
     def test_a_run_failing_at_a_sample_resumes_at_its_batch(self):
         """The validation split runs in index order: a file corrupted in
         place (same size) fails batch 2, the state says 2 batches were

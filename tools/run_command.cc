@@ -124,11 +124,11 @@ class EpochBatches {
 // The epochs the run goes through: the flags', or from a --resume state's
 // epoch and batch to the end of the flags' last epoch.
 struct RunSpan {
-  uint32_t first = 0;  // epoch
+  uint64_t first = 0;  // epoch (2^32 when past the last: no epochs)
   uint64_t start = 0;  // batches of the first epoch already handed out
   int epochs = 0;
-  // The epoch and start of the span's e-th epoch.
-  uint32_t epoch(int e) const { return first + static_cast<uint32_t>(e); }
+  // The epoch and start of the span's e-th epoch (e < epochs).
+  uint32_t epoch(int e) const { return static_cast<uint32_t>(first + e); }
   uint64_t start_of(int e) const { return e == 0 ? start : 0; }
 };
 
@@ -351,12 +351,13 @@ absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
   FUSEDNORM_ASSIGN_OR_RETURN(const RunSpan span, Span(p, o));
   if (!o.resume.empty() && span.epochs == 0) {
     std::fprintf(out,
-                 "nothing left to run: the state is at epoch %u, past this "
+                 "nothing left to run: the state is at epoch %llu, past this "
                  "run's last\n",
-                 span.first);
+                 static_cast<unsigned long long>(span.first));
   } else if (!o.resume.empty()) {
-    std::fprintf(out, "resuming epoch %u after %llu of its batches\n",
-                 span.first, static_cast<unsigned long long>(span.start));
+    std::fprintf(out, "resuming epoch %llu after %llu of its batches\n",
+                 static_cast<unsigned long long>(span.first),
+                 static_cast<unsigned long long>(span.start));
   }
   Progress progress(err, Total(p, o, span, [](const EpochOrder& rest) {
                       return rest.batches();

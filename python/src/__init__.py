@@ -267,8 +267,9 @@ class Loader:
         dataset's index and the transforms, the seed, the split, the batch
         size and the other settings that change the order or the pixels,
         and a check over all of it (against damage, not forgery). A
-        finished epoch stands at the start of the next; a Loader not yet
-        iterated at its `epoch`. Counts batches handed to you, not those
+        finished epoch stands at the start of the next (the last, 2**32 - 1,
+        at 2**32, where iter() refuses); a Loader not yet iterated at its
+        `epoch`. Counts batches handed to you, not those
         prefetched."""
         return _json.loads(self._loader.state_dict())
 
