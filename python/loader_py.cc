@@ -144,20 +144,32 @@ class PyEpoch {
     std::shared_ptr<EpochLoader> loader = Loader();
     if (loader == nullptr) Failed({});
     WaitForBatch(*loader);
+    EpochLoader::Position after;
     absl::StatusOr<BatchRef> batch = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(state_->next_mu);
       absl::StatusOr<BatchRef> b = loader->Next();
-      if (b.ok()) {
-        std::lock_guard<std::mutex> core_lock(core_->mu);
-        if (core_->generation == state_->generation)
-          core_->position = loader->resume_position();
-      }
+      if (b.ok()) after = loader->resume_position();
       return b;
     });
     if (!batch.ok()) Failed(batch.status());
-    if (*batch == nullptr) throw py::stop_iteration();
+    if (*batch == nullptr) {
+      MovePosition(after);
+      throw py::stop_iteration();
+    }
+    py::tuple out = py::make_tuple(Images(*batch), Labels(*batch));
+    // The batch counts as handed out from here. A signal that came while
+    // it was taken (or copied) raises in the caller at once, and the batch
+    // never arrives: its handler's exception cancels the epoch and the
+    // position moves back, so that a resume yields the batch again.
+    const EpochLoader::Position before = MovePosition(after);
+    if (PyErr_CheckSignals() != 0) {
+      MovePosition(before, &after);
+      state_->interrupted = true;
+      loader->Cancel();
+      throw py::error_already_set();
+    }
     RecordSkipped(**batch);
-    return py::make_tuple(Images(*batch), Labels(*batch));
+    return out;
   }
 
   py::list skipped() const { return py::cast(state_->skipped); }
@@ -210,15 +222,34 @@ class PyEpoch {
   }
 
   // Waits without the GIL until the batch is ready, running Python's signal
-  // handlers every kSignalCheck; a handler's exception cancels the epoch.
+  // handlers every kSignalCheck.
   void WaitForBatch(EpochLoader& loader) {
-    while (!WithoutGil([&] { return loader.WaitReady(kSignalCheck); })) {
-      if (PyErr_CheckSignals() != 0) {
-        state_->interrupted = true;
-        loader.Cancel();
-        throw py::error_already_set();
-      }
-    }
+    while (!WithoutGil([&] { return loader.WaitReady(kSignalCheck); }))
+      RaiseIfSignalled(loader);
+  }
+
+  // Runs Python's signal handlers; a handler's exception cancels the epoch.
+  void RaiseIfSignalled(EpochLoader& loader) {
+    if (PyErr_CheckSignals() == 0) return;
+    state_->interrupted = true;
+    loader.Cancel();
+    throw py::error_already_set();
+  }
+
+  // Sets the loader's position to `to` when this is its newest iterator
+  // (and, given `from`, the position is still there); returns the old one.
+  // Under the core's lock with the GIL held: no thread waits for the GIL
+  // while it holds that lock, and releasing the GIL here would let other
+  // threads run between the position's move and the caller's return.
+  EpochLoader::Position MovePosition(
+      EpochLoader::Position to, const EpochLoader::Position* from = nullptr) {
+    std::lock_guard<std::mutex> lock(core_->mu);
+    const EpochLoader::Position old = core_->position;
+    const bool at_from = from == nullptr || (old.epoch == from->epoch &&
+                                             old.batches == from->batches);
+    if (core_->generation == state_->generation && at_from)
+      core_->position = to;
+    return old;
   }
 
   // An array of `dtype` and `shape` at `data` inside the batch: a view
