@@ -87,6 +87,7 @@ struct Pending {
   std::string link;  // from pax linkpath= or a GNU long link name
   uint64_t size = 0;
   bool has_size = false;
+  bool sparse = false;  // GNU.sparse.* records: the data is a sparse map
 };
 
 // Pax records "LEN key=value\n": the values of `path`, `linkpath` and
@@ -107,6 +108,7 @@ absl::Status ParsePax(absl::string_view records, Pending* p) {
       return absl::InvalidArgumentError("pax record without '='");
     const absl::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
     if (key == "path") p->name = std::string(value);
+    if (absl::StartsWith(key, "GNU.sparse.")) p->sparse = true;
     if (key == "linkpath") p->link = std::string(value);
     if (key == "size") {
       if (!absl::SimpleAtoi(value, &p->size))
@@ -134,6 +136,13 @@ std::string MemberName(const uint8_t* h, const Pending& pending) {
     if (!prefix.empty()) name = prefix + "/" + name;
   }
   return name;
+}
+
+// A header's type byte as an error shows it.
+std::string TypeText(char type) {
+  if (type > ' ' && type < 0x7f)
+    return absl::StrCat("'", std::string(1, type), "'");
+  return absl::StrFormat("0x%02x", static_cast<uint8_t>(type));
 }
 
 // Reads the header at `at`: appends a file or link to `out` (links also to
@@ -166,6 +175,14 @@ absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
     pending->name = Text(h + kTarBlock, size);
   } else if (type == 'K') {
     pending->link = Text(h + kTarBlock, size);
+  } else if (type == 'S' || type == 'M' || (file && pending->sparse)) {
+    // Their bytes in the archive are not the file's: refused, never read
+    // as they are or passed over.
+    return InvalidArgumentCat(
+        "member \"", MemberName(h, *pending), "\" is ",
+        type == 'M' ? "the rest of a file from another volume (tar type 'M')"
+                    : "a sparse file (GNU tar --sparse)",
+        ", which a shard cannot hold: write the shard again without it");
   } else if (file) {
     out->push_back({MemberName(h, *pending), data, size, ""});
     *pending = Pending();
@@ -176,8 +193,15 @@ absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
     links->push_back({out->size(), target, type == '2'});
     out->push_back({MemberName(h, *pending), 0, 0, ""});
     *pending = Pending();
+  } else if (absl::string_view("34569gVD").find(type) !=
+             absl::string_view::npos) {
+    // Devices, directories, FIFOs, global headers, volume labels and
+    // directory dumps hold no sample: passed over.
+    *pending = Pending();
   } else {
-    *pending = Pending();  // directories, devices, global headers: passed over
+    return InvalidArgumentCat("member \"", MemberName(h, *pending),
+                              "\" has tar type ", TypeText(type),
+                              ", which a shard cannot hold");
   }
   return std::min(next, bytes.size());
 }

@@ -141,6 +141,24 @@ TEST(Tar, CorruptHeadersNameTheArchiveAndOffset) {
   bad = good;
   Add(&bad, "p", "999 path=x\n", 'x');
   cases.push_back({bad, "malformed pax record"});
+  // Members whose bytes are not the file's are refused, never passed over
+  // (a sample gone) or read as they are.
+  bad = good;
+  Add(&bad, "s.jpg", "map", 'S');
+  cases.push_back({bad, "member \"s.jpg\" is a sparse file"});
+  bad = good;
+  Add(&bad, "p", "22 GNU.sparse.major=1\n", 'x');
+  Add(&bad, "GNUSparseFile.0/s.jpg", "map");
+  cases.push_back({bad, "member \"GNUSparseFile.0/s.jpg\" is a sparse file"});
+  bad = good;
+  Add(&bad, "m.jpg", "rest", 'M');
+  cases.push_back({bad, "\"m.jpg\" is the rest of a file from another"});
+  bad = good;
+  Add(&bad, "c.jpg", "data", 'C');
+  cases.push_back({bad, "member \"c.jpg\" has tar type 'C'"});
+  bad = good;
+  Add(&bad, "z.jpg", "data", '\x80');
+  cases.push_back({bad, "has tar type 0x80"});
   for (const Case& c : cases) {
     const absl::StatusOr<std::vector<TarMember>> index =
         ReadTarIndex(Bytes(c.archive), "shard.tar");
