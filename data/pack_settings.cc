@@ -1,6 +1,7 @@
 // `pack`'s setting rows and their reading (pack_settings.h).
 #include "data/pack_settings.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -21,11 +22,18 @@ absl::Status SetPattern(const SettingValues& v, PackOptions* o) {
   const size_t pct = text.find('%');
   const size_t d = pct == std::string::npos ? pct : text.find('d', pct);
   int width = 0;
+  // The width as printf zero-pads it: "%0N" (SimpleAtoi would also take
+  // "%+5" and "% 5", which printf pads otherwise).
+  const absl::string_view w =
+      d == std::string::npos
+          ? ""
+          : absl::string_view(text).substr(pct + 1, d - pct - 1);
   const bool parsed =
       d != std::string::npos &&
-      (d == pct + 1 ||
-       absl::SimpleAtoi(text.substr(pct + 1, d - pct - 1), &width)) &&
-      width >= 0 && width <= 12 && text.find('%', d) == std::string::npos;
+      (w.empty() || (w.size() >= 2 && w[0] == '0' &&
+                     std::all_of(w.begin(), w.end(), absl::ascii_isdigit) &&
+                     absl::SimpleAtoi(w, &width))) &&
+      width <= 12 && text.find('%', d) == std::string::npos;
   if (!parsed) {
     return v.Error(kShardPatternSetting,
                    "needs one %d or %0Nd for the shard number, e.g. "

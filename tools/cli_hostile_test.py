@@ -134,6 +134,47 @@ class Limits(unittest.TestCase):
                 self.assertIn(f"--output = {output} is also the --input file", r.stderr)
             self.assertEqual(open(image, "rb").read(), before)
 
+    def test_run_and_pack_never_write_over_their_data(self):
+        # A shard, its index, an image of a folder: an output there would
+        # replace it (or join the folder as a sample), so it is refused.
+        from PIL import Image
+        with tempfile.TemporaryDirectory() as d:
+            folder = os.path.join(d, "f")
+            os.makedirs(os.path.join(folder, "a"))
+            image = os.path.join(folder, "a", "img0.jpg")
+            Image.new("RGB", (20, 20), (1, 2, 3)).save(image)
+            shard = os.path.join(d, "s-000.tar")
+            r = run("pack", "--data", folder, "--output",
+                    os.path.join(d, "s-%03d.tar"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            files = [image, shard, shard + ".fnidx"]
+            before = [open(f, "rb").read() for f in files]
+            spelled = os.path.join(d, "f", "..", "s-000.tar")
+            for args, said in [
+                    (["run", "--data", shard, "--output", shard],
+                     f"--output = {shard} is {shard}, which --data reads"),
+                    (["run", "--data", shard, "--output", spelled],
+                     f"--output = {spelled} is {shard}, which --data reads"),
+                    (["run", "--data", shard, "--preview", shard + ".fnidx"],
+                     f"is {shard}.fnidx, which --data reads"),
+                    (["run", "--data", folder, "--state-out", image],
+                     f"--state-out = {image} is inside the dataset's folder"),
+                    (["run", "--data", folder, "--output",
+                      os.path.join(folder, "a", "new.npy")],
+                     "is inside the dataset's folder"),
+                    (["pack", "--data", folder, "--output",
+                      os.path.join(folder, "a", "img%d.jpg")],
+                     "--output = " + os.path.join(folder, "a", "img%d.jpg") +
+                     " is inside the dataset's folder")]:
+                with self.subTest(args=args):
+                    r = run(*args, "--split", "val", "--images", "0",
+                            "--size", "8") if args[0] == "run" else run(*args)
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertIn(said, r.stderr)
+            self.assertEqual([open(f, "rb").read() for f in files], before)
+            self.assertEqual(sorted(os.listdir(os.path.join(folder, "a"))),
+                             ["img0.jpg"])
+
     @NO_LIMITS_UNDER_ASAN
     def test_run_output_streams_under_a_memory_limit(self):
         # Two epochs of the 1024 synthetic samples, float32 224x224x3, are

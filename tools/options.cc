@@ -2,6 +2,7 @@
 // one a usage error naming the flag.
 #include "tools/options.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -15,6 +16,8 @@
 #include "core/status.h"
 #include "data/pack_settings.h"
 #include "data/remote_url.h"
+#include "data/shard_index.h"
+#include "data/shards.h"
 #include "ops/op_settings.h"
 #include "pipeline/recipe_settings.h"
 #include "tools/exit_code.h"
@@ -71,6 +74,58 @@ absl::Status SetErase(const SettingValues& v, NormalizeOptions* o) {
   return absl::OkStatus();
 }
 
+// Whether `path` lies inside the directory `dir`, as the file system
+// resolves both.
+bool Inside(const std::string& path, const std::string& dir) {
+  std::error_code ep, ed;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(path, ep);
+  const std::filesystem::path d = std::filesystem::weakly_canonical(dir, ed);
+  if (ep || ed) return false;
+  const auto [d_end, p_rest] =
+      std::mismatch(d.begin(), d.end(), p.begin(), p.end());
+  return d_end == d.end() && p_rest != p.end();
+}
+
+// The shard or index of `shards` that `path` is, or "".
+std::string ShardAt(const std::string& path,
+                    const std::vector<std::string>& shards) {
+  const std::string name = std::filesystem::path(path).filename();
+  for (const std::string& shard : shards) {
+    if (IsRemotePath(shard)) continue;
+    for (const std::string& file : {shard, ShardIndexPath(shard)}) {
+      // Names first: a million shards are not each resolved.
+      if (std::filesystem::path(file).filename() == name &&
+          SamePath(path, file))
+        return file;
+    }
+  }
+  return "";
+}
+
+// An output (`flag`'s `path`) may not replace what the dataset reads, nor
+// join it: a file of a dataset folder, or (`shards`) a shard or its index.
+// pack may write over its shards: it reads the mapped originals.
+absl::Status CheckOutsideData(const RecipeOptions& r, const char* flag,
+                              const std::string& path, bool shards) {
+  if (path.empty()) return absl::OkStatus();
+  const bool shard_data = !r.data.empty() && IsShardSpec(r.data);
+  std::string folder = shard_data ? "" : r.data;
+  if (r.data.empty() && DatasetReadsFiles(r.dataset)) folder = r.path;
+  if (!folder.empty() && Inside(path, folder)) {
+    return InvalidArgumentCat(flag, " = ", path,
+                              " is inside the dataset's folder ", folder,
+                              ": it would replace or join its files");
+  }
+  if (!shards || !shard_data) return absl::OkStatus();
+  const absl::StatusOr<std::vector<std::string>> paths =
+      ExpandShardSpec(r.data);
+  if (!paths.ok()) return absl::OkStatus();  // opening the data says why
+  const std::string file = ShardAt(path, *paths);
+  if (file.empty()) return absl::OkStatus();
+  return InvalidArgumentCat(flag, " = ", path, " is ", file,
+                            ", which --data reads: it would be replaced");
+}
+
 absl::StatusOr<NormalizeOptions> ReadNormalizeOptions(const SettingValues& v) {
   NormalizeOptions o;
   o.input = ResolvePath(v.Text(kInputFlag));
@@ -100,6 +155,8 @@ absl::StatusOr<PackCommandOptions> ReadPackOptions(const SettingValues& v) {
   o.source.path = ResolvePath(v.Text(kPathSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.pack, PackFromSettings(v));
   o.pack.prefix = ResolvePath(o.pack.prefix);
+  FUSEDNORM_RETURN_IF_ERROR(CheckOutsideData(
+      o.source, "--output", ResolvePath(v.Text(kShardPatternSetting)), false));
   return o;
 }
 
@@ -129,6 +186,8 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
       {"--preview", &o.preview},
       {"--state-out", &o.state_out}};
   for (size_t i = 0; i < 3; ++i) {
+    FUSEDNORM_RETURN_IF_ERROR(
+        CheckOutsideData(o.recipe, outputs[i].first, *outputs[i].second, true));
     for (size_t j = i + 1; j < 3; ++j) {
       if (SamePath(*outputs[i].second, *outputs[j].second)) {
         return InvalidArgumentCat(outputs[j].first, " = ", *outputs[j].second,

@@ -223,9 +223,12 @@ class Shards(unittest.TestCase):
             r = run("run", "--data", bad)
             self.assertEqual(r.returncode, 1)
             self.assertIn("bad.tar: tar header at byte 0: bad header checksum", r.stderr)
-            r = run("pack", "--output", os.path.join(d, "no-pattern.tar"))
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("needs one %d or %0Nd", r.stderr)
+            # printf pads "%+5d", "% 5d" and "%5d" otherwise than "%05d".
+            for pattern in ("no-pattern.tar", "s-%+5d.tar", "s-% 5d.tar",
+                            "s-%5d.tar", "s-%0d.tar", "s-%013d.tar"):
+                r = run("pack", "--output", os.path.join(d, pattern))
+                self.assertEqual(r.returncode, 2, pattern)
+                self.assertIn("needs one %d or %0Nd", r.stderr)
             r = run("pack", "--output", os.path.join(d, "s-%d.tar"), "--shard-bytes", "0")
             self.assertEqual(r.returncode, 2)
             r = run("pack", "--output", os.path.join(d, "s-%d.tar"), "--encoding", "webp")
