@@ -7,6 +7,7 @@ a file that is neither run's output."""
 import io
 import os
 import resource
+import signal
 import subprocess
 import tempfile
 import time
@@ -199,6 +200,28 @@ class Interrupts(unittest.TestCase):
             self.assertEqual(status, 130, err)
             self.assertIn("interrupted", err)
             self.assertEqual(os.listdir(d), [])
+
+    def test_every_stopping_signal_leaves_no_file(self):
+        # SIGHUP (the terminal closed) killed run and pack as they were, and
+        # normalize had no handler at all: each left its temporary file.
+        # The signal comes once the temporary file is there.
+        with tempfile.TemporaryDirectory() as d:
+            images = os.path.join(d, "in.npy")
+            np.save(images, np.zeros((8, 9, 11, 3), np.uint8))
+            for args in (["run", "--images", "0", "--epochs", "50",
+                          "--threads", "2", "--output", "OUT/out.npy"],
+                         ["pack", "--output", "OUT/s-%03d.tar"],
+                         ["normalize", "--input", images, "--output",
+                          "OUT/out.npy", "--size", "3000,3000"]):
+                for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+                    with self.subTest(command=args[0], signal=sig.name), \
+                            tempfile.TemporaryDirectory(dir=d) as out:
+                        status, err = interrupt_run.interrupt(
+                            self, [binary(), *(a.replace("OUT", out)
+                                               for a in args)],
+                            sig=sig, until=lambda: leftovers(out))
+                        self.assertEqual(status, 130, err)
+                        self.assertEqual(os.listdir(out), [])
 
 
 class Outputs(unittest.TestCase):

@@ -22,11 +22,13 @@ Interruptible::Interruptible() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &old_int_);
   sigaction(SIGTERM, &action, &old_term_);
+  sigaction(SIGHUP, &action, &old_hup_);
 }
 
 Interruptible::~Interruptible() {
   sigaction(SIGINT, &old_int_, nullptr);
   sigaction(SIGTERM, &old_term_, nullptr);
+  sigaction(SIGHUP, &old_hup_, nullptr);
 }
 
 bool Interruptible::interrupted() { return g_interrupted.load(); }

@@ -1,5 +1,6 @@
-// Ctrl-C (SIGINT) and SIGTERM for the commands: while an Interruptible is
-// alive, those signals set a flag instead of killing the process at once,
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP (the terminal closed) for the
+// commands: while an Interruptible is alive, those signals set a flag
+// instead of killing the process at once,
 // so that a command can cancel its workers (each finishes the sample it is
 // on) and remove its partial files, then exit with status 130. A second
 // signal kills the process as usual.
@@ -25,7 +26,7 @@ class Interruptible {
   static absl::Status Status();
 
  private:
-  struct sigaction old_int_, old_term_;
+  struct sigaction old_int_, old_term_, old_hup_;
 };
 
 }  // namespace fusednorm

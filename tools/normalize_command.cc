@@ -22,6 +22,7 @@
 #include "ops/transforms.h"
 #include "tools/commands.h"
 #include "tools/exit_code.h"
+#include "tools/interrupt.h"
 #include "tools/options.h"
 #include "tools/output_npy.h"
 
@@ -136,6 +137,8 @@ absl::Status NormalizeCommand(const SettingValues& flags, FILE* out,
                               FILE* err) {
   FUSEDNORM_ASSIGN_OR_RETURN(const NormalizeOptions o,
                              NormalizeOptionsFromFlags(flags));
+  // Ctrl-C stops after the image: the partial output is removed.
+  const Interruptible interruptible;
   // Every option comes from a flag: an op that cannot be made is a usage
   // error.
   absl::StatusOr<FusedNormalization> op = FusedNormalization::Create(o.op);
@@ -161,6 +164,7 @@ absl::Status NormalizeCommand(const SettingValues& flags, FILE* out,
                                Resized(o, in.images[n], &resized));
     FUSEDNORM_RETURN_IF_ERROR(NormalizeOne(*op, o, image, n, &result, out));
     FUSEDNORM_RETURN_IF_ERROR(writer.Write(result));
+    if (Interruptible::interrupted()) return Interruptible::Status();
   }
   return writer.Commit();
 }
