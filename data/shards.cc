@@ -215,7 +215,10 @@ absl::Status Combine(const std::vector<std::string>& names,
 }  // namespace
 
 bool IsShardSpec(const std::string& data) {
-  return IsRemotePath(data) || absl::EndsWith(data, ".tar") ||
+  absl::string_view last = data;  // a list's trailing commas aside
+  while (absl::ConsumeSuffix(&last, ",")) {
+  }
+  return IsRemotePath(data) || absl::EndsWith(last, ".tar") ||
          absl::StrContains(data, "{");
 }
 

@@ -23,8 +23,8 @@
 namespace fusednorm {
 
 // True when `data` names shards rather than a folder: a URL, or a path that
-// ends in ".tar" (possibly as the last of a comma-separated list) or has a
-// brace pattern.
+// ends in ".tar" (possibly as the last of a comma-separated list, trailing
+// commas aside) or has a brace pattern.
 bool IsShardSpec(const std::string& data);
 
 // The shard paths of a spec: a comma-separated list whose items may hold

@@ -99,6 +99,8 @@ TEST(Shards, ExpandsPatternsAndLists) {
       2u);
   EXPECT_TRUE(IsShardSpec("a/b.tar"));
   EXPECT_TRUE(IsShardSpec("t-{0..3}.tar"));
+  EXPECT_TRUE(IsShardSpec("a.tar,b.tar,"));  // a trailing comma
+  EXPECT_TRUE(IsShardSpec("a.tar,,"));
   EXPECT_FALSE(IsShardSpec("/data/imagenet/train"));
 }
 

@@ -55,6 +55,9 @@ absl::Status SetResize(const SettingValues& v, NormalizeOptions* o) {
   }
   if (v.Given(kResizeToFlag)) {
     FUSEDNORM_ASSIGN_OR_RETURN(o->size, v.Size(kResizeToFlag));
+    const absl::Status fits =
+        ValidateOutputSize(o->size->height, o->size->width);
+    if (!fits.ok()) return v.Error(kResizeToFlag, fits.message());
   }
   return absl::OkStatus();
 }
@@ -62,11 +65,16 @@ absl::Status SetResize(const SettingValues& v, NormalizeOptions* o) {
 // --erase and its probability and ranges.
 absl::Status SetErase(const SettingValues& v, NormalizeOptions* o) {
   const std::string& erase = v.Text(kEraseFlag);
-  if (erase == "none") return absl::OkStatus();
   if (erase == "random") {
     FUSEDNORM_ASSIGN_OR_RETURN(o->op.erase, EraseFromSettings(v));
     return absl::OkStatus();
   }
+  // The draw's settings would do nothing: said, not ignored.
+  for (const Setting* s :
+       {&kErasePSetting, &kEraseScaleSetting, &kEraseRatioSetting}) {
+    if (v.Given(*s)) return v.Error(*s, "is for --erase random only");
+  }
+  if (erase == "none") return absl::OkStatus();
   FUSEDNORM_ASSIGN_OR_RETURN(
       const std::vector<int64_t> r,
       Ints(v, kEraseFlag, 4, "not none, random or I,J,H,W"));
