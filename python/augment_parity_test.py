@@ -286,6 +286,27 @@ class Errors(unittest.TestCase):
             self.assertEqual(pickle.loads(pickle.dumps(ours))._fusednorm_spec,
                              ours._fusednorm_spec)
 
+    def test_v2_per_type_fills_give_the_images_fill(self):
+        # v2 keeps `fill` as given; a dict is looked up by the input's type,
+        # then "others", else None. torchvision 0.14 has no v2: stand-ins with
+        # v2's module and attributes. The first entry was taken, Mask's too.
+        def v2(fill):
+            cls = type("RandomRotation", (),
+                       {"__module__": "torchvision.transforms.v2._geometry"})
+            t = cls()
+            t.__dict__.update(degrees=[-30.0, 30.0], expand=False, center=None,
+                              interpolation=InterpolationMode.NEAREST, fill=fill)
+            return t
+        image = type("Image", (), {"__module__": "torchvision.tv_tensors"})
+        mask = type("Mask", (), {"__module__": "torchvision.tv_tensors"})
+        for fill, want in [({image: 5, "others": 9}, 5), ({"others": 9, image: 5}, 5),
+                           ({mask: 255}, None), ({mask: 255, "others": [1, 2, 3]}, (1, 2, 3)),
+                           ({image: [4, 5, 6], PIL.Image.Image: (4, 5, 6)}, (4, 5, 6))]:
+            self.assertEqual(T.from_torchvision(v2(fill)).fill, want, fill)
+        with self.assertRaisesRegex(TypeError, "RandomRotation: fill=.* gives images 2 "
+                                    "different values"):
+            T.from_torchvision(v2({image: 1, torch.Tensor: 2}))
+
 
 if __name__ == "__main__":
     unittest.main()

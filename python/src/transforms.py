@@ -184,21 +184,32 @@ def _sequence(v):
 def _dtype(t):
     dtype = t.dtype
     if isinstance(dtype, dict):  # v2's per-type dtypes: the images'
-        values = [v for k, v in dtype.items()
-                  if getattr(k, "__name__", "") in ("Image", "Tensor")
-                  or k == "others"]
-        dtype = values[0] if values else next(iter(dtype.values()))
+        dtype = _for_images(type(t).__name__, "dtype", dtype)
     return dtype
 
 
 def _fill(t):
     fill = t.fill
     if isinstance(fill, dict):  # v2's per-type fills: the images'
-        values = [v for k, v in fill.items()
-                  if getattr(k, "__name__", "") in ("Image", "Tensor")
-                  or k == "others"]
-        fill = values[0] if values else next(iter(fill.values()), None)
+        fill = _for_images(type(t).__name__, "fill", fill)
     return _sequence(fill)
+
+
+def _for_images(name, key, values):
+    """An image's value in a v2 per-type dict (`key`'s), as v2 picks it: the
+    entry of the image's type (tv_tensors.Image, PIL.Image.Image or
+    torch.Tensor: which one an image is depends on the pipeline, so they
+    must agree), else "others", else None."""
+    found = {_sequence(v) for k, v in values.items()
+             if getattr(k, "__name__", "") in ("Image", "Tensor")}
+    if len(found) > 1:
+        raise TypeError(
+            f"{name}: {key}={values!r} gives images {len(found)} different "
+            "values (by tv_tensors.Image, PIL.Image.Image and torch.Tensor): "
+            "give one")
+    if found:
+        return next(iter(found))
+    return values.get("others")
 
 
 # torchvision class -> its arguments, read from the object's attributes.
