@@ -83,8 +83,10 @@ void StandardLists(const RecipeOptions& o, RecipeLists* lists) {
 
 // Reads the Normalize ops of `list` (they stay in it: the chain checks
 // where they stand): their mean and std go to `norm`, which must agree
-// with any read before (or given as settings). `taken` says where the
-// normalization was read ("" for nowhere yet).
+// with any read before (or given as settings). A list that writes out its
+// tail (ToTensor) without a Normalize gives ToTensor's [0, 1] values, as
+// torchvision does: mean 0 and std 1, unless the settings were given.
+// `taken` says where the normalization was read ("" for nowhere yet).
 absl::Status TakeNormalize(const std::string& list_name, bool given,
                            std::vector<std::unique_ptr<PreprocessOp>>* list,
                            FusedNormalizationOptions* norm,
@@ -113,6 +115,24 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
     normalize->FuseInto(norm);
     *taken = absl::StrCat(list_name, " position ", i);
     in_list = true;
+  }
+  if (in_list || given) return absl::OkStatus();
+  for (size_t i = 0; i < list->size(); ++i) {
+    const PreprocessOp& op = *(*list)[i];
+    if (op.fused_part() != PreprocessOp::FusedPart::kToTensor) continue;
+    const Normalize unit({0.0}, {1.0});
+    const std::string where = absl::StrCat(list_name, " position ", i, " (",
+                                           op.name(), ") and no Normalize");
+    if (!taken->empty() && !unit.AgreesWith(*norm)) {
+      return InvalidArgumentCat(
+          where, ": torchvision's values in [0, 1], where the Normalize at ",
+          *taken,
+          " normalizes the other split; the splits share one normalization: "
+          "give both lists the same Normalize");
+    }
+    unit.FuseInto(norm);
+    *taken = where;
+    break;
   }
   return absl::OkStatus();
 }

@@ -65,6 +65,28 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms=[T.CenterCrop(16), T.Normalize(mean, std)],
                              val_transforms="CenterCrop(16)", preset="cifar")
 
+    def test_a_tail_without_normalize_gives_torchvisions_values(self):
+        # ToTensor and no Normalize: torchvision's [0, 1] values, not the
+        # default preset's (imagenet's were applied), for both splits.
+        crop = [TV.CenterCrop(16), TV.ToTensor()]
+        kw = dict(mode="exact", layout="chw", split="val")
+        for tail in (crop, TV.Compose(crop)):
+            got = epoch(val_transforms=tail, **kw)
+            self.assertTrue(same(got, epoch(val_transforms="CenterCrop(16)",
+                                            preset="none", **kw)))
+        images = np.concatenate([x for x, _ in got])
+        self.assertTrue(0 <= images.min() and images.max() <= 1)
+        # The settings, given, are the normalization.
+        self.assertTrue(same(epoch(val_transforms=crop, preset="cifar", **kw),
+                             epoch(val_transforms="CenterCrop(16)",
+                                   preset="cifar", **kw)))
+        with self.assertRaisesRegex(ValueError, r"val_transforms position 1 "
+                                    r"\(ToTensor\(\)\) and no Normalize: "
+                                    "torchvision's values in \\[0, 1\\], where "
+                                    "the Normalize at train_transforms"):
+            fusednorm.Loader(train_transforms=crop + [TV.Normalize(0.5, 0.25)],
+                             val_transforms=crop)
+
     def test_normalize_broadcasts_and_maps_an_earlier_erasing(self):
         crop = [T.CenterCrop(16), T.ToTensor()]
         kw = dict(val_transforms="CenterCrop(16)", mode="exact", layout="chw")

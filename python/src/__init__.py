@@ -177,7 +177,9 @@ class Loader:
     fusednorm.transforms objects, torchvision's own (v1 or v2, a list or a
     Compose), or the text `fusednorm run --train-transforms` takes; a
     Normalize among them sets mean and std, ToTensor and its look-alikes
-    mark where the tensor starts. Default: RandomResizedCrop(size), flip,
+    mark where the tensor starts (a list with ToTensor and no Normalize
+    gives ToTensor's [0, 1] values, as torchvision does, unless preset,
+    mean or std is given; both splits share one normalization). Default: RandomResizedCrop(size), flip,
     RandomErasing(0.5) for train; Resize(size * 256 / 224), CenterCrop(size)
     for val. batch_transforms: MixUp, CutMix or RandomChoice of them, run on
     each training batch. num_classes: the training split yields float32 soft
