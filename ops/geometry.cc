@@ -235,10 +235,11 @@ absl::Status RandomResizedCrop::Validate() const {
       CheckSide("RandomResizedCrop", "height", size_.height));
   FUSEDNORM_RETURN_IF_ERROR(
       CheckSide("RandomResizedCrop", "width", size_.width));
-  if (!(scale_min_ > 0 && scale_min_ <= scale_max_ &&
+  // A scale of 0 draws an empty crop, tried again (torchvision's too).
+  if (!(scale_min_ >= 0 && scale_min_ <= scale_max_ &&
         std::isfinite(scale_max_))) {
     return InvalidArgumentCat("RandomResizedCrop scale = (", scale_min_, ", ",
-                              scale_max_, "): must satisfy 0 < min <= max");
+                              scale_max_, "): must satisfy 0 <= min <= max");
   }
   if (!(ratio_min_ > 0 && ratio_min_ <= ratio_max_ &&
         std::isfinite(ratio_max_))) {

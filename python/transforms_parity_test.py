@@ -18,6 +18,7 @@ import unittest
 import numpy as np
 import PIL
 import torch
+import torchvision.transforms as TV
 import torchvision.transforms.functional as F
 from PIL import Image
 from torchvision.transforms import InterpolationMode
@@ -116,6 +117,18 @@ class Parity(unittest.TestCase):
                         self.check(op.apply(a, d), F.resized_crop(
                             pil, d["top"], d["left"], d["height"], d["width"],
                             list(out), mode), f"{name} {interp} {size} {d}")
+
+    def test_random_resized_crop_with_scale_zero(self):
+        # torchvision takes scale (0, x): an empty crop is drawn again, and
+        # (0, 0) ends in its central fallback. It was refused.
+        pil = Image.new("RGB", (30, 20))
+        want = TV.RandomResizedCrop.get_params(pil, (0.0, 0.0), (3 / 4, 4 / 3))
+        got = T.RandomResizedCrop(8, scale=(0.0, 0.0)).decide(
+            20, 30, seed=1, epoch=0, index=0)
+        self.assertEqual(tuple(got.values()), want)
+        T.RandomResizedCrop(8, scale=(0, 1.0))
+        with self.assertRaisesRegex(ValueError, "must satisfy 0 <= min"):
+            T.RandomResizedCrop(8, scale=(-0.1, 1.0))
 
     def test_resize(self):
         cases = [(224, None), ((19, 300), None), (64, 90), (5, None),
