@@ -52,6 +52,13 @@ inline std::string Part(double v) { return ShortestDouble(v); }
 inline std::string Part(float v) { return ShortestDouble(v); }
 }  // namespace status_internal
 
+// What a message about per-channel values asks for: "(give 1 or 3)", or
+// "(give 1)" for one channel.
+inline std::string GiveValues(int channels) {
+  return channels == 1 ? "(give 1)"
+                       : absl::StrCat("(give 1 or ", channels, ")");
+}
+
 // InvalidArgument with a message made of `parts` (anything absl::StrCat
 // takes; floating-point values in full).
 template <typename... Parts>

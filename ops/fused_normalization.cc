@@ -417,7 +417,7 @@ absl::Status FusedNormalization::CheckEraseValues(int channels) const {
   if (n > 1 && n != static_cast<size_t>(channels)) {
     return InvalidArgumentCat("erase.value has ", n,
                               " values but the image has ", channels,
-                              " channels (give 1 or ", channels, ")");
+                              " channels ", GiveValues(channels));
   }
   return absl::OkStatus();
 }

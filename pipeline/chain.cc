@@ -161,7 +161,7 @@ absl::Status SpreadNormalization(const std::string& list_name, int channels,
           list_name, ": the normalization's ",
           v == &options->mean ? "mean " : "std ", FloatList(*v), " has ",
           v->size(), " values but the images have ", channels,
-          " channels after the transforms (give 1 or ", channels, ")");
+          " channels after the transforms ", GiveValues(channels));
     }
     v->assign(static_cast<size_t>(channels), v->front());
   }
@@ -196,7 +196,7 @@ absl::Status AddFused(const std::string& list_name,
   if (values > 1 && values != static_cast<size_t>(chain->channels)) {
     return InvalidArgumentCat(list_name, ": RandomErasing value has ", values,
                               " values but the images have ", chain->channels,
-                              " channels (give 1 or ", chain->channels, ")");
+                              " channels ", GiveValues(chain->channels));
   }
   absl::StatusOr<FusedNormalization> fused =
       FusedNormalization::Create(options);

@@ -98,6 +98,10 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"mean \[0.5, 0.25\] has 2 values but "
                                     "the images have 3 channels"):
             fusednorm.Loader(train_transforms=crop + [T.Normalize([0.5, 0.25], [0.2, 0.3])], **kw)
+        with self.assertRaisesRegex(ValueError, r"has 3 values but the images have 1 "
+                                    r"channels after the transforms \(give 1\)$"):
+            fusednorm.Loader(train_transforms=[T.CenterCrop(16), T.Grayscale(), T.ToTensor(),
+                                               T.Normalize([0.5] * 3, [0.2] * 3)])
         with self.assertRaisesRegex(ValueError, "position 3 .*a second Normalize "
                                     r"\(the first is at train_transforms position 2\)"):
             fusednorm.Loader(train_transforms=crop + [T.Normalize(0.5, 0.25)] * 2, **kw)

@@ -327,7 +327,7 @@ class PyTransform {
     if (values.size() > 1 && values.size() != static_cast<size_t>(C)) {
       throw py::value_error(absl::StrCat(what, " has ", values.size(),
                                          " values for a tensor of ", C,
-                                         " channels (give 1 or ", C, ")"));
+                                         " channels ", GiveValues(C)));
     }
     return values;
   }
