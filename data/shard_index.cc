@@ -3,6 +3,7 @@
 #include "data/shard_index.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "codecs/codec.h"
 #include "codecs/npy.h"
 #include "core/digest.h"
+#include "core/one_line.h"
 #include "core/status.h"
 #include "data/atomic_file.h"
 #include "data/mapped_file.h"
@@ -190,8 +192,17 @@ std::string ShardIndexPath(const std::string& shard) {
 
 absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
                                       const std::string& path, bool digest) {
+  bool ended = false;
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<TarMember> members,
-                             ReadTarIndex(bytes, path));
+                             ReadTarIndex(bytes, path, &ended));
+  if (!ended) {
+    // Every tar writer ends with zero blocks; a copy that ran out of room
+    // may end at a member's end, its later samples gone without an error.
+    std::fprintf(stderr,
+                 "fusednorm: warning: %s has no end-of-archive blocks: if it "
+                 "was cut short, the samples after the cut are missing\n",
+                 OneLine(path).c_str());
+  }
   ShardIndex index;
   index.bytes = bytes.size();
   index.digest =

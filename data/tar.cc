@@ -270,13 +270,17 @@ void ResolveLinks(const std::vector<Link>& links,
 }  // namespace
 
 absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
-    absl::Span<const uint8_t> bytes, const std::string& what) {
+    absl::Span<const uint8_t> bytes, const std::string& what, bool* ended) {
   std::vector<TarMember> members;
   std::vector<Link> links;
   Pending pending;
   size_t at = 0;
+  if (ended != nullptr) *ended = false;
   while (at + kTarBlock <= bytes.size()) {
-    if (AllZero(bytes.data() + at)) break;  // the end-of-archive blocks
+    if (AllZero(bytes.data() + at)) {  // the end-of-archive blocks
+      if (ended != nullptr) *ended = true;
+      break;
+    }
     absl::StatusOr<size_t> next =
         ReadMember(bytes, at, &pending, &members, &links);
     if (!next.ok()) {

@@ -40,10 +40,13 @@ struct TarMember {
 // resolved to the files they name (hard links by path, as GNU tar writes a
 // file stored twice; symbolic links relative to their directory, through
 // other links, up to 32 deep). Directories and global pax headers are
-// passed over; the archive ends at two zero blocks or at its last byte.
-// `what` names the archive in errors.
+// passed over; the archive ends at two zero blocks or at its last byte
+// (*ended, when given, says whether it had its zero blocks: without them
+// it may have been cut short at a member's end). `what` names the archive
+// in errors.
 absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
-    absl::Span<const uint8_t> bytes, const std::string& what);
+    absl::Span<const uint8_t> bytes, const std::string& what,
+    bool* ended = nullptr);
 
 // The 512-byte ustar header of a regular file (mode 0644, mtime 0, owner 0),
 // for names up to 255 bytes that have a '/' in the right place to split, or

@@ -71,9 +71,14 @@ TEST(Tar, PaxAndGnuLongNamesAndSkippedTypes) {
   Add(&archive, "dir", "", '5');
   Add(&archive, "g", "8 a=bcd\n", 'g');
   Add(&archive, "last.cls", "3");
-  const absl::StatusOr<std::vector<TarMember>> index =
-      ReadTarIndex(Bytes(archive), "t.tar");  // no end blocks: ends at EOF
+  bool ended = true;
+  absl::StatusOr<std::vector<TarMember>> index =
+      ReadTarIndex(Bytes(archive), "t.tar", &ended);  // ends at EOF
   ASSERT_TRUE(index.ok()) << index.status();
+  EXPECT_FALSE(ended);  // no end-of-archive blocks: maybe cut short
+  archive += std::string(2 * kTarBlock, '\0');
+  ASSERT_TRUE(ReadTarIndex(Bytes(archive), "t.tar", &ended).ok());
+  EXPECT_TRUE(ended);
   ASSERT_EQ(index->size(), 3u);
   EXPECT_EQ((*index)[0].name, "renamed.png");
   EXPECT_EQ((*index)[1].name, long_name);

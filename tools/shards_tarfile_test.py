@@ -235,6 +235,27 @@ class Shards(unittest.TestCase):
             self.assertEqual(r.returncode, 2)
             self.assertIn("--encoding=webp", r.stderr)
 
+    def test_a_shard_cut_at_a_member_end_is_warned_of(self):
+        # A copy that ran out of room may end at a member's end: its zero
+        # blocks are gone, and so are the samples after the cut.
+        with tempfile.TemporaryDirectory() as d:
+            r = run("pack", "--output", os.path.join(d, "s-%d.tar"),
+                    "--max-side", "16")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shard = os.path.join(d, "s-0.tar")
+            os.remove(shard + ".fnidx")  # it would find the size changed
+            with tarfile.open(shard) as t:
+                last = t.getmembers()[-1]
+            whole = run("run", "--data", shard, "--split", "val", "--size", "8")
+            self.assertEqual(whole.returncode, 0, whole.stderr)
+            self.assertNotIn("end-of-archive", whole.stderr)
+            os.truncate(shard, last.offset_data + -(-last.size // 512) * 512)
+            r = run("run", "--data", shard, "--split", "val", "--size", "8")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"warning: {shard} has no end-of-archive blocks: if "
+                          "it was cut short, the samples after the cut are "
+                          "missing", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
