@@ -184,11 +184,23 @@ absl::StatusOr<std::string> BoundArgs::EnumMember(const char* name,
 
 absl::StatusOr<Interpolation> BoundArgs::InterpolationMode(
     const char* name) const {
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      const std::string mode,
-      EnumMember(name, "an InterpolationMode: nearest, bilinear or bicubic"));
-  for (const Named<Interpolation>& n : InterpolationNames()) {
-    if (mode == n.name) return n.value;
+  const ArgValue& v = Get(name);
+  // Pillow's constants, which torchvision maps to its modes: 0 NEAREST,
+  // 2 BILINEAR, 3 BICUBIC (1, 4 and 5 are LANCZOS, BOX and HAMMING).
+  if (v.kind == ArgValue::Kind::kInt) {
+    if (v.integer == 0) return Interpolation::kNearest;
+    if (v.integer == 2) return Interpolation::kBilinear;
+    if (v.integer == 3) return Interpolation::kBicubic;
+    if (v.integer < 0 || v.integer > 5) {
+      return WrongType(name, "an InterpolationMode, or Pillow's number of one");
+    }
+  } else {
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        const std::string mode,
+        EnumMember(name, "an InterpolationMode: nearest, bilinear or bicubic"));
+    for (const Named<Interpolation>& n : InterpolationNames()) {
+      if (mode == n.name) return n.value;
+    }
   }
   return InvalidArgumentCat(
       op_, " ", name, " = ", FormatArg(Get(name)),

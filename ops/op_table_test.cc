@@ -90,6 +90,12 @@ TEST(OpTable, DefaultsAreTorchvisions) {
        "Resize(size=232, interpolation=bicubic, max_size=None, "
        "antialias=True)"},
       {"Resize([232])", "Resize(size=232, interpolation=bilinear"},
+      // Pillow's numbers, as torchvision maps them.
+      {"Resize(8, interpolation=3)", "Resize(size=8, interpolation=bicubic"},
+      {"Resize(8, interpolation=0)", "Resize(size=8, interpolation=nearest"},
+      {"RandomResizedCrop(8, interpolation=2)",
+       "RandomResizedCrop(size=(8, 8), scale=(0.08, 1.0), ratio=(0.75, "
+       "1.3333333333333333), interpolation=bilinear"},
       {"CenterCrop(224)", "CenterCrop(size=(224, 224))"},
       {"RandomHorizontalFlip()", "RandomHorizontalFlip(p=0.5)"},
       {"ColorJitter(0.4, 0.4, 0.4)",
@@ -143,6 +149,13 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        "RandomResizedCrop scale = (-0.5, 1): must satisfy 0 <= min <= max",
        false},
       {"RandomResizedCrop(0)", "RandomResizedCrop height = 0", false},
+      {"Resize(8, interpolation=1)",
+       "Resize interpolation = 1: fusednorm implements nearest, bilinear and "
+       "bicubic",
+       false},
+      {"Resize(8, interpolation=6)",
+       "interpolation = 6: must be an InterpolationMode, or Pillow's number",
+       true},
       {"RandomResizedCrop(8, interpolation=lanczos)",
        "interpolation = lanczos: fusednorm implements nearest, bilinear and "
        "bicubic",

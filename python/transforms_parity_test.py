@@ -143,6 +143,19 @@ class Parity(unittest.TestCase):
                                         else size, mode, max_size),
                                f"{name} {interp} {size} max {max_size}")
 
+    def test_pillows_interpolation_numbers(self):
+        # torchvision 0.14 maps Pillow's numbers to its modes (warning that
+        # they are deprecated); they were refused.
+        for number, interp in ((0, "nearest"), (2, "bilinear"), (3, "bicubic")):
+            op = T.Resize(7, interpolation=number, resize_filter=FILTER)
+            self.assertEqual(op.interpolation, interp)
+            for name, pil in GEOMETRY_IMAGES:
+                self.check(op.apply(array(pil)), F.resize(pil, 7, MODES[interp]),
+                           f"{name} {number}")
+        with self.assertRaisesRegex(ValueError, "interpolation = 1: fusednorm "
+                                    "implements nearest, bilinear and bicubic"):
+            T.Resize(7, interpolation=1)
+
     def test_center_crop(self):
         for size in (1, 24, (3, 500), (500, 3), (400, 401), 1000):
             op = T.CenterCrop(size)
