@@ -30,6 +30,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -63,6 +64,13 @@ struct EpochState {
   uint32_t epoch = 0;
   uint64_t generation = 0;   // LoaderCore::generation when it was made
   bool interrupted = false;  // a signal arrived while next() waited
+  // The last batch next() returned, until the next call: the thread it went
+  // to and the position before and after it (GiveBack). Under the GIL.
+  struct Handed {
+    std::thread::id thread;
+    EpochLoader::Position before, after;
+  };
+  std::optional<Handed> handed;
   // (index, reason) of this epoch's skips. Plain C++ values: the state may
   // be freed without the GIL.
   std::vector<std::pair<uint64_t, std::string>> skipped;
@@ -143,33 +151,53 @@ class PyEpoch {
     RaiseIfForked();
     std::shared_ptr<EpochLoader> loader = Loader();
     if (loader == nullptr) Failed({});
+    state_->handed.reset();
     WaitForBatch(*loader);
-    EpochLoader::Position after;
+    // The position moves with the batch taken, under next_mu, so that it
+    // only moves forward when threads share the iterator.
+    EpochLoader::Position before, after;
     absl::StatusOr<BatchRef> batch = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(state_->next_mu);
       absl::StatusOr<BatchRef> b = loader->Next();
-      if (b.ok()) after = loader->resume_position();
+      if (b.ok()) {
+        after = loader->resume_position();
+        before = MovePosition(after);
+      }
       return b;
     });
     if (!batch.ok()) Failed(batch.status());
-    if (*batch == nullptr) {
-      MovePosition(after);
-      throw py::stop_iteration();
+    if (*batch == nullptr) throw py::stop_iteration();
+    // From here until the caller has it, Python may raise instead (a
+    // signal's exception, run by a finalizer the arrays' allocation starts,
+    // or at this call's end; MemoryError): GiveBack then undoes the move.
+    state_->handed =
+        EpochState::Handed{std::this_thread::get_id(), before, after};
+    py::tuple out;
+    try {
+      out = py::make_tuple(Images(*batch), Labels(*batch));
+    } catch (...) {
+      GiveBack();
+      throw;
     }
-    py::tuple out = py::make_tuple(Images(*batch), Labels(*batch));
-    // The batch counts as handed out from here. A signal that came while
-    // it was taken (or copied) raises in the caller at once, and the batch
-    // never arrives: its handler's exception cancels the epoch and the
-    // position moves back, so that a resume yields the batch again.
-    const EpochLoader::Position before = MovePosition(after);
     if (PyErr_CheckSignals() != 0) {
-      MovePosition(before, &after);
-      state_->interrupted = true;
-      loader->Cancel();
+      GiveBack();
       throw py::error_already_set();
     }
     RecordSkipped(**batch);
     return out;
+  }
+
+  // The batch next() just returned to this thread did not reach the caller
+  // (an exception came first): the epoch is cancelled and the
+  // position moves back (unless another thread moved it on), so that a
+  // resume yields the batch again. Does nothing after any other outcome.
+  void GiveBack() {
+    const std::optional<EpochState::Handed> h = state_->handed;
+    if (!h || h->thread != std::this_thread::get_id()) return;
+    state_->handed.reset();
+    WithoutGil([&] { MovePosition(h->before, &h->after); });
+    state_->interrupted = true;
+    if (std::shared_ptr<EpochLoader> loader = Loader()) loader->Cancel();
   }
 
   py::list skipped() const { return py::cast(state_->skipped); }
@@ -238,9 +266,7 @@ class PyEpoch {
 
   // Sets the loader's position to `to` when this is its newest iterator
   // (and, given `from`, the position is still there); returns the old one.
-  // Under the core's lock with the GIL held: no thread waits for the GIL
-  // while it holds that lock, and releasing the GIL here would let other
-  // threads run between the position's move and the caller's return.
+  // Without the GIL, as the core's lock is always taken.
   EpochLoader::Position MovePosition(
       EpochLoader::Position to, const EpochLoader::Position* from = nullptr) {
     std::lock_guard<std::mutex> lock(core_->mu);
@@ -490,6 +516,7 @@ void BindLoader(py::module_& m) {
   py::class_<PyEpoch>(m, "Epoch")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyEpoch::Next)
+      .def("_give_back", &PyEpoch::GiveBack)
       .def_property_readonly("epoch", &PyEpoch::epoch)
       .def_property_readonly("skipped", &PyEpoch::skipped)
       .def_property_readonly("decoded_pixels", &PyEpoch::decoded_pixels);

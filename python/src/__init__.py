@@ -472,16 +472,23 @@ class _Epoch:
         return self
 
     def __next__(self):
-        if self._guard is None:
-            return self._next()
-        self._guard.next_asked()
+        # Python may raise a signal's exception (Ctrl-C) between any two
+        # steps here, after the batch was taken: it is then given back, so
+        # that state_dict() does not count a batch the caller never saw.
         try:
-            batch = self._next()
-        except StopIteration:
-            self._guard.finish()
+            if self._guard is None:
+                return self._next()
+            self._guard.next_asked()
+            try:
+                batch = self._next()
+            except StopIteration:
+                self._guard.finish()
+                raise
+            self._guard.handed(batch)
+            return batch
+        except KeyboardInterrupt:
+            self._epoch._give_back()
             raise
-        self._guard.handed(batch)
-        return batch
 
     def _next(self):
         images, labels = next(self._epoch)
