@@ -148,6 +148,7 @@ class Limits(unittest.TestCase):
             r = run("pack", "--data", folder, "--output",
                     os.path.join(d, "s-%03d.tar"))
             self.assertEqual(r.returncode, 0, r.stderr)
+            os.symlink(d, os.path.join(d, "link"))  # another name for d
             files = [image, shard, shard + ".fnidx"]
             before = [open(f, "rb").read() for f in files]
             spelled = os.path.join(d, "f", "..", "s-000.tar")
@@ -159,14 +160,17 @@ class Limits(unittest.TestCase):
                     (["run", "--data", shard, "--preview", shard + ".fnidx"],
                      f"is {shard}.fnidx, which --data reads"),
                     (["run", "--data", folder, "--state-out", image],
-                     f"--state-out = {image} is inside the dataset's folder"),
+                     f"--state-out = {image} is inside a class folder of the dataset"),
                     (["run", "--data", folder, "--output",
                       os.path.join(folder, "a", "new.npy")],
-                     "is inside the dataset's folder"),
+                     "is inside a class folder of the dataset"),
                     (["pack", "--data", folder, "--output",
                       os.path.join(folder, "a", "img%d.jpg")],
                      "--output = " + os.path.join(folder, "a", "img%d.jpg") +
-                     " is inside the dataset's folder")]:
+                     " is inside a class folder of the dataset"),
+                    (["run", "--data", shard, "--output",
+                      os.path.join(d, "link", "s-000.tar")],
+                     "s-000.tar is " + shard + ", which --data reads")]:
                 with self.subTest(args=args):
                     r = run(*args, "--split", "val", "--images", "0",
                             "--size", "8") if args[0] == "run" else run(*args)
@@ -175,6 +179,15 @@ class Limits(unittest.TestCase):
             self.assertEqual([open(f, "rb").read() for f in files], before)
             self.assertEqual(sorted(os.listdir(os.path.join(folder, "a"))),
                              ["img0.jpg"])
+            # Beside the classes, where nothing is read, and the same name
+            # relative to the folder, run after run.
+            for _ in range(2):
+                r = subprocess.run(
+                    [binary(), "run", "--data", ".", "--split", "val",
+                     "--images", "0", "--size", "8", "--state-out", "s.json",
+                     "--output", "out.npy"], cwd=folder, capture_output=True,
+                    text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
 
     @NO_LIMITS_UNDER_ASAN
     def test_run_output_streams_under_a_memory_limit(self):
@@ -222,6 +235,29 @@ class Interrupts(unittest.TestCase):
                             sig=sig, until=lambda: leftovers(out))
                         self.assertEqual(status, 130, err)
                         self.assertEqual(os.listdir(out), [])
+
+
+    def test_a_signal_ignored_at_start_stays_ignored(self):
+        # Under nohup, SIGHUP is ignored: the run goes on when the terminal
+        # closes (it stopped with 130 once SIGHUP was handled).
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.npy")
+            p = subprocess.Popen(
+                [binary(), "run", "--images", "0", "--epochs", "50",
+                 "--threads", "2", "--output", out],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+            deadline = time.monotonic() + 60
+            while not leftovers(d) and time.monotonic() < deadline:
+                time.sleep(0.005)
+            p.send_signal(signal.SIGHUP)
+            time.sleep(0.5)
+            still = p.poll() is None
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=20)
+            self.assertTrue(still, err)
+            self.assertEqual(p.returncode, 130, err)
+            self.assertEqual(os.listdir(d), [])
 
 
 class Outputs(unittest.TestCase):

@@ -13,16 +13,25 @@ void OnSignal(int sig) {
   signal(sig, SIG_DFL);  // a second one ends the process
 }
 
+// Handles `sig` unless it is ignored (nohup's SIGHUP, SIGINT of a
+// background job of a shell): ignored, it stays so. The old action goes
+// to *old.
+void Catch(int sig, struct sigaction* old) {
+  sigaction(sig, nullptr, old);
+  if (old->sa_handler == SIG_IGN) return;
+  struct sigaction action = {};
+  action.sa_handler = &OnSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(sig, &action, nullptr);
+}
+
 }  // namespace
 
 Interruptible::Interruptible() {
   g_interrupted.store(false);
-  struct sigaction action = {};
-  action.sa_handler = &OnSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &old_int_);
-  sigaction(SIGTERM, &action, &old_term_);
-  sigaction(SIGHUP, &action, &old_hup_);
+  Catch(SIGINT, &old_int_);
+  Catch(SIGTERM, &old_term_);
+  Catch(SIGHUP, &old_hup_);
 }
 
 Interruptible::~Interruptible() {

@@ -2,6 +2,8 @@
 // one a usage error naming the flag.
 #include "tools/options.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -82,28 +84,35 @@ absl::Status SetErase(const SettingValues& v, NormalizeOptions* o) {
   return absl::OkStatus();
 }
 
-// Whether `path` lies inside the directory `dir`, as the file system
-// resolves both.
-bool Inside(const std::string& path, const std::string& dir) {
-  std::error_code ep, ed;
-  const std::filesystem::path p = std::filesystem::weakly_canonical(path, ep);
-  const std::filesystem::path d = std::filesystem::weakly_canonical(dir, ed);
-  if (ep || ed) return false;
-  const auto [d_end, p_rest] =
-      std::mismatch(d.begin(), d.end(), p.begin(), p.end());
-  return d_end == d.end() && p_rest != p.end();
+// `path` as the file system resolves it (relative to the working directory,
+// links followed as far as they exist), or "" when it cannot say.
+std::filesystem::path Resolved(const std::string& path) {
+  std::error_code e;
+  const std::filesystem::path p =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(path, e), e);
+  return e ? std::filesystem::path() : p;
 }
 
-// The shard or index of `shards` that `path` is, or "".
+// Whether `path` lies inside a class folder of the image folder `root`
+// (files directly in `root` are not read).
+bool InClassFolder(const std::string& path, const std::string& root) {
+  const std::filesystem::path p = Resolved(path), d = Resolved(root);
+  if (p.empty() || d.empty()) return false;
+  const auto [d_end, rest] =
+      std::mismatch(d.begin(), d.end(), p.begin(), p.end());
+  return d_end == d.end() && std::distance(rest, p.end()) >= 2;
+}
+
+// The local shard or index of `shards` that the file at `path` is, or "".
 std::string ShardAt(const std::string& path,
                     const std::vector<std::string>& shards) {
-  const std::string name = std::filesystem::path(path).filename();
+  struct stat out, s;
+  if (stat(path.c_str(), &out) != 0) return "";  // every shard exists
   for (const std::string& shard : shards) {
     if (IsRemotePath(shard)) continue;
     for (const std::string& file : {shard, ShardIndexPath(shard)}) {
-      // Names first: a million shards are not each resolved.
-      if (std::filesystem::path(file).filename() == name &&
-          SamePath(path, file))
+      if (stat(file.c_str(), &s) == 0 && s.st_dev == out.st_dev &&
+          s.st_ino == out.st_ino)
         return file;
     }
   }
@@ -111,18 +120,18 @@ std::string ShardAt(const std::string& path,
 }
 
 // An output (`flag`'s `path`) may not replace what the dataset reads, nor
-// join it: a file of a dataset folder, or (`shards`) a shard or its index.
-// pack may write over its shards: it reads the mapped originals.
+// join it: a file of an image folder's class, or (`shards`) a shard or its
+// index. pack may write over its shards: it reads the mapped originals.
 absl::Status CheckOutsideData(const RecipeOptions& r, const char* flag,
                               const std::string& path, bool shards) {
   if (path.empty()) return absl::OkStatus();
   const bool shard_data = !r.data.empty() && IsShardSpec(r.data);
   std::string folder = shard_data ? "" : r.data;
-  if (r.data.empty() && DatasetReadsFiles(r.dataset)) folder = r.path;
-  if (!folder.empty() && Inside(path, folder)) {
+  if (r.data.empty() && r.dataset == "folder") folder = r.path;
+  if (!folder.empty() && InClassFolder(path, folder)) {
     return InvalidArgumentCat(flag, " = ", path,
-                              " is inside the dataset's folder ", folder,
-                              ": it would replace or join its files");
+                              " is inside a class folder of the dataset ",
+                              folder, ": it would replace or join its images");
   }
   if (!shards || !shard_data) return absl::OkStatus();
   const absl::StatusOr<std::vector<std::string>> paths =
@@ -211,10 +220,8 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
 bool SamePath(const std::string& a, const std::string& b) {
   if (a.empty() || b.empty()) return false;
   if (a == b) return true;
-  std::error_code ea, eb;
-  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, ea);
-  const std::filesystem::path pb = std::filesystem::weakly_canonical(b, eb);
-  return !ea && !eb && pa == pb;
+  const std::filesystem::path pa = Resolved(a), pb = Resolved(b);
+  return !pa.empty() && pa == pb;
 }
 
 std::string ResolvePath(const std::string& path) {
