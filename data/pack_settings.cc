@@ -30,9 +30,9 @@ absl::Status SetPattern(const SettingValues& v, PackOptions* o) {
           : absl::string_view(text).substr(pct + 1, d - pct - 1);
   const bool parsed =
       d != std::string::npos &&
-      (w.empty() || (w.size() >= 2 && w[0] == '0' &&
-                     std::all_of(w.begin(), w.end(), absl::ascii_isdigit) &&
-                     absl::SimpleAtoi(w, &width))) &&
+      (w.empty() ||
+       (w[0] == '0' && std::all_of(w.begin(), w.end(), absl::ascii_isdigit) &&
+        absl::SimpleAtoi(w, &width))) &&
       width <= 12 && text.find('%', d) == std::string::npos;
   if (!parsed) {
     return v.Error(kShardPatternSetting,

@@ -167,7 +167,7 @@ absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
   const size_t next = data + size + TarPadding(size);
   const absl::string_view body(reinterpret_cast<const char*>(h + kTarBlock),
                                size);
-  if (type == 'x') {
+  if (type == 'x' || type == 'X') {  // 'X': Solaris's pax headers
     Pending p;
     FUSEDNORM_RETURN_IF_ERROR(ParsePax(body, &p));
     *pending = p;
@@ -193,10 +193,11 @@ absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
     links->push_back({out->size(), target, type == '2'});
     out->push_back({MemberName(h, *pending), 0, 0, ""});
     *pending = Pending();
-  } else if (absl::string_view("34569gVD").find(type) !=
+  } else if (absl::string_view("34569gVDAEIN").find(type) !=
              absl::string_view::npos) {
-    // Devices, directories, FIFOs, global headers, volume labels and
-    // directory dumps hold no sample: passed over.
+    // Devices, directories, FIFOs, global headers, volume labels, directory
+    // dumps, Solaris's ACLs and attributes, star's inode records and old
+    // GNU renames hold no sample: passed over.
     *pending = Pending();
   } else {
     return InvalidArgumentCat("member \"", MemberName(h, *pending),

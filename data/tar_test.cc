@@ -66,9 +66,12 @@ TEST(Tar, PaxAndGnuLongNamesAndSkippedTypes) {
   const std::string long_name = std::string(300, 'p') + ".jpg";
   Add(&archive, "pax", "20 path=renamed.png\n", 'x');
   Add(&archive, "orig.png", "PNG!");
+  Add(&archive, "pax", "20 path=solaris.png\n", 'X');  // Solaris's pax
+  Add(&archive, "s.png", "PNG!");
   Add(&archive, "././@LongLink", long_name + '\0', 'L');
   Add(&archive, "short", "JPEG");
   Add(&archive, "dir", "", '5');
+  Add(&archive, "acl", "user::rw-", 'A');
   Add(&archive, "g", "8 a=bcd\n", 'g');
   Add(&archive, "last.cls", "3");
   bool ended = true;
@@ -79,10 +82,11 @@ TEST(Tar, PaxAndGnuLongNamesAndSkippedTypes) {
   archive += std::string(2 * kTarBlock, '\0');
   ASSERT_TRUE(ReadTarIndex(Bytes(archive), "t.tar", &ended).ok());
   EXPECT_TRUE(ended);
-  ASSERT_EQ(index->size(), 3u);
+  ASSERT_EQ(index->size(), 4u);
   EXPECT_EQ((*index)[0].name, "renamed.png");
-  EXPECT_EQ((*index)[1].name, long_name);
-  EXPECT_EQ((*index)[2].name, "last.cls");
+  EXPECT_EQ((*index)[1].name, "solaris.png");
+  EXPECT_EQ((*index)[2].name, long_name);
+  EXPECT_EQ((*index)[3].name, "last.cls");
 }
 
 // GNU tar stores a file added twice as a hard link to the first copy; a

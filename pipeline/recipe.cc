@@ -86,20 +86,20 @@ void StandardLists(const RecipeOptions& o, RecipeLists* lists) {
 // with any read before (or given as settings). A list that writes out its
 // tail (ToTensor) without a Normalize gives ToTensor's [0, 1] values, as
 // torchvision does: mean 0 and std 1, unless the settings were given.
-// `taken` says where the normalization was read ("" for nowhere yet).
+// `taken` says what the normalization was read from ("" for nothing yet).
 absl::Status TakeNormalize(const std::string& list_name, bool given,
                            std::vector<std::unique_ptr<PreprocessOp>>* list,
                            FusedNormalizationOptions* norm,
                            std::string* taken) {
-  bool in_list = false;  // a Normalize of this list was read
+  std::string first;  // where this list's Normalize is, once read
   for (size_t i = 0; i < list->size(); ++i) {
     const auto* normalize = dynamic_cast<const Normalize*>((*list)[i].get());
     if (normalize == nullptr) continue;
     const std::string where =
         absl::StrCat(list_name, " position ", i, " (", normalize->name(), ")");
-    if (in_list) {  // the chain refuses it too, whatever its values
+    if (!first.empty()) {  // the chain refuses it too, whatever its values
       return InvalidArgumentCat(where, ": a second Normalize (the first is at ",
-                                *taken,
+                                first,
                                 "); torchvision would normalize twice, "
                                 "fusednorm normalizes once: give one "
                                 "Normalize");
@@ -109,24 +109,23 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
           where, ": ",
           given ? "the normalization settings (preset, mean, std) say "
                   "otherwise"
-                : absl::StrCat("the Normalize at ", *taken, " says otherwise"),
+                : absl::StrCat(*taken, " says otherwise"),
           "; give the normalization once");
     }
     normalize->FuseInto(norm);
-    *taken = absl::StrCat(list_name, " position ", i);
-    in_list = true;
+    first = absl::StrCat(list_name, " position ", i);
+    *taken = absl::StrCat("the Normalize at ", first);
   }
-  if (in_list || given) return absl::OkStatus();
+  if (!first.empty() || given) return absl::OkStatus();
   for (size_t i = 0; i < list->size(); ++i) {
     const PreprocessOp& op = *(*list)[i];
     if (op.fused_part() != PreprocessOp::FusedPart::kToTensor) continue;
     const Normalize unit({0.0}, {1.0});
     const std::string where = absl::StrCat(list_name, " position ", i, " (",
-                                           op.name(), ") and no Normalize");
+                                           op.name(), ") with no Normalize");
     if (!taken->empty() && !unit.AgreesWith(*norm)) {
       return InvalidArgumentCat(
-          where, ": torchvision's values in [0, 1], where the Normalize at ",
-          *taken,
+          where, ": torchvision's values in [0, 1], where ", *taken,
           " normalizes the other split; the splits share one normalization: "
           "give both lists the same Normalize");
     }

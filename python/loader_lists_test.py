@@ -81,11 +81,16 @@ class Lists(unittest.TestCase):
                              epoch(val_transforms="CenterCrop(16)",
                                    preset="cifar", **kw)))
         with self.assertRaisesRegex(ValueError, r"val_transforms position 1 "
-                                    r"\(ToTensor\(\)\) and no Normalize: "
+                                    r"\(ToTensor\(\)\) with no Normalize: "
                                     "torchvision's values in \\[0, 1\\], where "
                                     "the Normalize at train_transforms"):
             fusednorm.Loader(train_transforms=crop + [TV.Normalize(0.5, 0.25)],
                              val_transforms=crop)
+        with self.assertRaisesRegex(ValueError, r"val_transforms position 2 .*: "
+                                    r"train_transforms position 1 \(ToTensor\(\)\) "
+                                    "with no Normalize says otherwise"):
+            fusednorm.Loader(train_transforms=crop,
+                             val_transforms=crop + [TV.Normalize(0.5, 0.25)])
 
     def test_normalize_broadcasts_and_maps_an_earlier_erasing(self):
         crop = [T.CenterCrop(16), T.ToTensor()]
