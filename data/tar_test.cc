@@ -147,27 +147,25 @@ TEST(Tar, CorruptHeadersNameTheArchiveAndOffset) {
   Reseal(&bad, second);
   cases.push_back({bad, "at byte 1536: member of 32767 bytes runs past"});
   cases.push_back({good.substr(0, second + 100), "truncated tar header"});
-  bad = good;
-  Add(&bad, "p", "999 path=x\n", 'x');
-  cases.push_back({bad, "malformed pax record"});
+  // `good` and one more member: `name` of `type`, after `before`'s members.
+  const auto with = [&](std::string before, const std::string& name, char type,
+                        const char* message) {
+    Add(&before, name, "data", type);
+    cases.push_back({before, message});
+  };
+  std::string pax = good;
+  Add(&pax, "p", "999 path=x\n", 'x');
+  cases.push_back({pax, "malformed pax record"});
   // Members whose bytes are not the file's are refused, never passed over
   // (a sample gone) or read as they are.
-  bad = good;
-  Add(&bad, "s.jpg", "map", 'S');
-  cases.push_back({bad, "member \"s.jpg\" is a sparse file"});
-  bad = good;
-  Add(&bad, "p", "22 GNU.sparse.major=1\n", 'x');
-  Add(&bad, "GNUSparseFile.0/s.jpg", "map");
-  cases.push_back({bad, "member \"GNUSparseFile.0/s.jpg\" is a sparse file"});
-  bad = good;
-  Add(&bad, "m.jpg", "rest", 'M');
-  cases.push_back({bad, "\"m.jpg\" is the rest of a file from another"});
-  bad = good;
-  Add(&bad, "c.jpg", "data", 'C');
-  cases.push_back({bad, "member \"c.jpg\" has tar type 'C'"});
-  bad = good;
-  Add(&bad, "z.jpg", "data", '\x80');
-  cases.push_back({bad, "has tar type 0x80"});
+  with(good, "s.jpg", 'S', "member \"s.jpg\" is a sparse file");
+  pax = good;
+  Add(&pax, "p", "22 GNU.sparse.major=1\n", 'x');
+  with(pax, "GNUSparseFile.0/s.jpg", '0',
+       "member \"GNUSparseFile.0/s.jpg\" is a sparse file");
+  with(good, "m.jpg", 'M', "\"m.jpg\" is the rest of a file from another");
+  with(good, "c.jpg", 'C', "member \"c.jpg\" has tar type 'C'");
+  with(good, "z.jpg", '\x80', "has tar type 0x80");
   for (const Case& c : cases) {
     const absl::StatusOr<std::vector<TarMember>> index =
         ReadTarIndex(Bytes(c.archive), "shard.tar");
