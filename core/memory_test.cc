@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
@@ -25,8 +26,7 @@ void Write(const std::string& path, const std::string& text) {
 // machine, and a cgroup v2 of `limit` bytes using `usage`, `file` of them
 // page cache.
 std::string FakeRoot(uint64_t limit, uint64_t usage, uint64_t file) {
-  char dir[] = "/tmp/memory_test_XXXXXX";
-  const std::string root = mkdtemp(dir);
+  const std::string root = MakeTempDir("memory_test");
   for (const char* d : {"/proc", "/sys", "/sys/fs", "/sys/fs/cgroup"})
     mkdir((root + d).c_str(), 0755);
   Write(root + "/proc/meminfo",

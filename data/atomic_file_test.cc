@@ -13,14 +13,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
 
-std::string Dir() {
-  char tmpl[] = "/tmp/fusednorm_atomic_XXXXXX";
-  return std::string(mkdtemp(tmpl));
-}
+std::string Dir() { return MakeTempDir("fusednorm_atomic"); }
 
 std::vector<std::string> Entries(const std::string& dir) {
   std::vector<std::string> names;

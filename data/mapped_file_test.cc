@@ -12,15 +12,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
 
 std::string Dir() {
-  static const std::string d = [] {
-    char tmpl[] = "/tmp/fusednorm_mapped_XXXXXX";
-    return std::string(mkdtemp(tmpl));
-  }();
+  static const std::string d = MakeTempDir("fusednorm_mapped");
   return d;
 }
 

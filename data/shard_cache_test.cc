@@ -8,17 +8,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
 
-// A fresh directory under the test's temporary directory.
-std::string MakeDir() {
-  const char* tmp = getenv("TEST_TMPDIR");
-  std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/cacheXXXXXX";
-  EXPECT_NE(mkdtemp(dir.data()), nullptr);
-  return dir;
-}
+std::string MakeDir() { return MakeTempDir("cache"); }
 
 const std::vector<ShardCache::Key> kKeys = {{"http://h/a.tar", 4, "\"e1\""},
                                             {"http://h/b.tar", 4, "\"e2\""}};

@@ -19,15 +19,13 @@
 #include "data/shard_index.h"
 #include "data/tar.h"
 #include "gtest/gtest.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
 
 std::string Dir() {
-  static const std::string d = [] {
-    char tmpl[] = "/tmp/fusednorm_shards_XXXXXX";
-    return std::string(mkdtemp(tmpl));
-  }();
+  static const std::string d = MakeTempDir("fusednorm_shards");
   return d;
 }
 

@@ -19,14 +19,12 @@
 #include "pipeline/preprocessor.h"
 #include "pipeline/recipe.h"
 #include "testing/allocation_counter.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
 
-std::string TempDir() {
-  char tmpl[] = "/tmp/fusednorm_alloc_XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string TempDir() { return MakeTempDir("fusednorm_alloc"); }
 
 // Allocations during one epoch of `data` (loader start to end), 2 threads.
 long EpochAllocations(std::shared_ptr<const Dataset> data) {

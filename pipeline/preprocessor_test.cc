@@ -22,6 +22,7 @@
 #include "data/tar.h"
 #include "gtest/gtest.h"
 #include "testing/expect_error.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
@@ -489,12 +490,7 @@ TEST(Preprocessor, ShutdownMidEpochAndCancel) {
 
 // ---- datasets from files ----
 
-std::string TempDir() {
-  char tmpl[] = "/tmp/fusednorm_test_XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  EXPECT_NE(d, nullptr);
-  return d;
-}
+std::string TempDir() { return MakeTempDir("fusednorm_test"); }
 
 void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream f(path, std::ios::binary);

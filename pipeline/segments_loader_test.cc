@@ -16,14 +16,12 @@
 #include "data/tar.h"
 #include "gtest/gtest.h"
 #include "pipeline/preprocessor.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
 
-std::string TempDir() {
-  char tmpl[] = "/tmp/fusednorm_segments_XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string TempDir() { return MakeTempDir("fusednorm_segments"); }
 
 void WriteFile(const std::string& path, const std::string& bytes) {
   FILE* f = std::fopen(path.c_str(), "wb");

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "ops/presets.h"
 #include "testing/reference.h"
+#include "testing/temp_dir.h"
 
 namespace fusednorm {
 namespace {
@@ -45,10 +46,7 @@ Result Cli(std::vector<std::string> args) {
 }
 
 std::string Dir() {
-  static const std::string d = [] {
-    char tmpl[] = "/tmp/fusednorm_cli_XXXXXX";
-    return std::string(mkdtemp(tmpl));
-  }();
+  static const std::string d = MakeTempDir("fusednorm_cli");
   return d;
 }
 
