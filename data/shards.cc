@@ -215,11 +215,14 @@ absl::Status Combine(const std::vector<std::string>& names,
 }  // namespace
 
 bool IsShardSpec(const std::string& data) {
+  if (IsRemotePath(data)) return true;
+  // A folder is a folder, whatever its name holds ("a{1..2}", "x.tar").
+  struct stat st;
+  if (stat(data.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return false;
   absl::string_view last = data;  // a list's trailing commas aside
   while (absl::ConsumeSuffix(&last, ",")) {
   }
-  return IsRemotePath(data) || absl::EndsWith(last, ".tar") ||
-         absl::StrContains(data, "{");
+  return absl::EndsWith(last, ".tar") || absl::StrContains(data, "{");
 }
 
 absl::StatusOr<std::vector<std::string>> ExpandShardSpec(

@@ -24,7 +24,7 @@ namespace fusednorm {
 
 // True when `data` names shards rather than a folder: a URL, or a path that
 // ends in ".tar" (possibly as the last of a comma-separated list, trailing
-// commas aside) or has a brace pattern.
+// commas aside) or has a brace pattern, unless it is an existing folder.
 bool IsShardSpec(const std::string& data);
 
 // The shard paths of a spec: a comma-separated list whose items may hold

@@ -189,6 +189,70 @@ class Limits(unittest.TestCase):
                     text=True)
                 self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_pack_never_names_its_new_shards_as_the_ones_it_reads(self):
+        # Shards p-00, p-01 repacked as p-%02d: fewer new shards would leave
+        # old ones beside them, a set that repeats samples.
+        from PIL import Image
+        with tempfile.TemporaryDirectory() as d:
+            folder = os.path.join(d, "f")
+            os.makedirs(os.path.join(folder, "a"))
+            for i in range(4):
+                Image.new("RGB", (20, 20), (i, 2, 3)).save(
+                    os.path.join(folder, "a", f"i{i}.png"))
+            pattern = os.path.join(d, "p-%02d.tar")
+            r = run("pack", "--data", folder, "--output", pattern,
+                    "--shard-bytes", "1K", "--encoding", "raw")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shards = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
+            self.assertGreater(len(shards), 1)
+            data = ",".join(os.path.join(d, p) for p in shards)
+            before = {p: open(os.path.join(d, p), "rb").read() for p in shards}
+            r = run("pack", "--data", data, "--output", pattern)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(f"--output = {pattern} names " +
+                          os.path.join(d, shards[0]) + ", which --data reads",
+                          r.stderr)
+            self.assertEqual(
+                {p: open(os.path.join(d, p), "rb").read() for p in shards},
+                before)
+            # Another name in the same folder is fine.
+            r = run("pack", "--data", data, "--output",
+                    os.path.join(d, "q-%d.tar"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_run_never_writes_its_output_over_the_state_it_resumes(self):
+        with tempfile.TemporaryDirectory() as d:
+            state = os.path.join(d, "s.json")
+            args = ["run", "--images", "16", "--batch-size", "4", "--size",
+                    "8", "--epochs", "2"]
+            r = run(*args[:-1], "1", "--state-out", state)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            saved = open(state, "rb").read()
+            for flag in ["--output", "--preview"]:
+                with self.subTest(flag=flag):
+                    r = run(*args, "--resume", state, flag, state)
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertIn(f"{flag} = {state} is also the --resume "
+                                  "file", r.stderr)
+                    self.assertEqual(open(state, "rb").read(), saved)
+            # The next state may replace it: that is how a run goes on.
+            r = run(*args, "--resume", state, "--state-out", state)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_empty_values_and_settings_that_would_do_nothing_are_refused(self):
+        for args, said in [
+                (["run", "--data="], "--data is given an empty value"),
+                (["run", "--layout="], "--layout is given an empty value"),
+                (["pack", "--data=", "--output", "x-%d.tar"],
+                 "--data is given an empty value"),
+                (["normalize", "--input", "a.npy", "--output", "b.npy",
+                  "--flip", "1", "--flip-p", "0"],
+                 "--flip-p=0: is for --flip random only")]:
+            with self.subTest(args=args):
+                r = run(*args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(said, r.stderr)
+
     @NO_LIMITS_UNDER_ASAN
     def test_run_output_streams_under_a_memory_limit(self):
         # Two epochs of the 1024 synthetic samples, float32 224x224x3, are

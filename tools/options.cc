@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -121,7 +123,7 @@ std::string ShardAt(const std::string& path,
 
 // An output (`flag`'s `path`) may not replace what the dataset reads, nor
 // join it: a file of an image folder's class, or (`shards`) a shard or its
-// index. pack may write over its shards: it reads the mapped originals.
+// index.
 absl::Status CheckOutsideData(const RecipeOptions& r, const char* flag,
                               const std::string& path, bool shards) {
   if (path.empty()) return absl::OkStatus();
@@ -143,6 +145,43 @@ absl::Status CheckOutsideData(const RecipeOptions& r, const char* flag,
                             ", which --data reads: it would be replaced");
 }
 
+// pack's shards may not be named as a shard it reads: the new set would
+// replace it, or leave it beside the new shards when they are fewer.
+absl::Status CheckPackOutput(const RecipeOptions& r, const PackOptions& p,
+                             const std::string& pattern) {
+  if (r.data.empty() || !IsShardSpec(r.data)) return absl::OkStatus();
+  const absl::StatusOr<std::vector<std::string>> shards =
+      ExpandShardSpec(r.data);
+  if (!shards.ok()) return absl::OkStatus();  // opening the data says why
+  const std::filesystem::path example(p.prefix + "0" + p.suffix);
+  const std::filesystem::path dir = Resolved(example.parent_path().string());
+  const std::string head =
+      std::filesystem::path(p.prefix + "0").filename().string();
+  const std::string prefix = head.substr(0, head.size() - 1);
+  if (dir.empty() || p.suffix.find('/') != std::string::npos) {
+    return absl::OkStatus();
+  }
+  for (const std::string& shard : *shards) {
+    if (IsRemotePath(shard)) continue;
+    const std::filesystem::path s = Resolved(shard);
+    const std::string name = s.filename().string();
+    if (s.parent_path() != dir ||
+        name.size() <= prefix.size() + p.suffix.size() ||
+        !absl::StartsWith(name, prefix) || !absl::EndsWith(name, p.suffix)) {
+      continue;
+    }
+    const std::string digits = name.substr(
+        prefix.size(), name.size() - prefix.size() - p.suffix.size());
+    if (std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
+      return InvalidArgumentCat(
+          "--output = ", pattern, " names ", shard,
+          ", which --data reads: the new shards would replace it, or leave "
+          "it beside them");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<NormalizeOptions> ReadNormalizeOptions(const SettingValues& v) {
   NormalizeOptions o;
   o.input = ResolvePath(v.Text(kInputFlag));
@@ -157,6 +196,10 @@ absl::StatusOr<NormalizeOptions> ReadNormalizeOptions(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(o.op, NormalizationFromSettings(v));
   FUSEDNORM_ASSIGN_OR_RETURN(const std::string flip, v.Choice(kFlipFlag));
   if (flip != "random") o.flip = flip == "1";
+  // The draw's probability would do nothing: said, not ignored.
+  if (flip != "random" && v.Given(kFlipPSetting)) {
+    return v.Error(kFlipPSetting, "is for --flip random only");
+  }
   FUSEDNORM_ASSIGN_OR_RETURN(o.op.flip_p, v.Float(kFlipPSetting));
   FUSEDNORM_RETURN_IF_ERROR(SetErase(v, &o));
   FUSEDNORM_ASSIGN_OR_RETURN(o.seed, v.Uint64(kSeedSetting));
@@ -172,8 +215,10 @@ absl::StatusOr<PackCommandOptions> ReadPackOptions(const SettingValues& v) {
   o.source.path = ResolvePath(v.Text(kPathSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.pack, PackFromSettings(v));
   o.pack.prefix = ResolvePath(o.pack.prefix);
-  FUSEDNORM_RETURN_IF_ERROR(CheckOutsideData(
-      o.source, "--output", ResolvePath(v.Text(kShardPatternSetting)), false));
+  const std::string pattern = ResolvePath(v.Text(kShardPatternSetting));
+  FUSEDNORM_RETURN_IF_ERROR(
+      CheckOutsideData(o.source, "--output", pattern, false));
+  FUSEDNORM_RETURN_IF_ERROR(CheckPackOutput(o.source, o.pack, pattern));
   return o;
 }
 
@@ -205,6 +250,11 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   for (size_t i = 0; i < 3; ++i) {
     FUSEDNORM_RETURN_IF_ERROR(
         CheckOutsideData(o.recipe, outputs[i].first, *outputs[i].second, true));
+    // The state a run resumes from may be replaced by the next state only.
+    if (i < 2 && SamePath(*outputs[i].second, o.resume)) {
+      return InvalidArgumentCat(outputs[i].first, " = ", *outputs[i].second,
+                                " is also the --resume file");
+    }
     for (size_t j = i + 1; j < 3; ++j) {
       if (SamePath(*outputs[i].second, *outputs[j].second)) {
         return InvalidArgumentCat(outputs[j].first, " = ", *outputs[j].second,

@@ -59,8 +59,11 @@ class Transform:
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def decide(self, height, width, *, seed=0, epoch=0, index=0):
-        """The decisions for an image of height x width, as sample `index`
-        of `epoch` under `seed` gets them in the loader."""
+        """The decisions for an image of height x width drawn from the
+        start of sample `index`'s stream of `epoch` under `seed`: what the
+        loader gives that sample when this op is the first of its list
+        that draws. In a list, each op draws after those before it from
+        the same stream, so a later op's decisions there differ."""
         return self._op.decide(height, width, seed=seed, epoch=epoch,
                                index=index)
 
