@@ -210,10 +210,11 @@ class Shards(unittest.TestCase):
             r = run("run", "--data", spec, "--size", "8")
             self.assertEqual(r.returncode, 1)
             self.assertIn(f"{shards[0]}.fnidx: line 2 says", r.stderr)
-            for bad in (os.path.join(d, "src"), ""):
+            for bad, said in [(os.path.join(d, "src"), "give WebDataset shards"),
+                              ("", "--data is given an empty value")]:
                 r = run("index", "--data", bad)
                 self.assertEqual(r.returncode, 2)
-                self.assertIn("give WebDataset shards", r.stderr)
+                self.assertIn(said, r.stderr)
 
     def test_errors_name_the_shard(self):
         with tempfile.TemporaryDirectory() as d:
