@@ -101,11 +101,12 @@ TEST(Shards, ExpandsPatternsAndLists) {
   EXPECT_TRUE(IsShardSpec("a.tar,,"));
   EXPECT_FALSE(IsShardSpec("/data/imagenet/train"));
   // An existing folder is a folder, whatever its name holds.
+  const std::string dir = MakeTempDir("folders");  // fresh when repeated
   for (const char* name : {"f{1..2}", "f.tar"}) {
-    const std::string folder = Dir() + "/" + name;
+    const std::string folder = dir + "/" + name;
     ASSERT_EQ(mkdir(folder.c_str(), 0755), 0) << folder;
     EXPECT_FALSE(IsShardSpec(folder)) << folder;
-    const std::string absent = Dir() + "/g" + (name + 1);  // no such folder
+    const std::string absent = dir + "/g" + (name + 1);  // no such folder
     EXPECT_TRUE(IsShardSpec(absent)) << absent;
   }
 }

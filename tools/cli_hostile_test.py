@@ -215,10 +215,35 @@ class Limits(unittest.TestCase):
             self.assertEqual(
                 {p: open(os.path.join(d, p), "rb").read() for p in shards},
                 before)
-            # Another name in the same folder is fine.
-            r = run("pack", "--data", data, "--output",
-                    os.path.join(d, "q-%d.tar"))
-            self.assertEqual(r.returncode, 0, r.stderr)
+            # Relative to the working directory, the pattern bare.
+            r = subprocess.run(
+                [binary(), "pack", "--data", ",".join(shards), "--output",
+                 "p-%02d.tar"], cwd=d, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--output = p-%02d.tar names p-00.tar", r.stderr)
+            # The number in a folder's name; a link to a shard.
+            for i, p in enumerate(shards[:2]):
+                os.makedirs(os.path.join(d, f"d-{i}"))
+                os.symlink(os.path.join(d, p), os.path.join(d, f"d-{i}", "x.tar"))
+            linked = ",".join(os.path.join(d, f"d-{i}", "x.tar")
+                              for i in range(2))
+            for spelled in ["d-%d/x.tar", "./d-%d/x.tar"]:
+                r = subprocess.run(
+                    [binary(), "pack", "--data", linked, "--output", spelled],
+                    cwd=d, capture_output=True, text=True)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("names " + os.path.join(d, "d-0", "x.tar"),
+                              r.stderr)
+            self.assertEqual(
+                {p: open(os.path.join(d, p), "rb").read() for p in shards},
+                before)
+            # Names the pattern cannot give (other padding), or another
+            # name in the same folder, are fine.
+            for other in ["p-%06d.tar", "p-%d.tar", "q-%d.tar"]:
+                with self.subTest(output=other):
+                    r = run("pack", "--data", data, "--output",
+                            os.path.join(d, other))
+                    self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_run_never_writes_its_output_over_the_state_it_resumes(self):
         with tempfile.TemporaryDirectory() as d:

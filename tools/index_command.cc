@@ -20,7 +20,8 @@ namespace fusednorm {
 
 absl::Status IndexCommand(const SettingValues& flags, FILE* out, FILE* err) {
   const std::string data = flags.Text(kIndexDataFlag);
-  if (data.empty() || !IsShardSpec(data)) {
+  // (Resolved first: whether it is a folder is the working directory's.)
+  if (data.empty() || !IsShardSpec(ResolveDataPath(data))) {
     return UsageError(absl::StrCat("--data = \"", data,
                                    "\": give WebDataset shards (a.tar,b.tar or "
                                    "train-{000000..000146}.tar)"));

@@ -145,6 +145,53 @@ absl::Status CheckOutsideData(const RecipeOptions& r, const char* flag,
                             ", which --data reads: it would be replaced");
 }
 
+// Whether `digits` is how pack writes a shard number `width` wide (%d: 0;
+// %0Nd: N): no leading zero beyond the padding.
+bool PackNumber(const std::string& digits, int width) {
+  if (digits.empty() || digits.size() > 20 ||
+      !std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
+    return false;
+  }
+  const size_t w = static_cast<size_t>(std::max(width, 1));
+  return digits.size() == w || (digits.size() > w && digits[0] != '0');
+}
+
+// Whether pack's shard pattern (prefix, number, suffix) gives the name of
+// the file at `path`: the names compared as written (made absolute) and
+// with links followed, on either side.
+bool PackNames(const PackOptions& p, const std::string& path) {
+  const size_t slash = p.prefix.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : p.prefix.substr(0, slash + 1);
+  const std::string rest =
+      slash == std::string::npos ? p.prefix : p.prefix.substr(slash + 1);
+  std::error_code e;
+  std::string resolved_dir = Resolved(dir).string();
+  while (!resolved_dir.empty() && resolved_dir.back() == '/') {
+    resolved_dir.pop_back();
+  }
+  const std::string heads[] = {
+      std::filesystem::absolute(p.prefix, e).lexically_normal().string(),
+      resolved_dir.empty() ? "" : resolved_dir + "/" + rest};
+  const std::string names[] = {
+      std::filesystem::absolute(path, e).lexically_normal().string(),
+      Resolved(path).string()};
+  for (const std::string& head : heads) {
+    for (const std::string& name : names) {
+      if (head.empty() || name.size() <= head.size() + p.suffix.size() ||
+          !absl::StartsWith(name, head) || !absl::EndsWith(name, p.suffix)) {
+        continue;
+      }
+      if (PackNumber(name.substr(head.size(),
+                                 name.size() - head.size() - p.suffix.size()),
+                     p.width)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // pack's shards may not be named as a shard it reads: the new set would
 // replace it, or leave it beside the new shards when they are fewer.
 absl::Status CheckPackOutput(const RecipeOptions& r, const PackOptions& p,
@@ -153,31 +200,12 @@ absl::Status CheckPackOutput(const RecipeOptions& r, const PackOptions& p,
   const absl::StatusOr<std::vector<std::string>> shards =
       ExpandShardSpec(r.data);
   if (!shards.ok()) return absl::OkStatus();  // opening the data says why
-  const std::filesystem::path example(p.prefix + "0" + p.suffix);
-  const std::filesystem::path dir = Resolved(example.parent_path().string());
-  const std::string head =
-      std::filesystem::path(p.prefix + "0").filename().string();
-  const std::string prefix = head.substr(0, head.size() - 1);
-  if (dir.empty() || p.suffix.find('/') != std::string::npos) {
-    return absl::OkStatus();
-  }
   for (const std::string& shard : *shards) {
-    if (IsRemotePath(shard)) continue;
-    const std::filesystem::path s = Resolved(shard);
-    const std::string name = s.filename().string();
-    if (s.parent_path() != dir ||
-        name.size() <= prefix.size() + p.suffix.size() ||
-        !absl::StartsWith(name, prefix) || !absl::EndsWith(name, p.suffix)) {
-      continue;
-    }
-    const std::string digits = name.substr(
-        prefix.size(), name.size() - prefix.size() - p.suffix.size());
-    if (std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
-      return InvalidArgumentCat(
-          "--output = ", pattern, " names ", shard,
-          ", which --data reads: the new shards would replace it, or leave "
-          "it beside them");
-    }
+    if (IsRemotePath(shard) || !PackNames(p, shard)) continue;
+    return InvalidArgumentCat(
+        "--output = ", pattern, " names ", shard,
+        ", which --data reads: the new shards would replace it, or leave it "
+        "beside them");
   }
   return absl::OkStatus();
 }

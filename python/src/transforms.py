@@ -8,10 +8,11 @@ the same decisions.
     loader = fusednorm.Loader(data="/data/train", train_transforms=train)
 
 Every op can also be used on its own. decide() draws its decisions from
-the stream of sample `index` of `epoch` under `seed` (the loader's for
-that sample, or with repeated augmentations for its first repeat: repeat
-j of sample i of n draws from index j * n + i), and returns them with
-torchvision's get_params names; apply() applies given decisions (or draws
+the start of the stream of sample `index` of `epoch` under `seed` (the
+loader's for that sample when the op is the first of its list that draws:
+later ops draw after it; with repeated augmentations, repeat j of sample i
+of n draws from index j * n + i), and returns them with torchvision's
+get_params names; apply() applies given decisions (or draws
 them) to a uint8 (H, W, C) or (H, W) array:
 
     op = T.ColorJitter(0.4, 0.4, 0.4, 0.1)
