@@ -121,6 +121,14 @@ std::string ShardAt(const std::string& path,
   return "";
 }
 
+// The shards --data names, or none when it names none (or names them
+// wrongly: opening the data says why).
+std::vector<std::string> DataShards(const RecipeOptions& r) {
+  if (r.data.empty() || !IsShardSpec(r.data)) return {};
+  absl::StatusOr<std::vector<std::string>> shards = ExpandShardSpec(r.data);
+  return shards.ok() ? *std::move(shards) : std::vector<std::string>();
+}
+
 // An output (`flag`'s `path`) may not replace what the dataset reads, nor
 // join it: a file of an image folder's class, or (`shards`) a shard or its
 // index.
@@ -135,11 +143,8 @@ absl::Status CheckOutsideData(const RecipeOptions& r, const char* flag,
                               " is inside a class folder of the dataset ",
                               folder, ": it would replace or join its images");
   }
-  if (!shards || !shard_data) return absl::OkStatus();
-  const absl::StatusOr<std::vector<std::string>> paths =
-      ExpandShardSpec(r.data);
-  if (!paths.ok()) return absl::OkStatus();  // opening the data says why
-  const std::string file = ShardAt(path, *paths);
+  if (!shards) return absl::OkStatus();
+  const std::string file = ShardAt(path, DataShards(r));
   if (file.empty()) return absl::OkStatus();
   return InvalidArgumentCat(flag, " = ", path, " is ", file,
                             ", which --data reads: it would be replaced");
@@ -196,11 +201,7 @@ bool PackNames(const PackOptions& p, const std::string& path) {
 // replace it, or leave it beside the new shards when they are fewer.
 absl::Status CheckPackOutput(const RecipeOptions& r, const PackOptions& p,
                              const std::string& pattern) {
-  if (r.data.empty() || !IsShardSpec(r.data)) return absl::OkStatus();
-  const absl::StatusOr<std::vector<std::string>> shards =
-      ExpandShardSpec(r.data);
-  if (!shards.ok()) return absl::OkStatus();  // opening the data says why
-  for (const std::string& shard : *shards) {
+  for (const std::string& shard : DataShards(r)) {
     if (IsRemotePath(shard) || !PackNames(p, shard)) continue;
     return InvalidArgumentCat(
         "--output = ", pattern, " names ", shard,
