@@ -2,7 +2,6 @@
 // files and CIFAR-10 batches.
 #include "data/dataset.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -10,13 +9,12 @@
 #include <mutex>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codecs/codec.h"
 #include "core/digest.h"
 #include "core/status.h"
+#include "data/image_folder.h"
 #include "data/read_file.h"
 #include "rng/philox.h"
 
@@ -135,7 +133,7 @@ class InMemory : public Dataset {
 
 class Folder : public Dataset {
  public:
-  Folder(std::string root, std::vector<std::pair<std::string, int64_t>> files)
+  Folder(std::string root, std::vector<FolderFile> files)
       : root_(std::move(root)), files_(std::move(files)) {}
   std::string name() const override {
     return absl::StrCat("folder(", root_, ")");
@@ -164,7 +162,7 @@ class Folder : public Dataset {
   absl::Status Read(size_t index, SampleBuffer* buffer,
                     RawSample* out) const override {
     FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, files_.size()));
-    const std::string& path = files_[index].first;
+    const std::string& path = files_[index].path;
     *out = RawSample();
     out->index = index;
     absl::StrAppend(&out->what, "sample ", index, " (", path, ")");
@@ -172,36 +170,16 @@ class Folder : public Dataset {
         PrefixStatus(ReadFileInto(path, &buffer->bytes),
                      "sample " + std::to_string(index) + ": "));
     out->encoded = buffer->bytes;
-    out->label = files_[index].second;
+    out->label = files_[index].label;
     return absl::OkStatus();
   }
 
  private:
   std::string root_;
-  std::vector<std::pair<std::string, int64_t>> files_;
+  std::vector<FolderFile> files_;
   mutable std::once_flag digest_once_;
   mutable uint64_t digest_ = 0;
 };
-
-// Sorted entries of a directory (no "." or ".."), or NotFound.
-absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr)
-    return absl::NotFoundError(absl::StrCat(dir, ": cannot open directory"));
-  std::vector<std::string> names;
-  while (dirent* e = readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-bool IsDir(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 uint32_t BigEndian32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
@@ -265,27 +243,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> MakeInMemoryDataset(
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenImageFolder(
     const std::string& root) {
-  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> classes,
-                             ListDir(root));
-  std::vector<std::pair<std::string, int64_t>> files;
-  int64_t label = 0;
-  for (const std::string& c : classes) {
-    const std::string dir = absl::StrCat(root, "/", c);
-    if (!IsDir(dir)) continue;
-    FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> names,
-                               ListDir(dir));
-    for (const std::string& n : names) {
-      // Folders hold what decodes to RGB (JPEG, PNG): one channel count.
-      const Codec* codec = CodecForFile(n);
-      if (codec != nullptr && codec->channels == 3)
-        files.emplace_back(absl::StrCat(dir, "/", n), label);
-    }
-    ++label;
-  }
-  if (files.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        root, ": no class sub-folders with .jpg/.jpeg/.png files"));
-  }
+  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<FolderFile> files,
+                             ListImageFolder(root));
   return std::unique_ptr<Dataset>(new Folder(root, std::move(files)));
 }
 

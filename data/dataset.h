@@ -131,9 +131,10 @@ std::unique_ptr<Dataset> MakeSyntheticDataset(size_t count, uint64_t seed = 0);
 absl::StatusOr<std::unique_ptr<Dataset>> MakeInMemoryDataset(
     std::vector<Image> images, std::vector<int64_t> labels);
 
-// A folder with one sub-folder per class (sorted names are labels 0, 1, ...),
-// each holding image files the codecs know by extension (sorted). Files are
-// read in Read(); a file that changed while it was read is an error.
+// A folder with one sub-folder per class, its files listed as torchvision's
+// ImageFolder lists them (data/image_folder.h says how and what is refused).
+// Files are read in Read(); a file that changed while it was read is an
+// error.
 absl::StatusOr<std::unique_ptr<Dataset>> OpenImageFolder(
     const std::string& root);
 

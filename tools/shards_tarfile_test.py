@@ -86,6 +86,56 @@ class Shards(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("10 images in", r.stdout)
 
+    def test_pack_lists_a_folder_as_torchvisions_image_folder(self):
+        """Nested class folders, links, any-case extensions, other files:
+        the samples and labels in torchvision's ImageFolder order."""
+        from torchvision.datasets.folder import IMG_EXTENSIONS, find_classes, make_dataset
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "data")
+            rng = np.random.default_rng(5)
+            names = ["b/z.png", "b/a/y.PNG", "b/a-b/x.png", "b/a/b/deep.png",
+                     "b/a b/sp.png", "b/é/u.png", "a/1.png", "a/README.txt",
+                     "a/x.npy", "c/deep/er/2.png", "top.png"]
+            for name in names:
+                os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
+                with open(os.path.join(root, name), "wb") as f:
+                    if name.lower().endswith(".png"):
+                        Image.fromarray(rng.integers(0, 256, (3, 4, 3), np.uint8)).save(f, "PNG")
+                    else:
+                        f.write(b"not an image")
+            os.symlink(os.path.join(root, "c", "deep"), os.path.join(root, "b", "link"))
+            _, classes = find_classes(root)
+            want = make_dataset(root, classes, IMG_EXTENSIONS)
+            self.assertEqual(len(want), 9)
+            r = run("pack", "--data", root, "--output", os.path.join(d, "s-%d.tar"),
+                    "--jpeg-restart", "keep")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with tarfile.open(os.path.join(d, "s-0.tar")) as t:
+                members = [(m.name, t.extractfile(m).read()) for m in t]
+            got = [(members[k][1], int(members[k + 1][1])) for k in range(0, len(members), 2)]
+            expected = []
+            for path, label in want:
+                with open(path, "rb") as f:
+                    expected.append((f.read(), label))
+            self.assertEqual(got, expected)
+
+    def test_folder_refusals_name_the_file_or_class(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "data")
+            os.makedirs(os.path.join(root, "a", "sub"))
+            os.makedirs(os.path.join(root, "b"))
+            Image.new("RGB", (4, 4)).save(os.path.join(root, "a", "1.png"))
+            Image.new("RGB", (4, 4)).save(os.path.join(root, "b", "2.png"))
+            Image.new("RGB", (4, 4)).save(os.path.join(root, "a", "sub", "3.webp"))
+            r = run("run", "--data", root, "--images", "0", "--batch-size", "1")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn(os.path.join(root, "a", "sub", "3.webp") + ": a .webp image", r.stderr)
+            os.remove(os.path.join(root, "a", "sub", "3.webp"))
+            os.remove(os.path.join(root, "b", "2.png"))
+            r = run("run", "--data", root, "--images", "0", "--batch-size", "1")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("class folders with no .jpg, .jpeg or .png file: b", r.stderr)
+
     def test_packed_jpegs_get_restart_markers_losslessly(self):
         with tempfile.TemporaryDirectory() as d:
             files = folder(os.path.join(d, "data"))
