@@ -276,6 +276,11 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   FUSEDNORM_ASSIGN_OR_RETURN(st->dataset, OpenDatasetOnce());
   if (st->dataset->size() == 0)
     return InvalidArgumentCat("dataset ", st->dataset->name(), " is empty");
+  if (loader_.samples > st->dataset->size()) {
+    return InvalidArgumentCat(names_.images, " = ", loader_.samples,
+                              " but the dataset ", st->dataset->name(), " has ",
+                              st->dataset->size(), " samples");
+  }
   FUSEDNORM_RETURN_IF_ERROR(loader_.Validate(0));
   ChainOptions options;
   options.base = fused_;

@@ -44,12 +44,13 @@ const Setting kPathSetting{"path", SettingType::kText, "",
 const Setting kSplitSetting{
     "split", SettingType::kChoice, NameOf(SplitNames(), kDefaults.split),
     "train (random crops) or val (center crops)", Choices(SplitNames())};
-const Setting kImagesSetting{"images",
-                             SettingType::kInt,
-                             absl::StrCat(kDefaults.loader.samples),
-                             "use the first N samples of the dataset (0: all)",
-                             {},
-                             0};
+const Setting kImagesSetting{
+    "images",
+    SettingType::kInt,
+    absl::StrCat(kDefaults.loader.samples),
+    "use the first N samples of the dataset (0: all; no more than it has)",
+    {},
+    0};
 const Setting kBatchSizeSetting{"batch_size",
                                 SettingType::kInt,
                                 absl::StrCat(kDefaults.loader.batch_size),
@@ -261,6 +262,7 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   o.names.dataset = SettingName(kDatasetSetting, v.style());
   o.names.path = SettingName(kPathSetting, v.style());
   o.names.cache_dir = SettingName(kCacheDirSetting, v.style());
+  o.names.images = SettingName(kImagesSetting, v.style());
   FUSEDNORM_ASSIGN_OR_RETURN(o.num_classes, v.Int(kNumClassesSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.label_smoothing,
                              v.Float(kLabelSmoothingSetting));

@@ -255,6 +255,10 @@ class Errors(unittest.TestCase):
             fusednorm.Loader(resize_filter="cubic")
         with self.assertRaises(ValueError):
             fusednorm.Loader(on_error="ignore")
+        with self.assertRaisesRegex(ValueError, r"images = 1025 but the dataset "
+                                    r"synthetic\(1024\) has 1024 samples"):
+            fusednorm.Loader(images=1025)
+        self.assertEqual(len(fusednorm.Loader(images=1024, batch_size=1024)), 1)
 
     def test_data_naming_a_built_in_dataset_points_to_dataset(self):
         with self.assertRaisesRegex(FileNotFoundError,

@@ -119,7 +119,7 @@ class Concurrency(unittest.TestCase):
     def test_interpreter_exit_with_daemon_threads_iterating(self):
         r = run_python("""
             import threading, numpy as np, fusednorm
-            loader = fusednorm.Loader(images=4096, batch_size=8, size=64, threads=2)
+            loader = fusednorm.Loader(images=1024, batch_size=8, size=64, threads=2)
             op = fusednorm.FusedNormalization()
             img = np.full((600, 600, 3), 7, np.uint8)
             def iterate():

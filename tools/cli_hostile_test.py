@@ -79,6 +79,8 @@ class Limits(unittest.TestCase):
                               "batch_size"),
                              (["--size", "5000"], "--size=5000"),
                              (["--images", "-1"], "--images=-1"),
+                             (["--images", "1025"], "--images = 1025 but the "
+                              "dataset synthetic(1024) has 1024 samples"),
                              (["--rank", "3", "--world-size", "2"], "--rank"),
                              (["--images", "8", "--size", "8", "--images=4"],
                               "--images is given twice")]:
