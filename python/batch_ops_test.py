@@ -139,6 +139,37 @@ class BatchOps(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "is a RandomChoice"):
             T.RandomChoice([T.MixUp(), T.RandomChoice([T.CutMix()])])
 
+    def test_num_classes_and_labels_are_checked_not_converted(self):
+        images = np.random.default_rng(2).random((2, 3, 4, 4), np.float32)
+        d = {"lam": 0.25}
+        own = T.MixUp(num_classes=3)
+        _, given = T.MixUp().apply(images, [2, 0], d, num_classes=3)
+        _, from_op = own.apply(images, [2, 0], d)  # the op's own num_classes
+        self.assertTrue(np.array_equal(given, from_op))
+        self.assertTrue(np.array_equal(own.apply(images, [2, 0], d, num_classes=3)[1], given))
+        for kwargs, error, said in [
+                ({}, TypeError, r"MixUp.apply\(\) needs num_classes"),
+                ({"num_classes": True}, TypeError, "num_classes = True: must be an int"),
+                ({"num_classes": 2.0}, TypeError, "num_classes = 2.0: must be an int"),
+                ({"num_classes": 2, "label_smoothing": 1.5}, ValueError,
+                 r"label_smoothing = 1.5: must be in \[0, 1\]")]:
+            with self.subTest(kwargs=kwargs), self.assertRaisesRegex(error, said):
+                T.MixUp().apply(images, [1, 0], d, **kwargs)
+        with self.assertRaisesRegex(ValueError, r"num_classes = 4 but this op is "
+                                    r"MixUp\(alpha=1.0, num_classes=3\)"):
+            own.apply(images, [1, 0], d, num_classes=4)
+        # 2**64 - 1 would wrap to -1, a skipped sample's all-zero row.
+        for labels, error, said in [
+                (np.array([2**64 - 1, 0], np.uint64), ValueError,
+                 "label 18446744073709551615 is not in 0..2"),
+                (np.array([True, False]), TypeError, "labels must be integers, not bool"),
+                ([], ValueError, r"labels has shape \(0,\) but images has 2"),
+                ([[1, 0]], ValueError, r"labels has shape \(1, 2\) but images has 2")]:
+            with self.subTest(labels=labels), self.assertRaisesRegex(error, said):
+                own.apply(images, labels, d)
+        _, t = own.apply(images, np.array([2, 0], np.uint8), d)
+        self.assertTrue(np.array_equal(t, given))
+
     def test_labels_of_any_layout_are_read_as_values(self):
         images = np.random.default_rng(4).random((4, 3, 4, 4), np.float32)
         labels = np.array([3, 9, 1, 9, 0, 9, 2, 9], np.int64)

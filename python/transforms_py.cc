@@ -18,9 +18,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/status.h"
 #include "kernels/formats.h"
 #include "kernels/mix/mix_dispatch.h"
+#include "ops/arg_value.h"
 #include "ops/batch_ops.h"
 #include "ops/fused_ops.h"
 #include "ops/op_args.h"
@@ -406,14 +408,22 @@ class PyBatchTransform {
                   double label_smoothing, const std::string& layout) const {
     const BatchShape s = ShapeOf(images, layout);
     const int64_t n = images.shape(0);
-    if (labels.ndim() != 1 || labels.shape(0) != n)
-      throw py::value_error("labels must have shape (N,) for N images");
+    if (labels.ndim() != 1 || labels.shape(0) != n) {
+      std::vector<py::ssize_t> shape(labels.shape(),
+                                     labels.shape() + labels.ndim());
+      throw py::value_error(
+          absl::StrCat("labels has shape (", absl::StrJoin(shape, ", "),
+                       labels.ndim() == 1 ? ",)" : ")", " but images has ", n,
+                       ": labels must have shape (N,) for N images"));
+    }
     if (num_classes < 1 || num_classes > kMaxClasses) {
       throw py::value_error(absl::StrCat("num_classes = ", num_classes,
                                          ": must be in 1..", kMaxClasses));
     }
     if (!(label_smoothing >= 0 && label_smoothing <= 1))
-      throw py::value_error("label_smoothing must be in [0, 1]");
+      throw py::value_error(
+          absl::StrCat("label_smoothing = ", FormatFloat(label_smoothing),
+                       ": must be in [0, 1]"));
     const BatchDecision d = Value(
         op_->DecisionFromFields(FromDict(decisions), {s.height, s.width}));
     std::vector<int64_t> l(labels.data(), labels.data() + n);

@@ -113,22 +113,50 @@ class BatchTransform:
         return self._op.decide(height, width, seed=seed, epoch=epoch,
                                batch=batch)
 
-    def apply(self, images, labels, decisions, *, num_classes,
+    def apply(self, images, labels, decisions, *, num_classes=None,
               label_smoothing=0.0, layout="chw"):
         """(mixed images, soft targets) of a float32 or float16 batch,
         (N, C, H, W) for layout "chw" or (N, H, W, C) for "hwc", and its
-        int labels (-1: a skipped sample, an all-zero target row)."""
+        int labels (-1: a skipped sample, an all-zero target row).
+        `num_classes` defaults to the op's own (MixUp(alpha, num_classes))."""
         import numpy as np
-        labels = np.asarray(labels)
-        if labels.dtype.kind not in "iu":
-            raise TypeError(f"labels must be integers, not {labels.dtype}")
-        return self._op.apply(np.asarray(images),
-                              labels.astype(np.int64), decisions,
-                              num_classes=num_classes,
+        num_classes = self._classes(num_classes)
+        return self._op.apply(np.asarray(images), _int64_labels(labels, num_classes),
+                              decisions, num_classes=num_classes,
                               label_smoothing=label_smoothing, layout=layout)
+
+    def _classes(self, num_classes):
+        """`num_classes` checked against the op's own, which it defaults to."""
+        own = dict(self._op.args).get("num_classes")
+        if num_classes is None:
+            if own is None:
+                raise TypeError(f"{self._op.name}.apply() needs num_classes, here "
+                                f"or given to {self._op.name}(..., num_classes=N)")
+            return own
+        if isinstance(num_classes, bool) or not hasattr(num_classes, "__index__"):
+            raise TypeError(f"num_classes = {num_classes!r}: must be an int")
+        if own is not None and num_classes != own:
+            raise ValueError(f"num_classes = {num_classes} but this op is "
+                             f"{self._op.spec}")
+        return num_classes
 
     def __reduce__(self):
         return (_rebuild_batch, (self._op.spec,))
+
+
+def _int64_labels(labels, num_classes):
+    """`labels` as int64, refusing what the conversion would change: bools,
+    non-integers, and unsigned values past int64 (which would wrap, to -1
+    for 2**64 - 1: a skipped sample's label)."""
+    import numpy as np
+    labels = np.asarray(labels)
+    if labels.size == 0 and labels.dtype.kind == "f":  # [] or np.array([])
+        labels = labels.astype(np.int64)
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"labels must be integers, not {labels.dtype}")
+    if labels.dtype.kind == "u" and labels.size and labels.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"label {labels.max()} is not in 0..{num_classes - 1} (or -1)")
+    return labels.astype(np.int64)
 
 
 def _rebuild(spec, resize_filter):
