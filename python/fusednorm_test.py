@@ -86,6 +86,22 @@ class ZeroCopy(unittest.TestCase):
         self.assertIs(bf(hwc, out=pinned), pinned)
         self.assertTrue(torch.equal(pinned, bf(hwc)))
 
+    def test_out_tensors_outside_autograd_and_the_cpu_are_refused(self):
+        op = fusednorm.FusedNormalization(layout="hwc")
+        hwc = np.zeros((4, 4, 3), np.uint8)
+        leaf = torch.zeros((4, 4, 3), requires_grad=True)
+        with self.assertRaisesRegex(ValueError, "out requires grad"):
+            op(hwc, out=leaf)
+        self.assertEqual(float(leaf.abs().sum()), 0.0)  # not written
+        meta = torch.empty((4, 4, 3), device="meta")
+        with self.assertRaisesRegex(ValueError, "out is on meta"):
+            op(hwc, out=meta)
+        with self.assertRaisesRegex(ValueError, "image is on meta"):
+            op(torch.empty((4, 4, 3), dtype=torch.uint8, device="meta"))
+        plain = torch.zeros((4, 4, 3))
+        self.assertIs(op(hwc, out=plain), plain)
+        self.assertTrue(np.array_equal(plain.numpy(), op(hwc)))
+
     def test_loader_batches_are_slot_views(self):
         loader = fusednorm.Loader(images=64, batch_size=8, size=16, threads=2)
         addresses = [images.ctypes.data for images, _ in loader]

@@ -47,11 +47,19 @@ def _torch():
     return torch
 
 
-def _as_buffer(x):
-    """A NumPy view of a torch tensor or an __array_interface__ object."""
+def _as_buffer(x, name="image"):
+    """A NumPy view of a torch tensor or an __array_interface__ object.
+    A tensor must be on the CPU; `out` (name "out") must not require grad:
+    the op writes it outside autograd, which torch's own out= refuses."""
     if hasattr(x, "numpy") and hasattr(x, "dtype") and not isinstance(x, _np.ndarray):
         torch = _torch()
         if torch is not None and isinstance(x, torch.Tensor):
+            if x.device.type != "cpu":
+                raise ValueError(f"{name} is on {x.device}: fusednorm's op reads and "
+                                 "writes CPU memory (the Loader's pinned= moves batches)")
+            if name == "out" and x.requires_grad:
+                raise ValueError("out requires grad: the op would write it outside "
+                                 "autograd; pass a tensor without requires_grad")
             if x.dtype == torch.bfloat16:
                 x = x.view(torch.int16)
             return x.detach().numpy()
@@ -99,7 +107,7 @@ class FusedNormalization:
         flip=True/False and erase=(top, left, height, width) override them.
         Writes into `out` (an array or tensor of the output's dtype and
         shape) when given, else returns a new array."""
-        target = None if out is None else _as_buffer(out)
+        target = None if out is None else _as_buffer(out, "out")
         result = self._op(_as_buffer(image), out=target, flip=flip,
                           erase=None if erase is None else tuple(erase),
                           index=index, epoch=epoch)
