@@ -97,6 +97,13 @@ const std::string& SettingValues::Text(const Setting& setting) const {
   return accepted != nullptr ? accepted->default_value : setting.default_value;
 }
 
+std::string SettingWithValue(const Setting& s, SettingStyle style,
+                             const std::string& text) {
+  if (style == SettingStyle::kFlag)
+    return absl::StrCat(SettingName(s, style), " ", text);
+  return absl::StrCat(SettingName(s, style), " = ", AsKeywordValue(s, text));
+}
+
 absl::Status SettingValues::Error(const Setting& setting,
                                   absl::string_view why) const {
   if (style_ == SettingStyle::kFlag) {

@@ -78,6 +78,11 @@ enum class SettingStyle { kFlag, kKeyword };
 // "--batch-size" or "batch_size".
 std::string SettingName(const Setting& s, SettingStyle style);
 
+// The setting with a value, as the user would write it: "--pinned cuda" or
+// "pinned = \"cuda\"".
+std::string SettingWithValue(const Setting& s, SettingStyle style,
+                             const std::string& text);
+
 // The values given for a list of accepted settings, in text form.
 class SettingValues {
  public:

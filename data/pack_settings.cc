@@ -118,6 +118,13 @@ absl::StatusOr<PackOptions> PackFromSettings(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(const std::string encoding,
                              v.Choice(kEncodingSetting));
   o.raw = encoding == "raw";
+  // Raw samples are never encoded: a quality would do nothing.
+  if (o.raw && v.Given(kQualitySetting))
+    return v.Error(
+        kQualitySetting,
+        absl::StrCat("is for ",
+                     SettingWithValue(kEncodingSetting, v.style(), "jpeg"),
+                     " only"));
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t quality, v.Int(kQualitySetting));
   o.quality = static_cast<int>(quality);
   FUSEDNORM_ASSIGN_OR_RETURN(o.jpeg_restart, JpegRestart(v));

@@ -301,4 +301,15 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   return o;
 }
 
+absl::Status CheckCudaDeviceUsed(const SettingValues& v, Pinning pinning,
+                                 const Setting* device_copy, bool copies) {
+  if (!v.Given(kCudaDeviceSetting) || pinning == Pinning::kCuda || copies)
+    return absl::OkStatus();
+  std::string uses = SettingWithValue(kPinnedSetting, v.style(), "cuda");
+  if (device_copy != nullptr)
+    absl::StrAppend(&uses, " or ", SettingName(*device_copy, v.style()));
+  return v.Error(kCudaDeviceSetting,
+                 absl::StrCat("is for ", uses, " only: nothing else uses it"));
+}
+
 }  // namespace fusednorm

@@ -46,6 +46,12 @@ std::vector<const Setting*> RecipeSettings();
 // The recipe the values describe (paths as given).
 absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& values);
 
+// OK unless cuda_device is given where nothing uses it: pinning other than
+// cuda, and no copy to a device (`device_copy`: the interface's own option
+// for one, nullptr where it has none, and whether it is on).
+absl::Status CheckCudaDeviceUsed(const SettingValues& values, Pinning pinning,
+                                 const Setting* device_copy, bool copies);
+
 }  // namespace fusednorm
 
 #endif  // FUSEDNORM_PIPELINE_RECIPE_SETTINGS_H_

@@ -275,6 +275,10 @@ class Errors(unittest.TestCase):
                                     r"synthetic\(1024\) has 1024 samples"):
             fusednorm.Loader(images=1025)
         self.assertEqual(len(fusednorm.Loader(images=1024, batch_size=1024)), 1)
+        for pinned in ("none", "mlock"):
+            with self.subTest(pinned=pinned), self.assertRaisesRegex(
+                    ValueError, 'cuda_device = 0: is for pinned = "cuda" only'):
+                fusednorm.Loader(images=8, pinned=pinned, cuda_device=0)
 
     def test_data_naming_a_built_in_dataset_points_to_dataset(self):
         with self.assertRaisesRegex(FileNotFoundError,

@@ -329,6 +329,8 @@ class PyLoader {
       : core_(std::make_shared<LoaderCore>()) {
     const SettingValues values = FromKeywords(keywords, LoaderRows(), "Loader");
     core_->options = Value(RecipeFromSettings(values));
+    Raise(CheckCudaDeviceUsed(values, core_->options.loader.pinning, nullptr,
+                              false));
     core_->copy = Value(values.Bool(kCopySetting));
     core_->next_epoch = core_->options.epoch;
     core_->position = {core_->options.epoch, 0};

@@ -274,7 +274,14 @@ class Limits(unittest.TestCase):
                  "--data is given an empty value"),
                 (["normalize", "--input", "a.npy", "--output", "b.npy",
                   "--flip", "1", "--flip-p", "0"],
-                 "--flip-p=0: is for --flip random only")]:
+                 "--flip-p=0: is for --flip random only"),
+                (["run", "--cuda-device", "1"],
+                 "--cuda-device=1: is for --pinned cuda or --device-copy only"),
+                (["run", "--cuda-device", "0", "--pinned", "mlock"],
+                 "--cuda-device=0: is for --pinned cuda or --device-copy only"),
+                (["pack", "--data", ".", "--output", "x-%d.tar", "--encoding", "raw",
+                  "--quality", "90"],
+                 "--quality=90: is for --encoding jpeg only")]:
             with self.subTest(args=args):
                 r = run(*args)
                 self.assertEqual(r.returncode, 2, r.stderr)

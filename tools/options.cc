@@ -260,6 +260,8 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epochs, v.Int(kEpochsFlag));
   o.epochs = static_cast<int>(epochs);
   FUSEDNORM_ASSIGN_OR_RETURN(o.device_copy, v.Bool(kDeviceCopyFlag));
+  FUSEDNORM_RETURN_IF_ERROR(CheckCudaDeviceUsed(
+      v, o.recipe.loader.pinning, &kDeviceCopyFlag, o.device_copy));
   o.output = ResolvePath(v.Text(kOutputFlag));
   o.preview = ResolvePath(v.Text(kPreviewFlag));
   o.state_out = ResolvePath(v.Text(kStateOutFlag));
