@@ -40,6 +40,7 @@ std::string AsKeywordValue(const Setting& s, const std::string& text) {
       return text == "true" ? "True" : text == "false" ? "False" : text;
     case SettingType::kFloats:
     case SettingType::kSize:
+      if (text.empty()) return "()";
       if (text.find(',') != std::string::npos)
         return absl::StrCat("(", absl::StrJoin(absl::StrSplit(text, ','), ", "),
                             ")");
@@ -168,7 +169,10 @@ absl::StatusOr<std::vector<double>> SettingValues::Floats(
     const Setting& setting) const {
   std::vector<double> out;
   const std::string& t = Text(setting);
-  for (absl::string_view part : absl::StrSplit(t, ',')) {
+  // Empty text would split into one empty part: it is the count's error.
+  const std::vector<absl::string_view> parts =
+      t.empty() ? std::vector<absl::string_view>() : absl::StrSplit(t, ',');
+  for (absl::string_view part : parts) {
     double v;
     if (!absl::SimpleAtod(part, &v) || !std::isfinite(v))
       return Error(setting,

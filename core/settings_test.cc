@@ -4,6 +4,8 @@
 #include "core/settings.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -78,9 +80,14 @@ TEST(Settings, BadValuesNameTheSettingAndValue) {
     v.Set(kP, bad);
     ExpectError(v.Float(kP).status(), "erase_p");
   }
-  for (const char* bad : {"", "1,2,3,4,5", "1,,2", "1,x"}) {
+  for (const auto& [bad, said] :
+       std::vector<std::pair<const char*, const char*>>{
+           {"", "mean = (): needs 1 to 4 values"},  // Python's mean=[]
+           {"1,2,3,4,5", "mean = (1, 2, 3, 4, 5): needs 1 to 4 values"},
+           {"1,,2", "mean = (1, , 2): \"\" is not a finite number"},
+           {"1,x", "\"x\" is not a finite number"}}) {
     v.Set(kMean, bad);
-    ExpectError(v.Floats(kMean).status(), "mean");
+    ExpectError(v.Floats(kMean).status(), said);
   }
   v.Set(kMode, "Exact");
   ExpectError(v.Choice(kMode).status(), "is not one of fast, exact");

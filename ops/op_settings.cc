@@ -1,10 +1,14 @@
 // The op's setting rows and their reading (op_settings.h).
 #include "ops/op_settings.h"
 
+#include <cmath>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "core/format_names.h"
 #include "core/status.h"
 #include "kernels/dispatch.h"
+#include "ops/arg_value.h"
 #include "ops/presets.h"
 
 namespace fusednorm {
@@ -18,7 +22,16 @@ std::string Pair(double a, double b) { return absl::StrCat(a, ",", b); }
 absl::StatusOr<std::vector<float>> Floats32(const SettingValues& v,
                                             const Setting& s) {
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<double> d, v.Floats(s));
-  return std::vector<float>(d.begin(), d.end());
+  std::vector<float> out(d.begin(), d.end());
+  for (size_t c = 0; c < d.size(); ++c) {
+    // The op computes in float32: a value it would see as 0 or inf is not
+    // the one given.
+    if ((out[c] == 0.0f) != (d[c] == 0.0) || std::isinf(out[c])) {
+      return v.Error(
+          s, absl::StrCat(FormatFloat(d[c]), " is outside float32's range"));
+    }
+  }
+  return out;
 }
 
 }  // namespace

@@ -275,6 +275,12 @@ class Errors(unittest.TestCase):
                                     r"synthetic\(1024\) has 1024 samples"):
             fusednorm.Loader(images=1025)
         self.assertEqual(len(fusednorm.Loader(images=1024, batch_size=1024)), 1)
+        for kwargs, said in [
+                (dict(mean=[0, 0, 0], std=[1e-320, 1, 1]),
+                 r"std = \(1e-320, 1, 1\): 1e-320 is outside float32's range"),
+                (dict(mean=[], std=[]), r"mean = \(\): needs 1 to 4 values")]:
+            with self.subTest(kwargs=kwargs), self.assertRaisesRegex(ValueError, said):
+                fusednorm.FusedNormalization(**kwargs)
         for pinned in ("none", "mlock"):
             with self.subTest(pinned=pinned), self.assertRaisesRegex(
                     ValueError, 'cuda_device = 0: is for pinned = "cuda" only'):
