@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -36,6 +37,20 @@ void KeyAndExtension(const std::string& name, std::string* key,
                                   : absl::AsciiStrToLower(name.substr(dot + 1));
 }
 
+// Why a .cls's text is no label: out of range when it is an integer, else
+// not one (a label is an int64; the text is shown, up to 40 bytes).
+std::string ClsText(absl::string_view text) {
+  absl::string_view digits = text;
+  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+'))
+    digits.remove_prefix(1);
+  if (!digits.empty() &&
+      std::all_of(digits.begin(), digits.end(), absl::ascii_isdigit)) {
+    return "is past the int64 range of labels";
+  }
+  return absl::StrCat("\"", absl::CHexEscape(text.substr(0, 40)),
+                      text.size() > 40 ? "...\"" : "\"", " is not an integer");
+}
+
 // Adds member `m` to `samples` (a new sample when its key differs from the
 // last one's); `images` says which samples have their image.
 absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
@@ -61,8 +76,9 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
                                 EscapeKey(key));
     const absl::string_view text(
         reinterpret_cast<const char*>(bytes.data() + m.offset), m.size);
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &s.label))
-      return InvalidArgumentCat(where, ": .cls is not an integer");
+    const absl::string_view digits = absl::StripAsciiWhitespace(text);
+    if (!absl::SimpleAtoi(digits, &s.label))
+      return InvalidArgumentCat(where, ": .cls ", ClsText(digits));
     return absl::OkStatus();
   }
   if (images->back())

@@ -336,12 +336,16 @@ TEST(Shards, ErrorsNameTheShard) {
   const std::string jpg = Str(*EncodeJpeg(Random(8, 8, 3, 4), 90));
   struct Case {
     std::vector<std::pair<std::string, std::string>> members;
-    const char* message;
+    std::string message;
   };
   const std::vector<Case> cases = {
       {{{"k.cls", "1"}}, "key k has no .jpg/.jpeg/.png/.npy member"},
       {{{"k.jpg", jpg}, {"k.png", jpg}}, "a second image for key k"},
-      {{{"k.jpg", jpg}, {"k.cls", "one"}}, ".cls is not an integer"},
+      {{{"k.jpg", jpg}, {"k.cls", "one"}}, ".cls \"one\" is not an integer"},
+      {{{"k.jpg", jpg}, {"k.cls", " -99999999999999999999\n"}},
+       ".cls is past the int64 range of labels"},
+      {{{"k.jpg", jpg}, {"k.cls", std::string(50, 'x')}},
+       ".cls \"" + std::string(40, 'x') + "...\" is not an integer"},
       {{{"k.jpg", jpg}, {"k.cls", "1"}, {"k.cls", "2"}},
        "a second .cls for key k"},
       {{{"k.npy", NpyHeader("<f4", {2, 2, 1}) + std::string(16, '\0')}},

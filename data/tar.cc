@@ -191,7 +191,8 @@ absl::StatusOr<size_t> ReadMember(absl::Span<const uint8_t> bytes, size_t at,
                                    ? Text(h + kLinkName, kLinkNameLen)
                                    : pending->link;
     links->push_back({out->size(), target, type == '2'});
-    out->push_back({MemberName(h, *pending), 0, 0, ""});
+    // Its header's place until the link is resolved: where errors point.
+    out->push_back({MemberName(h, *pending), at, 0, ""});
     *pending = Pending();
   } else if (absl::string_view("34569gVDAEIN").find(type) !=
              absl::string_view::npos) {

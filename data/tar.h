@@ -31,7 +31,9 @@ inline constexpr size_t kTarBlock = 512;
 // `link_error` says why.
 struct TarMember {
   std::string name;
-  size_t offset = 0;  // of the first data byte, from the archive's start
+  // Of the first data byte, from the archive's start; for a link that
+  // names no file (link_error set), of its header.
+  size_t offset = 0;
   size_t size = 0;
   std::string link_error;
 };

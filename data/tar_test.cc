@@ -123,6 +123,10 @@ TEST(Tar, LinksReadAsTheirTargets) {
             std::string::npos);
   EXPECT_NE((*index)[7].link_error.find("32 deep"), std::string::npos);
   EXPECT_EQ((*index)[5].size, 0u);
+  // Its header's place (after 1024 bytes of a.jpg and four link headers),
+  // where errors about it point.
+  EXPECT_EQ((*index)[5].offset, 3072u);
+  EXPECT_EQ(archive.substr(3072, 5), "h.jpg");
 }
 
 TEST(Tar, CorruptHeadersNameTheArchiveAndOffset) {
