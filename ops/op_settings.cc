@@ -142,14 +142,31 @@ absl::StatusOr<FusedNormalizationOptions> NormalizationFromSettings(
   return o;
 }
 
+namespace {
+
+// An erase range read from `s`: (min, max) with min <= max, and both > 0
+// where `positive`; errors name the setting as the user wrote it.
+absl::StatusOr<std::vector<double>> EraseRange(const SettingValues& v,
+                                               const Setting& s,
+                                               bool positive) {
+  FUSEDNORM_ASSIGN_OR_RETURN(std::vector<double> r, v.Floats(s));
+  if (positive && !(r[0] > 0 && r[1] > 0))
+    return v.Error(s, "each value must be > 0");
+  if (r[0] > r[1])
+    return v.Error(s, "the first value (the minimum) exceeds the second");
+  return r;
+}
+
+}  // namespace
+
 absl::StatusOr<EraseOptions> EraseFromSettings(const SettingValues& v) {
   EraseOptions e;
   e.enabled = true;
   FUSEDNORM_ASSIGN_OR_RETURN(e.p, v.Float(kErasePSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<double> scale,
-                             v.Floats(kEraseScaleSetting));
+                             EraseRange(v, kEraseScaleSetting, false));
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<double> ratio,
-                             v.Floats(kEraseRatioSetting));
+                             EraseRange(v, kEraseRatioSetting, true));
   e.scale_min = scale[0];
   e.scale_max = scale[1];
   e.ratio_min = ratio[0];

@@ -394,7 +394,10 @@ class ArgumentChecks(unittest.TestCase):
                                (dict(mean=[0.5], std=[]), "std"),
                                (dict(mean=[0.5]), "go together"),
                                (dict(erase_scale=(0.1,)), "erase_scale"),
-                               (dict(erase_ratio=(0.0, 1.0)), "ratio")]:
+                               (dict(erase_ratio=(0.0, 1.0)),
+                                r"erase_ratio = \(0.0, 1.0\): each value must be > 0"),
+                               (dict(erase_scale=(0.5, 0.1)),
+                                r"erase_scale = \(0.5, 0.1\): the first value")]:
             for make in (fusednorm.FusedNormalization, FusedTail):
                 with self.subTest(make=make.__name__, kwargs=kwargs):
                     with self.assertRaisesRegex(ValueError, needle):

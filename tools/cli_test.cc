@@ -180,6 +180,12 @@ TEST(Cli, NormalizeFlagErrorsNameTheFlagAndLeaveNoFile) {
        "--erase-ratio=1,2: is for --erase random only"},
       {{"--size=100000"}, 2, "--size=100000: output size 100000x100000 must"},
       {{"--erase-scale=0.1", "--erase=random"}, 2, "--erase-scale=0.1"},
+      {{"--erase-scale=0.5,0.1", "--erase=random"},
+       2,
+       "--erase-scale=0.5,0.1: the first value (the minimum) exceeds"},
+      {{"--erase-ratio=0,1", "--erase=random"},
+       2,
+       "--erase-ratio=0,1: each value must be > 0"},
       {{"--kernel=nope"}, 2, "kernel \"nope\" is not a known kernel id"},
       {{"--frobnicate=1"}, 2, "unknown flag --frobnicate"},
       {{"--data=x"}, 2, "unknown flag --data"},  // a flag of `run`
