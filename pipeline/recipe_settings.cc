@@ -225,10 +225,11 @@ absl::StatusOr<std::string> ListText(const SettingValues& v,
   std::string text = v.Text(setting);
   if (v.Given(setting) &&
       text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    const bool batch = &setting == &kBatchTransformsSetting;
     return InvalidArgumentCat(
         SettingName(setting, v.style()),
-        " is an empty list: name at least one transform, or leave it out "
-        "for the default list");
+        " is an empty list: name at least one transform, or leave it out ",
+        batch ? "for no batch transform" : "for the default list");
   }
   return text;
 }

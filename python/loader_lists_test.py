@@ -189,8 +189,14 @@ class Lists(unittest.TestCase):
                                                                    [0.25, 0.2, 0.3])]))
         with self.assertRaisesRegex(TypeError, "must be a str, a list or a Compose"):
             fusednorm.Loader(train_transforms=42)
-        with self.assertRaisesRegex(ValueError, "train_transforms is an empty list"):
+        with self.assertRaisesRegex(ValueError, "train_transforms is an empty list: "
+                                    "name at least one transform, or leave it out "
+                                    "for the default list"):
             fusednorm.Loader(train_transforms=[])
+        with self.assertRaisesRegex(ValueError, "batch_transforms is an empty list: "
+                                    "name at least one transform, or leave it out "
+                                    "for no batch transform"):
+            fusednorm.Loader(batch_transforms="")
         with self.assertRaisesRegex(TypeError, "size = 'x': must be an int"):
             T.CenterCrop("x")
         with self.assertRaisesRegex(ValueError, r"position 1 \(ColorJitter\): ColorJitter hue = 0.7"):
