@@ -13,11 +13,7 @@
 #include "ops/auto_augment.h"
 
 namespace fusednorm {
-namespace {
 
-using SampleOp = absl::StatusOr<std::unique_ptr<PreprocessOp>>;
-
-// fill: None, a number, or a sequence of numbers.
 absl::StatusOr<FillArg> ReadFill(const BoundArgs& a) {
   const ArgValue& v = a.Get("fill");
   FillArg fill;
@@ -27,6 +23,10 @@ absl::StatusOr<FillArg> ReadFill(const BoundArgs& a) {
   fill.sequence = v.kind == ArgValue::Kind::kTuple;
   return fill;
 }
+
+namespace {
+
+using SampleOp = absl::StatusOr<std::unique_ptr<PreprocessOp>>;
 
 // torchvision's _setup_angle: a number d >= 0 is (-d, d); else a sequence
 // of one of `sizes` lengths.
@@ -63,8 +63,9 @@ absl::StatusOr<std::optional<std::pair<double, double>>> ReadOptionalPair(
 SampleOp MakeAutoAugment(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(
       const std::string name,
-      a.EnumMember("policy", "an AutoAugmentPolicy: imagenet, cifar10 or "
-                             "svhn"));
+      a.EnumMember("policy",
+                   "an AutoAugmentPolicy: imagenet, cifar10 or "
+                   "svhn"));
   FUSEDNORM_ASSIGN_OR_RETURN(const AutoAugmentPolicy policy,
                              AutoAugment::PolicyNamed(name));
   FUSEDNORM_ASSIGN_OR_RETURN(const Interpolation i,
@@ -104,11 +105,10 @@ SampleOp MakeRandomRotation(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(const Interpolation i,
                              a.InterpolationMode("interpolation"));
   FUSEDNORM_ASSIGN_OR_RETURN(const bool expand, a.Bool("expand"));
-  FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Point2> center,
-                             ReadCenter(a));
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Point2> center, ReadCenter(a));
   FUSEDNORM_ASSIGN_OR_RETURN(FillArg fill, ReadFill(a));
-  return std::make_unique<RandomRotation>(std::make_pair(d[0], d[1]), i,
-                                          expand, center, std::move(fill));
+  return std::make_unique<RandomRotation>(std::make_pair(d[0], d[1]), i, expand,
+                                          center, std::move(fill));
 }
 
 SampleOp MakeRandomAffine(const BoundArgs& a, const OpContext&) {
@@ -124,8 +124,7 @@ SampleOp MakeRandomAffine(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(const Interpolation i,
                              a.InterpolationMode("interpolation"));
   FUSEDNORM_ASSIGN_OR_RETURN(FillArg fill, ReadFill(a));
-  FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Point2> center,
-                             ReadCenter(a));
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Point2> center, ReadCenter(a));
   return std::make_unique<RandomAffine>(std::move(r), i, std::move(fill),
                                         center);
 }
@@ -206,14 +205,14 @@ std::vector<OpRow> AugmentRows() {
               {"fill", "0", kFillHelp},
               {"center", "None", "(x, y); default the image's middle"}},
              &MakeRandomAffine),
-      Sample("RandomPosterize", "keep `bits` bits of each value, with "
-                                "probability p",
+      Sample("RandomPosterize",
+             "keep `bits` bits of each value, with "
+             "probability p",
              {{"bits", nullptr, "0..8"}, {"p", "0.5", "probability"}},
              &MakeRandomPosterize),
       Sample("RandomSolarize",
              "invert the values at or above threshold, with probability p",
-             {{"threshold", nullptr, "a number"},
-              {"p", "0.5", "probability"}},
+             {{"threshold", nullptr, "a number"}, {"p", "0.5", "probability"}},
              &MakeRandomSolarize),
       Sample("RandomAdjustSharpness",
              "ImageEnhance.Sharpness, with probability p",

@@ -8,11 +8,18 @@
 
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "ops/affine.h"
+#include "ops/op_args.h"
 #include "ops/op_table.h"
 
 namespace fusednorm {
 
 std::vector<OpRow> AugmentRows();
+
+// A `fill` argument as torchvision takes it: None, a number, or a
+// sequence of numbers (also RandomCrop's).
+absl::StatusOr<FillArg> ReadFill(const BoundArgs& a);
 
 }  // namespace fusednorm
 

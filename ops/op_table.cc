@@ -12,6 +12,7 @@
 #include "ops/color.h"
 #include "ops/fused_ops.h"
 #include "ops/geometry.h"
+#include "ops/random_crop.h"
 
 namespace fusednorm {
 namespace {
@@ -53,6 +54,51 @@ SampleOp MakeResize(const BoundArgs& a, const OpContext& c) {
 SampleOp MakeCenterCrop(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size, a.Size("size"));
   return std::make_unique<CenterCrop>(size.height, size.width);
+}
+
+// RandomCrop's padding: None, an int, or a sequence of 1, 2 (left and
+// right, top and bottom) or 4 (left, top, right, bottom) ints.
+absl::StatusOr<Borders> ReadPadding(const BoundArgs& a) {
+  const ArgValue& v = a.Get("padding");
+  if (v.kind == ArgValue::Kind::kNone) return Borders();
+  std::vector<int64_t> n;
+  if (v.kind == ArgValue::Kind::kInt) n = {v.integer};
+  if (v.kind == ArgValue::Kind::kTuple) {
+    for (const ArgValue& item : v.items) {
+      if (item.kind != ArgValue::Kind::kInt) n.clear();
+      if (item.kind != ArgValue::Kind::kInt) break;
+      n.push_back(item.integer);
+    }
+  }
+  if (n.empty() || n.size() == 3 || n.size() > 4)
+    return a.WrongType("padding", "None, an int or 1, 2 or 4 ints");
+  if (n.size() == 1) return Borders{n[0], n[0], n[0], n[0]};
+  if (n.size() == 2) return Borders{n[0], n[1], n[0], n[1]};
+  return Borders{n[0], n[1], n[2], n[3]};
+}
+
+SampleOp MakeRandomCrop(const BoundArgs& a, const OpContext&) {
+  FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size, a.Size("size"));
+  FUSEDNORM_ASSIGN_OR_RETURN(const Borders borders, ReadPadding(a));
+  FUSEDNORM_ASSIGN_OR_RETURN(const bool pad_if_needed, a.Bool("pad_if_needed"));
+  FUSEDNORM_ASSIGN_OR_RETURN(FillArg fill, ReadFill(a));
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const std::string mode,
+      a.EnumMember("padding_mode", "constant, edge, reflect or symmetric"));
+  const std::pair<const char*, PadMode> modes[] = {
+      {"constant", PadMode::kConstant},
+      {"edge", PadMode::kEdge},
+      {"reflect", PadMode::kReflect},
+      {"symmetric", PadMode::kSymmetric}};
+  for (const auto& [text, m] : modes) {
+    if (mode == text) {
+      return std::make_unique<RandomCrop>(size, a.Get("padding"), borders,
+                                          pad_if_needed, std::move(fill), m);
+    }
+  }
+  return InvalidArgumentCat(
+      "RandomCrop padding_mode = ", FormatArg(a.Get("padding_mode")),
+      ": must be constant, edge, reflect or symmetric");
 }
 
 SampleOp MakeHorizontalFlip(const BoundArgs& a, const OpContext&) {
@@ -257,6 +303,20 @@ const std::vector<OpRow>& Rows() {
        "the central crop, padded with 0 where the image is smaller",
        {{"size", nullptr, "an int (square) or (h, w)"}},
        &MakeCenterCrop,
+       nullptr},
+      {"RandomCrop",
+       OpKind::kSample,
+       "a crop of the given size at a random place, after optional padding",
+       {{"size", nullptr, "an int (square) or (h, w)"},
+        {"padding", "None",
+         "None, an int, (left/right, top/bottom) or (left, top, right, "
+         "bottom)"},
+        {"pad_if_needed", "False",
+         "pad a side smaller than the crop by the difference, on both "
+         "borders (torchvision's rule)"},
+        {"fill", "0", "constant padding's value: a number or one per channel"},
+        {"padding_mode", "'constant'", "constant, edge, reflect or symmetric"}},
+       &MakeRandomCrop,
        nullptr},
       {"RandomHorizontalFlip",
        OpKind::kSample,

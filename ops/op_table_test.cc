@@ -97,6 +97,12 @@ TEST(OpTable, DefaultsAreTorchvisions) {
        "RandomResizedCrop(size=(8, 8), scale=(0.08, 1.0), ratio=(0.75, "
        "1.3333333333333333), interpolation=bilinear"},
       {"CenterCrop(224)", "CenterCrop(size=(224, 224))"},
+      {"RandomCrop(32, padding=4)",
+       "RandomCrop(size=(32, 32), padding=4, pad_if_needed=False, fill=0, "
+       "padding_mode='constant')"},
+      {"RandomCrop((8, 9), [1, 2], True, (1, 2, 3), padding_mode=reflect)",
+       "RandomCrop(size=(8, 9), padding=(1, 2), pad_if_needed=True, "
+       "fill=(1, 2, 3), padding_mode='reflect')"},
       {"RandomHorizontalFlip()", "RandomHorizontalFlip(p=0.5)"},
       {"ColorJitter(0.4, 0.4, 0.4)",
        "ColorJitter(brightness=(0.6, 1.4), contrast=(0.6, 1.4), "
@@ -169,6 +175,23 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"Resize(0)", "Resize size = 0: must be in 1..", false},
       {"Resize(-5)", "Resize size = -5: must be in 1..", false},
       {"Resize((8, 9, 10))", "must be an int or a (height, width)", true},
+      {"RandomCrop(0)", "RandomCrop size height = 0: must be in 1..", false},
+      {"RandomCrop(8, padding=(1, 2, 3))",
+       "RandomCrop padding = (1, 2, 3): must be None, an int or 1, 2 or 4 ints",
+       true},
+      {"RandomCrop(8, padding=1.5)", "RandomCrop padding = 1.5: must be", true},
+      {"RandomCrop(8, padding=(1, -2))",
+       "RandomCrop padding = (1, -2): each value must be in 0..1048576 (a "
+       "negative one",
+       false},
+      {"RandomCrop(8, padding_mode='wrap')",
+       "RandomCrop padding_mode = 'wrap': must be constant, edge, reflect or "
+       "symmetric",
+       false},
+      {"RandomCrop(8, fill=300)",
+       "RandomCrop fill = 300: each value's int() must be in 0..255", false},
+      {"RandomCrop(8, pad_if_needed=1)",
+       "RandomCrop pad_if_needed = 1: must be True or False", true},
       {"RandomHorizontalFlip(1.5)", "RandomHorizontalFlip p = 1.5", false},
       // Every digit: past 1 by 1e-7 is not shown as 1.
       {"RandomHorizontalFlip(1.0000001)",

@@ -74,6 +74,10 @@ struct OpDecision {
   std::array<int64_t, 2> translate = {0, 0};
   double scale = 1;
   std::array<double, 2> shear = {0, 0};
+  // RandomCrop: the padding above and left of the input, where
+  // get_params' corner counts from (the window is in the input's
+  // coordinates).
+  std::array<int64_t, 2> padded = {0, 0};
 };
 
 // What the real ops reuse from sample to sample on one thread. A worker

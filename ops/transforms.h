@@ -10,10 +10,11 @@
 
 #include "ops/augment_transforms.h"  // IWYU pragma: export
 #include "ops/auto_augment.h"        // IWYU pragma: export
-#include "ops/batch_ops.h"    // IWYU pragma: export
-#include "ops/color.h"        // IWYU pragma: export
-#include "ops/fused_ops.h"    // IWYU pragma: export
-#include "ops/geometry.h"     // IWYU pragma: export
-#include "ops/transform.h"    // IWYU pragma: export
+#include "ops/batch_ops.h"           // IWYU pragma: export
+#include "ops/color.h"               // IWYU pragma: export
+#include "ops/fused_ops.h"           // IWYU pragma: export
+#include "ops/geometry.h"            // IWYU pragma: export
+#include "ops/random_crop.h"         // IWYU pragma: export
+#include "ops/transform.h"           // IWYU pragma: export
 
 #endif  // FUSEDNORM_OPS_TRANSFORMS_H_

@@ -155,6 +155,16 @@ TEST(Lists, SamplesAreTheirOpsInListOrder) {
   ExpectSamplesByHand(
       "RandomResizedCrop(24), RandAugment(3, 12), "
       "AutoAugment(AutoAugmentPolicy.SVHN, interpolation=bicubic)");
+  // RandomCrop inside the image, into constant and reflected padding, and
+  // after a resize.
+  ExpectSamplesByHand(
+      "RandomCrop(40, padding=8, fill=(9, 99, 199)), RandomHorizontalFlip(), "
+      "RandomErasing(0.5)");
+  ExpectSamplesByHand(
+      "RandomCrop((300, 100), padding=(2, 3, 4, 5), pad_if_needed=True, "
+      "padding_mode='symmetric'), Resize((24, 20))");
+  ExpectSamplesByHand(
+      "Resize(20), RandomCrop(24, pad_if_needed=True, padding_mode=edge)");
   ExpectSamplesByHand(
       "RandomRotation(45, expand=True), CenterCrop(20), "
       "RandomAffine(10, (0.1, 0.1), (0.8, 1.2), 5, fill=7), "

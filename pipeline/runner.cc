@@ -11,13 +11,20 @@
 namespace fusednorm {
 namespace {
 
-// The decode request of a plan: the first op's window (when `decode.crop`),
-// at the DCT scale its output size allows (when `decode.scale`).
+// The decode request of a plan for an image of `size`: the first op's
+// window (when `decode.crop`), at the DCT scale its output size allows
+// (when `decode.scale`). A window that reaches into padding (RandomCrop's)
+// needs the whole image, whose borders the padding repeats.
 DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
-                      DecodeOptions decode) {
+                      DecodeOptions decode, Size2 size) {
   DecodeRequest r;
   if (chain.ops.empty() || !plan.ops[0].window) return r;
   const CropWindow& window = *plan.ops[0].window;
+  if (window.top < 0 || window.left < 0 ||
+      window.top + window.height > size.height ||
+      window.left + window.width > size.width) {
+    return r;
+  }
   if (decode.crop) r.region = window;
   const std::optional<Size2> out = chain.ops[0]->FixedOutputSize();
   if (decode.scale && out) r.scale = DecodeScale(window, *out);
@@ -36,7 +43,7 @@ absl::Status PlanAndDecode(const Chain& chain, const RawSample& raw,
         raw.encoded, raw.what,
         [&](Size2 size) {
           planned = MakePlan(chain, size, stream, &ws->plan);
-          return planned.ok() ? Request(chain, ws->plan, decode)
+          return planned.ok() ? Request(chain, ws->plan, decode, size)
                               : DecodeRequest();
         },
         &ws->decoded);
@@ -66,9 +73,14 @@ void CountDecoded(const RawSample& raw, const DecodedImage& d,
 }
 
 // The first op's decision in the coordinates of the decoded part (which may
-// be a region, or the image at a reduced scale).
+// be a region, or the image at a reduced scale). An image decoded whole
+// keeps the window as it is, padding included.
 OpDecision InDecoded(const OpDecision& d, const DecodedImage& image) {
-  if (!d.window) return d;
+  if (!d.window || (image.scale == 1 && image.top == 0 && image.left == 0 &&
+                    image.view.height == image.size.height &&
+                    image.view.width == image.size.width)) {
+    return d;
+  }
   CropWindow w = ScaleBox(*d.window, image.scale, image.size);
   w.top -= image.top;
   w.left -= image.left;

@@ -1,7 +1,8 @@
 // The loader on restart-marked JPEGs (what `fusednorm pack` writes): crops
 // decoded from restart segments give the same batches, byte for byte, as
 // decoding whole images, from a folder and from shards, for 1 and 3 worker
-// threads, over two epochs.
+// threads, over two epochs, for RandomResizedCrop's windows and
+// RandomCrop's (some reaching into padding).
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "data/shards.h"
 #include "data/tar.h"
 #include "gtest/gtest.h"
+#include "ops/op_table.h"
 #include "pipeline/preprocessor.h"
 #include "testing/temp_dir.h"
 
@@ -30,14 +32,16 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   std::fclose(f);
 }
 
-// Every batch's bytes of two epochs, by (epoch, global index).
+// Every batch's bytes of two epochs of `list`, by (epoch, global index).
 std::map<uint64_t, std::vector<uint8_t>> Epochs(
-    std::shared_ptr<const Dataset> data, bool crop, int threads) {
+    std::shared_ptr<const Dataset> data, bool crop, int threads,
+    const std::string& list) {
+  auto ops = MakeTransforms(list, "train_transforms", OpContext());
+  EXPECT_TRUE(ops.ok()) << ops.status();
   PreprocessorBuilder b;
   b.dataset(std::move(data))
       .normalization(Preset::kImagenet)
-      .train_transforms(RandomResizedCrop(40), RandomHorizontalFlip(),
-                        RandomErasing(0.5))
+      .train_transforms(std::move(*ops))
       .val_transforms(CenterCrop(40))
       .batch_size(5)
       .threads(threads)
@@ -85,13 +89,22 @@ TEST(SegmentsLoader, CropsFromSegmentsGiveTheWholeDecodesBatches) {
   const std::vector<std::shared_ptr<const Dataset>> sources = {
       std::shared_ptr<const Dataset>(*OpenImageFolder(dir)),
       std::shared_ptr<const Dataset>(*OpenShards({dir + "/s.tar"}))};
+  // RandomCrop's windows: inside the image (a region decode) and reaching
+  // into its reflected or constant padding (the whole image).
+  const char* lists[] = {
+      "RandomResizedCrop(40), RandomHorizontalFlip(), RandomErasing(0.5)",
+      "RandomCrop(40, padding=6, fill=(1, 2, 3)), RandomHorizontalFlip()",
+      "RandomCrop((200, 150), padding=(4, 8), pad_if_needed=True, "
+      "padding_mode='reflect'), Resize((40, 40))"};
   for (const auto& data : sources) {
-    SCOPED_TRACE(data->name());
-    const auto whole = Epochs(data, false, 2);
-    ASSERT_EQ(whole.size(), 8u);
-    for (int threads : {1, 3}) {
-      EXPECT_TRUE(Epochs(data, true, threads) == whole)
-          << threads << " threads: the batches differ";
+    for (const char* list : lists) {
+      SCOPED_TRACE(data->name() + ": " + list);
+      const auto whole = Epochs(data, false, 2, list);
+      ASSERT_EQ(whole.size(), 8u);
+      for (int threads : {1, 3}) {
+        EXPECT_TRUE(Epochs(data, true, threads, list) == whole)
+            << threads << " threads: the batches differ";
+      }
     }
   }
 }

@@ -53,6 +53,21 @@ class Lists(unittest.TestCase):
             T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
             T.RandomErasing(0.5)])))
 
+    def test_random_crop_from_objects_torchvision_and_text(self):
+        # CIFAR's crop, and one reaching into reflected padding.
+        for kwargs, text in [
+                (dict(size=32, padding=4), "RandomCrop(32, padding=4)"),
+                (dict(size=(300, 70), padding=(2, 3), pad_if_needed=True,
+                      padding_mode="reflect", fill=5),
+                 "RandomCrop((300, 70), (2, 3), True, 5, 'reflect')")]:
+            ours = [T.RandomCrop(**kwargs), T.RandomHorizontalFlip()]
+            tv = [TV.RandomCrop(**kwargs), TV.RandomHorizontalFlip(), TV.ToTensor(),
+                  TV.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])]
+            a = epoch(train_transforms=text + ", RandomHorizontalFlip()")
+            self.assertTrue(same(a, epoch(train_transforms=ours)), text)
+            self.assertTrue(same(a, epoch(train_transforms=tv)), text)
+            self.assertEqual(a[0][0].shape[1:3], ours[0].size)
+
     def test_normalize_in_the_list_is_the_normalization(self):
         mean, std = [0.5, 0.25, 0.75], [0.2, 0.3, 0.4]
         listed = epoch(train_transforms=[T.CenterCrop(16), T.ToTensor(),

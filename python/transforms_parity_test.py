@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import unittest
+from unittest import mock
 
 import numpy as np
 import PIL
@@ -162,6 +163,43 @@ class Parity(unittest.TestCase):
             for name, pil in GEOMETRY_IMAGES:
                 self.check(op.apply(array(pil)), F.center_crop(pil, size),
                            f"{name} {size}")
+
+    def test_random_crop(self):
+        # torchvision's own forward (its pads, then F.crop), given our corner.
+        cases = [dict(size=1), dict(size=24, padding=4),
+                 dict(size=(30, 50), padding=(3, 7), padding_mode="reflect",
+                      pad_if_needed=True),
+                 dict(size=(9, 60), padding=(1, 2, 3, 4), pad_if_needed=True,
+                      padding_mode="symmetric"),
+                 dict(size=40, pad_if_needed=True, padding_mode="edge"),
+                 dict(size=(64, 20), padding=45, pad_if_needed=True,
+                      padding_mode="reflect", fill=7),
+                 dict(size=16, padding=20, fill=200)]
+        for kwargs in cases:
+            op, tv = T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs)
+            for name, pil in GEOMETRY_IMAGES:
+                self.crop_matches(op, tv, name, pil)
+        # A fill per channel, for RGB.
+        kwargs = dict(size=(12, 70), padding=(5, 1), pad_if_needed=True,
+                      fill=(10, 20, 30))
+        for name, pil in IMAGES:
+            if pil.mode == "RGB":
+                self.crop_matches(T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs),
+                                  name, pil)
+
+    def crop_matches(self, op, tv, name, pil):
+        a = array(pil)
+        try:
+            ds = [op.decide(pil.height, pil.width, index=k, seed=2) for k in range(8)]
+        except ValueError:  # too small even padded: torchvision refuses too
+            with self.assertRaisesRegex(ValueError, "larger than input image"):
+                tv(pil)
+            return
+        ds.append(dict(ds[0], top=0, left=0))
+        for d in ds:
+            corner = (d["top"], d["left"], d["height"], d["width"])
+            with mock.patch.object(TV.RandomCrop, "get_params", return_value=corner):
+                self.check(op.apply(a, d), tv(pil), f"{name} {op} {d}")
 
     def test_flips(self):
         for name, pil in GEOMETRY_IMAGES:

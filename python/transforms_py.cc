@@ -240,7 +240,12 @@ class PyTransform {
     if (index >= kSampleIndexLimit)
       throw py::value_error(absl::StrCat("index = ", index, " is too large"));
     SampleStream stream(seed, epoch, index);
-    return ToDict(op_->DecisionFields(op_->Decide({height, width}, stream)));
+    const OpDecision d = op_->Decide({height, width}, stream);
+    // An input the op cannot take (RandomCrop's crop past the padded
+    // image) is refused here, as torchvision refuses it when drawing.
+    if (op_->fused_part() == PreprocessOp::FusedPart::kNone)
+      Raise(op_->DecidedOutputSize({height, width}, d).status());
+    return ToDict(op_->DecisionFields(d));
   }
 
   py::array Apply(const py::buffer& image, std::optional<py::dict> decisions,

@@ -7,10 +7,12 @@ bounds are those of a 1-in-10^4 false alarm."""
 
 import math
 import unittest
+from unittest import mock
 
 import numpy as np
 import torch
 import torchvision.transforms as TV
+from PIL import Image
 
 import fusednorm.transforms as T
 
@@ -47,6 +49,28 @@ class Distributions(unittest.TestCase):
             for k, name in enumerate(("top", "left", "height", "width")):
                 self.same([d[name] for d in mine], [t[k] for t in theirs],
                           f"{h}x{w} {kwargs} {name}")
+
+    def test_random_crop(self):
+        # torchvision's corners, drawn by its own forward on the padded image.
+        pil = Image.new("RGB", (40, 30))
+        for kwargs in [dict(size=24, padding=4),
+                       dict(size=(50, 60), padding=(1, 2, 3, 4),
+                            pad_if_needed=True, padding_mode="reflect")]:
+            ours, tv = T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs)
+            theirs, draw = [], TV.RandomCrop.get_params
+            def recorded(img, size):
+                theirs.append(draw(img, size))
+                return theirs[-1]
+            torch.manual_seed(4)
+            with mock.patch.object(TV.RandomCrop, "get_params", staticmethod(recorded)):
+                for _ in range(N):
+                    tv(pil)
+            mine = [ours.decide(30, 40, index=k, seed=5) for k in range(N)]
+            for k, name in enumerate(("top", "left")):
+                self.same([d[name] for d in mine], [t[k] for t in theirs],
+                          f"{kwargs} {name}")
+                self.assertEqual(min(d[name] for d in mine), min(t[k] for t in theirs))
+                self.assertEqual(max(d[name] for d in mine), max(t[k] for t in theirs))
 
     def test_color_jitter(self):
         ours = T.ColorJitter(0.4, (0.2, 1.9), 0.4, 0.1)

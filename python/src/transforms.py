@@ -254,6 +254,10 @@ _TORCHVISION = {
         size=_sequence(t.size), interpolation=t.interpolation,
         max_size=t.max_size, antialias=getattr(t, "antialias", None)),
     "CenterCrop": lambda t: dict(size=_sequence(t.size)),
+    "RandomCrop": lambda t: dict(
+        size=_sequence(t.size), padding=_sequence(t.padding),
+        pad_if_needed=t.pad_if_needed, fill=_fill(t),
+        padding_mode=t.padding_mode),
     "RandomHorizontalFlip": lambda t: dict(p=t.p),
     "RandomVerticalFlip": lambda t: dict(p=t.p),
     "ColorJitter": lambda t: dict(

@@ -1,0 +1,229 @@
+// RandomCrop (random_crop.h): torchvision's two pads undone index by index,
+// a plain copy where the crop lies inside the image.
+#include "ops/random_crop.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/image.h"
+#include "core/status.h"
+#include "ops/geometry.h"
+
+namespace fusednorm {
+namespace {
+
+const char* ModeName(PadMode m) {
+  switch (m) {
+    case PadMode::kConstant:
+      return "constant";
+    case PadMode::kEdge:
+      return "edge";
+    case PadMode::kReflect:
+      return "reflect";
+    case PadMode::kSymmetric:
+      return "symmetric";
+  }
+  return "";
+}
+
+// Index q of an axis of n pixels padded without bound by `mode` (NumPy's
+// np.pad: reflect repeats with period 2(n - 1), symmetric with 2n), as an
+// index in 0..n-1; -1 for a constant's fill.
+int64_t Fold(int64_t q, int64_t n, PadMode mode) {
+  if (q >= 0 && q < n) return q;
+  switch (mode) {
+    case PadMode::kConstant:
+      return -1;
+    case PadMode::kEdge:
+      return q < 0 ? 0 : n - 1;
+    case PadMode::kReflect: {
+      if (n == 1) return 0;
+      const int64_t period = 2 * (n - 1);
+      const int64_t r = (q % period + period) % period;
+      return r < n ? r : period - r;
+    }
+    case PadMode::kSymmetric: {
+      const int64_t period = 2 * n;
+      const int64_t r = (q % period + period) % period;
+      return r < n ? r : period - 1 - r;
+    }
+  }
+  return -1;
+}
+
+bool Inside(const CropWindow& w, int64_t height, int64_t width) {
+  return w.top >= 0 && w.left >= 0 && w.top + w.height <= height &&
+         w.left + w.width <= width;
+}
+
+}  // namespace
+
+RandomCrop::RandomCrop(Size2 size, ArgValue padding, Borders borders,
+                       bool pad_if_needed, FillArg fill, PadMode mode)
+    : size_(size),
+      padding_(std::move(padding)),
+      borders_(borders),
+      pad_if_needed_(pad_if_needed),
+      fill_(std::move(fill)),
+      mode_(mode) {}
+
+std::vector<NamedArg> RandomCrop::args() const {
+  return {{"size", ArgValue::Tuple({ArgValue::Int(size_.height),
+                                    ArgValue::Int(size_.width)})},
+          {"padding", padding_},
+          {"pad_if_needed", ArgValue::Bool(pad_if_needed_)},
+          {"fill", fill_.Print()},
+          {"padding_mode", ArgValue::Text(ModeName(mode_))}};
+}
+
+std::unique_ptr<PreprocessOp> RandomCrop::Clone() const {
+  return std::make_unique<RandomCrop>(*this);
+}
+
+absl::Status RandomCrop::Validate() const {
+  for (const auto& [arg, side] :
+       {std::pair{"height", size_.height}, std::pair{"width", size_.width}}) {
+    if (side < 1 || side > kMaxSide) {
+      return InvalidArgumentCat("RandomCrop size ", arg, " = ", side,
+                                ": must be in 1..", kMaxSide);
+    }
+  }
+  for (const int64_t b :
+       {borders_.left, borders_.top, borders_.right, borders_.bottom}) {
+    if (b < 0 || b > kMaxSide) {
+      return InvalidArgumentCat(
+          "RandomCrop padding = ", FormatArg(padding_),
+          ": each value must be in 0..", kMaxSide,
+          " (a negative one, which would crop, is not supported)");
+    }
+  }
+  return fill_.Validate("RandomCrop");
+}
+
+RandomCrop::Pads RandomCrop::PadsFor(Size2 input) const {
+  Pads p;
+  p.first = borders_;
+  p.height = input.height + borders_.top + borders_.bottom;
+  p.width = input.width + borders_.left + borders_.right;
+  if (pad_if_needed_ && p.width < size_.width) {
+    p.second.left = p.second.right = size_.width - p.width;
+    p.width += 2 * p.second.left;
+  }
+  if (pad_if_needed_ && p.height < size_.height) {
+    p.second.top = p.second.bottom = size_.height - p.height;
+    p.height += 2 * p.second.top;
+  }
+  return p;
+}
+
+absl::StatusOr<Size2> RandomCrop::OutputSize(Size2 input) const {
+  const Pads p = PadsFor(input);
+  if (p.height < size_.height || p.width < size_.width) {
+    return InvalidArgumentCat(
+        "RandomCrop: the crop of ", size_.height, "x", size_.width,
+        " is larger than the padded image of ", p.height, "x", p.width,
+        " (torchvision refuses it too; pad_if_needed=True pads the image)");
+  }
+  return size_;
+}
+
+absl::StatusOr<int> RandomCrop::OutputChannels(int channels) const {
+  if (mode_ == PadMode::kConstant)
+    FUSEDNORM_RETURN_IF_ERROR(fill_.CheckChannels("RandomCrop", channels));
+  return channels;
+}
+
+OpDecision RandomCrop::At(const Pads& p, int64_t top, int64_t left) const {
+  OpDecision d;
+  d.padded = {p.first.top + p.second.top, p.first.left + p.second.left};
+  d.window = CropWindow{top - d.padded[0], left - d.padded[1], size_.height,
+                        size_.width};
+  return d;
+}
+
+OpDecision RandomCrop::Decide(Size2 input, SampleStream& stream) const {
+  const Pads p = PadsFor(input);
+  if (p.height < size_.height || p.width < size_.width) return {};
+  if (p.height == size_.height && p.width == size_.width) return At(p, 0, 0);
+  const int64_t top = stream.UniformInt(0, p.height - size_.height);
+  const int64_t left = stream.UniformInt(0, p.width - size_.width);
+  return At(p, top, left);
+}
+
+int64_t RandomCrop::Source(int64_t x, int64_t n, int64_t before,
+                           int64_t after) const {
+  const int64_t q = Fold(x + before, n + before + after, mode_);
+  return q < 0 ? -1 : Fold(q - before, n, mode_);
+}
+
+absl::Status RandomCrop::Apply(const ImageView& input,
+                               const OpDecision& decision, OpWorkspace*,
+                               Image* output) const {
+  FUSEDNORM_RETURN_IF_ERROR(Validate());
+  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+  if (!decision.window) {
+    return InvalidArgumentCat(name(), ": Apply needs the window Decide drew");
+  }
+  const CropWindow& w = *decision.window;
+  if (Inside(w, input.height, input.width))
+    return Crop(input, w.top, w.left, w.height, w.width, output);
+  // Padding is read: the input is the whole image.
+  FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
+  FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(w.height, w.width));
+  const int C = input.channels;
+  FUSEDNORM_RETURN_IF_ERROR(AllocateImage(w.height, w.width, C, output));
+  const Borders& b = borders_;
+  std::vector<int64_t> columns(w.width);
+  for (int64_t x = 0; x < w.width; ++x)
+    columns[x] = Source(w.left + x, input.width, b.left, b.right);
+  const FillColor fill = fill_.Color();
+  for (int64_t y = 0; y < w.height; ++y) {
+    const int64_t sy = Source(w.top + y, input.height, b.top, b.bottom);
+    uint8_t* out = &output->pixels[y * w.width * C];
+    for (int64_t x = 0; x < w.width; ++x, out += C) {
+      if (sy < 0 || columns[x] < 0) {
+        for (int c = 0; c < C; ++c) out[c] = fill.channel(c);
+      } else {
+        std::memcpy(out, &input.pixels[sy * input.row_stride + columns[x] * C],
+                    C);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<NamedArg> RandomCrop::DecisionFields(const OpDecision& d) const {
+  const CropWindow w = d.window.value_or(CropWindow{});
+  return {{"top", ArgValue::Int(w.top + d.padded[0])},
+          {"left", ArgValue::Int(w.left + d.padded[1])},
+          {"height", ArgValue::Int(w.height)},
+          {"width", ArgValue::Int(w.width)}};
+}
+
+absl::StatusOr<OpDecision> RandomCrop::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2 input) const {
+  DecisionReader r(*this, fields);
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t top, r.Int("top"));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t left, r.Int("left"));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t height, r.Int("height"));
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t width, r.Int("width"));
+  FUSEDNORM_RETURN_IF_ERROR(r.Done());
+  FUSEDNORM_RETURN_IF_ERROR(OutputSize(input).status());
+  if (height != size_.height || width != size_.width) {
+    return InvalidArgumentCat("RandomCrop decision height, width = ", height,
+                              ", ", width, ": the op crops ", size_.height, "x",
+                              size_.width);
+  }
+  const Pads p = PadsFor(input);
+  if (top < 0 || top > p.height - height || left < 0 ||
+      left > p.width - width) {
+    return InvalidArgumentCat("RandomCrop decision top, left = ", top, ", ",
+                              left, ": the crop leaves the padded image of ",
+                              p.height, "x", p.width);
+  }
+  return At(p, top, left);
+}
+
+}  // namespace fusednorm
