@@ -69,7 +69,7 @@ std::vector<NamedArg> RandomErasing::args() const {
           {"ratio", ArgValue::Tuple({ArgValue::Float(o.ratio_min),
                                      ArgValue::Float(o.ratio_max)})},
           {"value", value},
-          {"inplace", ArgValue::Bool(false)}};
+          {"inplace", ArgValue::Bool(inplace_)}};
 }
 
 std::unique_ptr<PreprocessOp> RandomErasing::Clone() const {
@@ -165,7 +165,7 @@ std::vector<float> Normalize::std() const { return ToFloat(std_); }
 std::vector<NamedArg> Normalize::args() const {
   return {{"mean", Floats(mean_)},
           {"std", Floats(std_)},
-          {"inplace", ArgValue::Bool(false)}};
+          {"inplace", ArgValue::Bool(inplace_)}};
 }
 
 std::unique_ptr<PreprocessOp> Normalize::Clone() const {

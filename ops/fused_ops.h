@@ -39,6 +39,9 @@ class RandomErasing : public FusedOp {
                          double ratio_max = EraseOptions{}.ratio_max,
                          std::vector<double> value = {});
   const EraseOptions& options() const { return options_; }
+  // torchvision's inplace flag: shown as given, no effect (the fused op
+  // writes its own output).
+  void set_inplace(bool inplace) { inplace_ = inplace; }
   const char* op_name() const override { return "RandomErasing"; }
   std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
@@ -58,6 +61,7 @@ class RandomErasing : public FusedOp {
  private:
   EraseOptions options_;
   std::vector<double> value_;  // as given; options_.value holds float32
+  bool inplace_ = false;
 };
 
 // torchvision's Normalize(mean, std): the fused op's normalization. A
@@ -72,6 +76,8 @@ class Normalize : public FusedOp {
   Normalize(std::vector<double> mean, std::vector<double> std);
   std::vector<float> mean() const;
   std::vector<float> std() const;
+  // As RandomErasing's: shown as given, no effect.
+  void set_inplace(bool inplace) { inplace_ = inplace; }
   const char* op_name() const override { return "Normalize"; }
   std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
@@ -85,6 +91,7 @@ class Normalize : public FusedOp {
 
  private:
   std::vector<double> mean_, std_;
+  bool inplace_ = false;
 };
 
 // The step from uint8 pixels to a float tensor in [0, 1] (ToTensor, or

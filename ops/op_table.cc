@@ -156,7 +156,7 @@ SampleOp MakeRandomErasing(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(const double p, a.Number("p"));
   FUSEDNORM_ASSIGN_OR_RETURN(const auto scale, a.Range("scale"));
   FUSEDNORM_ASSIGN_OR_RETURN(const auto ratio, a.Range("ratio"));
-  FUSEDNORM_RETURN_IF_ERROR(a.Bool("inplace").status());
+  FUSEDNORM_ASSIGN_OR_RETURN(const bool inplace, a.Bool("inplace"));
   const ArgValue& v = a.Get("value");
   if (v.kind == ArgValue::Kind::kText) {
     return InvalidArgumentCat(
@@ -167,16 +167,20 @@ SampleOp MakeRandomErasing(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(std::vector<double> value, a.Numbers("value"));
   if (value.size() == 1 && value[0] == 0 && !std::signbit(value[0]))
     value.clear();  // the normalized zero, written in the kernel's pass
-  return std::make_unique<RandomErasing>(p, scale.first, scale.second,
-                                         ratio.first, ratio.second,
-                                         std::move(value));
+  auto op =
+      std::make_unique<RandomErasing>(p, scale.first, scale.second, ratio.first,
+                                      ratio.second, std::move(value));
+  op->set_inplace(inplace);
+  return op;
 }
 
 SampleOp MakeNormalize(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(std::vector<double> mean, a.Numbers("mean"));
   FUSEDNORM_ASSIGN_OR_RETURN(std::vector<double> std, a.Numbers("std"));
-  FUSEDNORM_RETURN_IF_ERROR(a.Bool("inplace").status());
-  return std::make_unique<Normalize>(std::move(mean), std::move(std));
+  FUSEDNORM_ASSIGN_OR_RETURN(const bool inplace, a.Bool("inplace"));
+  auto op = std::make_unique<Normalize>(std::move(mean), std::move(std));
+  op->set_inplace(inplace);
+  return op;
 }
 
 SampleOp MakeToTensor(const BoundArgs&, const OpContext&) {

@@ -116,6 +116,9 @@ TEST(OpTable, DefaultsAreTorchvisions) {
        "RandomErasing(p=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, "
        "inplace=False)"},
       {"RandomErasing(value=(1, 2, 3))", "value=(1.0, 2.0, 3.0)"},
+      {"RandomErasing(inplace=True)", "value=0, inplace=True)"},
+      {"Normalize(0.5, 0.25, True)",
+       "Normalize(mean=(0.5,), std=(0.25,), inplace=True)"},
   };
   for (const auto& c : cases) {
     auto ops = MakeTransforms(c.text, "list", context);
