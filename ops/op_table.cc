@@ -82,9 +82,14 @@ SampleOp MakeRandomCrop(const BoundArgs& a, const OpContext&) {
   FUSEDNORM_ASSIGN_OR_RETURN(const Borders borders, ReadPadding(a));
   FUSEDNORM_ASSIGN_OR_RETURN(const bool pad_if_needed, a.Bool("pad_if_needed"));
   FUSEDNORM_ASSIGN_OR_RETURN(FillArg fill, ReadFill(a));
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      const std::string mode,
-      a.EnumMember("padding_mode", "constant, edge, reflect or symmetric"));
+  // A string, exactly as torchvision compares it (a bare name in a list's
+  // text).
+  const ArgValue& given = a.Get("padding_mode");
+  if (given.kind != ArgValue::Kind::kText &&
+      given.kind != ArgValue::Kind::kName) {
+    return a.WrongType("padding_mode", "a str");
+  }
+  const std::string& mode = given.text;
   const std::pair<const char*, PadMode> modes[] = {
       {"constant", PadMode::kConstant},
       {"edge", PadMode::kEdge},

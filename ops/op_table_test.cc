@@ -187,6 +187,16 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        "RandomCrop padding = (1, -2): each value must be in 0..1048576 (a "
        "negative one",
        false},
+      {"RandomCrop(8, padding_mode='Reflect')",
+       "RandomCrop padding_mode = 'Reflect': must be constant, edge, reflect "
+       "or symmetric",
+       false},
+      {"RandomCrop(8, padding_mode=Padding.REFLECT)",
+       "RandomCrop padding_mode = Padding.REFLECT: must be constant", false},
+      {"RandomCrop(8, padding_mode=2)",
+       "RandomCrop padding_mode = 2: must be a str", true},
+      {"RandomCrop((1048576, 1048576))",
+       "RandomCrop size: output size 1048576x1048576", false},
       {"RandomCrop(8, padding_mode='wrap')",
        "RandomCrop padding_mode = 'wrap': must be constant, edge, reflect or "
        "symmetric",

@@ -1,5 +1,5 @@
-// RandomCrop (random_crop.h): torchvision's two pads undone index by index,
-// a plain copy where the crop lies inside the image.
+// RandomCrop (random_crop.h): torchvision's two pads undone index by index
+// (ops/pad_axis.h), a plain copy where the crop lies inside the image.
 #include "ops/random_crop.h"
 
 #include <algorithm>
@@ -26,31 +26,6 @@ const char* ModeName(PadMode m) {
       return "symmetric";
   }
   return "";
-}
-
-// Index q of an axis of n pixels padded without bound by `mode` (NumPy's
-// np.pad: reflect repeats with period 2(n - 1), symmetric with 2n), as an
-// index in 0..n-1; -1 for a constant's fill.
-int64_t Fold(int64_t q, int64_t n, PadMode mode) {
-  if (q >= 0 && q < n) return q;
-  switch (mode) {
-    case PadMode::kConstant:
-      return -1;
-    case PadMode::kEdge:
-      return q < 0 ? 0 : n - 1;
-    case PadMode::kReflect: {
-      if (n == 1) return 0;
-      const int64_t period = 2 * (n - 1);
-      const int64_t r = (q % period + period) % period;
-      return r < n ? r : period - r;
-    }
-    case PadMode::kSymmetric: {
-      const int64_t period = 2 * n;
-      const int64_t r = (q % period + period) % period;
-      return r < n ? r : period - 1 - r;
-    }
-  }
-  return -1;
 }
 
 bool Inside(const CropWindow& w, int64_t height, int64_t width) {
@@ -99,6 +74,8 @@ absl::Status RandomCrop::Validate() const {
           " (a negative one, which would crop, is not supported)");
     }
   }
+  FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
+      ValidateOutputSize(size_.height, size_.width), "RandomCrop size: "));
   return fill_.Validate("RandomCrop");
 }
 
@@ -152,10 +129,11 @@ OpDecision RandomCrop::Decide(Size2 input, SampleStream& stream) const {
   return At(p, top, left);
 }
 
-int64_t RandomCrop::Source(int64_t x, int64_t n, int64_t before,
-                           int64_t after) const {
-  const int64_t q = Fold(x + before, n + before + after, mode_);
-  return q < 0 ? -1 : Fold(q - before, n, mode_);
+int64_t RandomCrop::Source(int64_t x, const PadAxis& first,
+                           const PadAxis& second, int64_t before1,
+                           int64_t before2) const {
+  const int64_t q = second.Source(x + before1 + before2);
+  return q < 0 ? -1 : first.Source(q);
 }
 
 absl::Status RandomCrop::Apply(const ImageView& input,
@@ -166,21 +144,30 @@ absl::Status RandomCrop::Apply(const ImageView& input,
   if (!decision.window) {
     return InvalidArgumentCat(name(), ": Apply needs the window Decide drew");
   }
+  FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
   const CropWindow& w = *decision.window;
   if (Inside(w, input.height, input.width))
     return Crop(input, w.top, w.left, w.height, w.width, output);
-  // Padding is read: the input is the whole image.
-  FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
-  FUSEDNORM_RETURN_IF_ERROR(ValidateOutputSize(w.height, w.width));
+  return CopyPadded(input, w, output);
+}
+
+absl::Status RandomCrop::CopyPadded(const ImageView& input, const CropWindow& w,
+                                    Image* output) const {
   const int C = input.channels;
   FUSEDNORM_RETURN_IF_ERROR(AllocateImage(w.height, w.width, C, output));
-  const Borders& b = borders_;
+  const Pads p = PadsFor({input.height, input.width});
+  const PadAxis row1(input.height, p.first.top, p.first.bottom, mode_);
+  const PadAxis row2(input.height + p.first.top + p.first.bottom, p.second.top,
+                     p.second.bottom, mode_);
+  const PadAxis col1(input.width, p.first.left, p.first.right, mode_);
+  const PadAxis col2(input.width + p.first.left + p.first.right, p.second.left,
+                     p.second.right, mode_);
   std::vector<int64_t> columns(w.width);
   for (int64_t x = 0; x < w.width; ++x)
-    columns[x] = Source(w.left + x, input.width, b.left, b.right);
+    columns[x] = Source(w.left + x, col1, col2, p.first.left, p.second.left);
   const FillColor fill = fill_.Color();
   for (int64_t y = 0; y < w.height; ++y) {
-    const int64_t sy = Source(w.top + y, input.height, b.top, b.bottom);
+    const int64_t sy = Source(w.top + y, row1, row2, p.first.top, p.second.top);
     uint8_t* out = &output->pixels[y * w.width * C];
     for (int64_t x = 0; x < w.width; ++x, out += C) {
       if (sy < 0 || columns[x] < 0) {

@@ -6,8 +6,8 @@
 // right and the height likewise, each a pad of its own -- and then draws
 // the crop's corner in the padded image (get_params: torch.randint over
 // every place the crop fits). Padding is a constant `fill` or NumPy's
-// edge, reflect or symmetric modes; two reflecting pads in a row are not
-// one larger pad, so each is undone in turn.
+// edge, reflect or symmetric modes (ops/pad_axis.h); two reflecting pads
+// in a row are not one larger pad, so each is undone in turn.
 //
 // The decision's window is in the input's coordinates and may reach past
 // its borders, into the padding: a crop inside the image needs only its
@@ -23,11 +23,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ops/affine.h"
+#include "ops/pad_axis.h"
 #include "ops/transform.h"
 
 namespace fusednorm {
-
-enum class PadMode { kConstant, kEdge, kReflect, kSymmetric };
 
 // The pixels added on each border.
 struct Borders {
@@ -71,12 +70,17 @@ class RandomCrop : public PreprocessOp {
     int64_t height, width;  // of the padded image
   };
   Pads PadsFor(Size2 input) const;
+  // The window `w` of `input` (the whole image), padding included.
+  absl::Status CopyPadded(const ImageView& input, const CropWindow& w,
+                          Image* output) const;
   // The decision cropping at (top, left) of the padded image.
   OpDecision At(const Pads& p, int64_t top, int64_t left) const;
-  // The input index in 0..n-1 that index `x` of an axis of n pixels
-  // (counted from the input's first, so negative before it) shows once
-  // padded by (before, after) and then by anything: -1 for the fill.
-  int64_t Source(int64_t x, int64_t n, int64_t before, int64_t after) const;
+  // The input index that index `x` of an axis (counted from the input's
+  // first pixel, so negative before it) shows once padded by `first`, which
+  // adds `before1` before it, and then by `second`, which adds `before2`:
+  // -1 for the fill.
+  int64_t Source(int64_t x, const PadAxis& first, const PadAxis& second,
+                 int64_t before1, int64_t before2) const;
 
   Size2 size_;
   ArgValue padding_;

@@ -187,6 +187,41 @@ class Parity(unittest.TestCase):
                 self.crop_matches(T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs),
                                   name, pil)
 
+    def test_random_crop_long_uneven_reflections(self):
+        # np.pad reflects in rounds: a pad much longer than the image on one
+        # side only is not periodic. Tiny images, pads of every length.
+        rng = np.random.default_rng(8)
+        for n in range(200):
+            h, w = rng.integers(1, 5, 2)
+            pil = Image.fromarray(rng.integers(0, 256, (h, w), np.uint8), "L")
+            padding = tuple(int(v) for v in rng.choice([0, 1, 2, 5, 20, 33], 4))
+            kwargs = dict(size=(int(rng.integers(1, 40)), int(rng.integers(1, 40))),
+                          padding=padding, pad_if_needed=bool(rng.integers(0, 2)),
+                          padding_mode=["reflect", "symmetric"][n % 2])
+            self.crop_matches(T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs),
+                              f"{h}x{w}", pil)
+        pil = Image.fromarray(np.array([[0, 1, 2]], np.uint8), "L")
+        for padding, mode, size in [([20, 0, 1, 0], "reflect", (1, 24)),
+                                    ([1, 0, 33, 0], "symmetric", (1, 37))]:
+            kwargs = dict(size=size, padding=padding, padding_mode=mode)
+            self.crop_matches(T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs),
+                              "1x3", pil)
+
+    def test_random_crop_from_v2(self):
+        # v2 keeps its padding as [left, right, top, bottom] and pads once:
+        # a stand-in (torchvision 0.14 has no v2).
+        def v2(**kwargs):
+            t = type("RandomCrop", (), {"__module__": "torchvision.transforms.v2._geometry"})()
+            t.__dict__.update(dict(size=(8, 8), padding=[1, 1, 2, 2], pad_if_needed=False,
+                                   fill=0, padding_mode="constant"), **kwargs)
+            return t
+        self.assertEqual(T.from_torchvision(v2()).padding, (1, 2, 1, 2))
+        self.assertEqual(T.from_torchvision(v2(padding=None, pad_if_needed=True,
+                                               padding_mode="reflect")).padding, None)
+        with self.assertRaisesRegex(TypeError, "v2.RandomCrop with padding, "
+                                    "pad_if_needed=True and padding_mode='reflect'"):
+            T.from_torchvision(v2(pad_if_needed=True, padding_mode="reflect"))
+
     def crop_matches(self, op, tv, name, pil):
         a = array(pil)
         try:

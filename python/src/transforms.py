@@ -244,6 +244,28 @@ def _for_images(name, key, values):
     return values.get("others")
 
 
+def _random_crop(t):
+    """RandomCrop's arguments. v2 keeps its padding as [left, right, top,
+    bottom] and pads once, where v1 pads `padding` and then pad_if_needed's
+    difference: the same pixels except for reflect and symmetric with both,
+    which fusednorm (v1's) refuses for a v2 object."""
+    padding = _sequence(t.padding)
+    if ".v2" in type(t).__module__:
+        if padding is not None:
+            left, right, top, bottom = padding
+            padding = (left, top, right, bottom)
+        if (padding is not None and any(padding) and t.pad_if_needed
+                and t.padding_mode in ("reflect", "symmetric")):
+            raise TypeError(
+                "torchvision.transforms.v2.RandomCrop with padding, "
+                f"pad_if_needed=True and padding_mode={t.padding_mode!r} pads "
+                "once where v1's RandomCrop, which fusednorm runs, pads twice "
+                "(other pixels): use torchvision.transforms.RandomCrop")
+    return dict(size=_sequence(t.size), padding=padding,
+                pad_if_needed=t.pad_if_needed, fill=_fill(t),
+                padding_mode=t.padding_mode)
+
+
 # torchvision class -> its arguments, read from the object's attributes.
 _TORCHVISION = {
     "RandomResizedCrop": lambda t: dict(
@@ -254,10 +276,7 @@ _TORCHVISION = {
         size=_sequence(t.size), interpolation=t.interpolation,
         max_size=t.max_size, antialias=getattr(t, "antialias", None)),
     "CenterCrop": lambda t: dict(size=_sequence(t.size)),
-    "RandomCrop": lambda t: dict(
-        size=_sequence(t.size), padding=_sequence(t.padding),
-        pad_if_needed=t.pad_if_needed, fill=_fill(t),
-        padding_mode=t.padding_mode),
+    "RandomCrop": _random_crop,
     "RandomHorizontalFlip": lambda t: dict(p=t.p),
     "RandomVerticalFlip": lambda t: dict(p=t.p),
     "ColorJitter": lambda t: dict(

@@ -1,0 +1,42 @@
+// One axis of a pad as torchvision pads PIL images: a constant (Pillow's
+// ImageOps.expand) or NumPy's np.pad in edge, reflect or symmetric mode.
+//
+// np.pad reflects in rounds: each round adds, on each side, at most the
+// length filled so far (less one for reflect), mirrored about the current
+// edge. A pad longer than that mirrors values mirrored in an earlier round,
+// and when one side's pad is much longer than the other's the result is not
+// periodic; Source() undoes the rounds one by one, last first. An axis of
+// one value pads as edge does (np.pad's rule).
+#ifndef FUSEDNORM_OPS_PAD_AXIS_H_
+#define FUSEDNORM_OPS_PAD_AXIS_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace fusednorm {
+
+enum class PadMode { kConstant, kEdge, kReflect, kSymmetric };
+
+class PadAxis {
+ public:
+  // `n` >= 1 values padded by `before` and `after` (>= 0).
+  PadAxis(int64_t n, int64_t before, int64_t after, PadMode mode);
+
+  // The value index in 0..n-1 that position `p` of the padded axis (0 is
+  // the first padded position) shows; -1 where a constant pad shows its
+  // fill, and for a position outside the padded axis.
+  int64_t Source(int64_t p) const;
+
+ private:
+  struct Round {
+    int64_t lo, hi;       // the filled positions before the round
+    int64_t left, right;  // what it adds on each side
+  };
+  int64_t n_, before_, after_;
+  PadMode mode_;
+  std::vector<Round> rounds_;  // reflect and symmetric
+};
+
+}  // namespace fusednorm
+
+#endif  // FUSEDNORM_OPS_PAD_AXIS_H_
