@@ -118,13 +118,17 @@ absl::StatusOr<PackOptions> PackFromSettings(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(const std::string encoding,
                              v.Choice(kEncodingSetting));
   o.raw = encoding == "raw";
-  // Raw samples are never encoded: a quality would do nothing.
-  if (o.raw && v.Given(kQualitySetting))
-    return v.Error(
-        kQualitySetting,
-        absl::StrCat("is for ",
-                     SettingWithValue(kEncodingSetting, v.style(), "jpeg"),
-                     " only"));
+  // Raw samples are never encoded: a quality or restart interval would do
+  // nothing.
+  for (const Setting* jpeg_only : {&kQualitySetting, &kJpegRestartSetting}) {
+    if (o.raw && v.Given(*jpeg_only)) {
+      return v.Error(
+          *jpeg_only,
+          absl::StrCat("is for ",
+                       SettingWithValue(kEncodingSetting, v.style(), "jpeg"),
+                       " only"));
+    }
+  }
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t quality, v.Int(kQualitySetting));
   o.quality = static_cast<int>(quality);
   FUSEDNORM_ASSIGN_OR_RETURN(o.jpeg_restart, JpegRestart(v));

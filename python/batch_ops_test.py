@@ -169,6 +169,13 @@ class BatchOps(unittest.TestCase):
                 own.apply(images, labels, d)
         _, t = own.apply(images, np.array([2, 0], np.uint8), d)
         self.assertTrue(np.array_equal(t, given))
+        # RandomChoice's num_classes is its transforms'.
+        choice = T.RandomChoice([T.MixUp(num_classes=3), T.CutMix(num_classes=3)])
+        picked = choice.decide(4, 4, batch=2)
+        self.assertEqual(choice.apply(images, [2, 0], picked)[1].shape, (2, 3))
+        with self.assertRaisesRegex(ValueError, "num_classes = 4 but this op is "
+                                    "RandomChoice"):
+            choice.apply(images, [2, 0], picked, num_classes=4)
 
     def test_labels_of_any_layout_are_read_as_values(self):
         images = np.random.default_rng(4).random((4, 3, 4, 4), np.float32)

@@ -390,6 +390,8 @@ class PyBatchTransform {
   std::string spec() const { return op_->name(); }
   std::string name() const { return op_->op_name(); }
   py::list args() const { return Args(op_->args()); }
+  // The op's num_classes (RandomChoice's: its transforms'), or None.
+  std::optional<int64_t> num_classes() const { return op_->num_classes(); }
 
   // The batch's decisions for images of height x width: batch `batch` of
   // epoch `epoch` under `seed`, as the loader draws them.
@@ -510,6 +512,7 @@ void BindTransforms(py::module_& m) {
       .def_property_readonly("spec", &PyBatchTransform::spec)
       .def_property_readonly("name", &PyBatchTransform::name)
       .def_property_readonly("args", &PyBatchTransform::args)
+      .def_property_readonly("num_classes", &PyBatchTransform::num_classes)
       .def("decide", &PyBatchTransform::Decide, py::arg("height"),
            py::arg("width"), py::kw_only(), py::arg("seed") = 0,
            py::arg("epoch") = 0, py::arg("batch") = 0)

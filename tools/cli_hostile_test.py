@@ -281,7 +281,10 @@ class Limits(unittest.TestCase):
                  "--cuda-device=0: is for --pinned cuda or --device-copy only"),
                 (["pack", "--data", ".", "--output", "x-%d.tar", "--encoding", "raw",
                   "--quality", "90"],
-                 "--quality=90: is for --encoding jpeg only")]:
+                 "--quality=90: is for --encoding jpeg only"),
+                (["pack", "--data", ".", "--output", "x-%d.tar", "--encoding", "raw",
+                  "--jpeg-restart", "8"],
+                 "--jpeg-restart=8: is for --encoding jpeg only")]:
             with self.subTest(args=args):
                 r = run(*args)
                 self.assertEqual(r.returncode, 2, r.stderr)

@@ -126,8 +126,9 @@ class BatchTransform:
                               label_smoothing=label_smoothing, layout=layout)
 
     def _classes(self, num_classes):
-        """`num_classes` checked against the op's own, which it defaults to."""
-        own = dict(self._op.args).get("num_classes")
+        """`num_classes` checked against the op's own (RandomChoice's: its
+        transforms'), which it defaults to."""
+        own = self._op.num_classes
         if num_classes is None:
             if own is None:
                 raise TypeError(f"{self._op.name}.apply() needs num_classes, here "
