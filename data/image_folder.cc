@@ -1,5 +1,6 @@
 // ListImageFolder (image_folder.h): a class's folders walked with links
-// followed, sorted by path, as torchvision's sorted(os.walk(...)) does.
+// followed, sorted by path, as torchvision's sorted(os.walk(...)) does, in
+// Python's order of names.
 #include "data/image_folder.h"
 
 #include <dirent.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -18,6 +20,55 @@
 
 namespace fusednorm {
 namespace {
+
+// `name` as Python sees a file name: UTF-8 decoded, each byte of an invalid
+// sequence as the lone surrogate U+DC80..U+DCFF (surrogateescape).
+std::u32string CodePoints(const std::string& name) {
+  std::u32string out;
+  const auto byte = [&](size_t i) {
+    return i < name.size() ? static_cast<uint8_t>(name[i]) : 0;
+  };
+  for (size_t i = 0; i < name.size();) {
+    const uint8_t b = byte(i);
+    // The sequence's length and its second byte's range (strict UTF-8: no
+    // overlong forms, surrogates or values past U+10FFFF).
+    int n = 0;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (b < 0x80)
+      n = 1;
+    else if (b >= 0xC2 && b <= 0xDF)
+      n = 2;
+    else if (b >= 0xE0 && b <= 0xEF)
+      n = 3;
+    else if (b >= 0xF0 && b <= 0xF4)
+      n = 4;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+    bool valid = n > 0 && i + n <= name.size();
+    for (int k = 1; valid && k < n; ++k) {
+      const uint8_t c = byte(i + k);
+      valid = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
+    }
+    if (!valid) {
+      out.push_back(0xDC00 + b);
+      ++i;
+      continue;
+    }
+    char32_t cp = n == 1 ? b : b & (0x7F >> n);
+    for (int k = 1; k < n; ++k) cp = (cp << 6) | (byte(i + k) & 0x3F);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+// Python's order of file names (by code points), which is the bytes'
+// order for UTF-8 names but not for others.
+bool PythonLess(const std::string& a, const std::string& b) {
+  return CodePoints(a) < CodePoints(b);
+}
 
 // A folder's entries, sorted by name, split into folders and the rest
 // (links followed: a link to a folder is a folder, a dangling one a file).
@@ -38,7 +89,7 @@ absl::StatusOr<Entries> ReadFolder(const std::string& dir) {
     if (n != "." && n != "..") names.push_back(n);
   }
   closedir(d);
-  std::sort(names.begin(), names.end());
+  std::sort(names.begin(), names.end(), PythonLess);
   Entries out;
   for (std::string& n : names) {
     struct stat st;
@@ -120,8 +171,9 @@ absl::StatusOr<size_t> ListClass(const std::string& dir, int64_t label,
   std::vector<Walked> walked;
   std::vector<FolderId> above;
   if (absl::Status s = Walk(dir, &above, &walked); !s.ok()) return s;
-  std::sort(walked.begin(), walked.end(),
-            [](const Walked& a, const Walked& b) { return a.path < b.path; });
+  std::sort(walked.begin(), walked.end(), [](const Walked& a, const Walked& b) {
+    return PythonLess(a.path, b.path);
+  });
   size_t count = 0;
   for (const Walked& w : walked) {
     for (const std::string& name : w.files) {

@@ -8,7 +8,9 @@
 //   folders followed): the folders sorted by their paths, and in each folder
 //   its files sorted by name;
 // - a file counts when its name ends, in any case, in an extension torchvision
-//   counts as an image; other files (README.txt, .npy) are not samples.
+//   counts as an image; other files (README.txt, .npy) are not samples;
+// - names sort as Python sorts them: by code point, each byte that is not
+//   part of valid UTF-8 as Python's surrogate escape of it, U+DC80..U+DCFF.
 //
 // Where torchvision would load something this project cannot, or would fail
 // later, the listing is refused with an error naming the path: an image file

@@ -58,6 +58,30 @@ TEST(ImageFolder, NestedFoldersAreSortedByPathAndLinksFollowed) {
   EXPECT_EQ(Listed(root), want);
 }
 
+// Python sorts names by code point, each byte outside UTF-8 as U+DC00 plus
+// the byte (the order os.fsdecode gives): Latin-1's "\xb5" after UTF-8's
+// "\xc3\xa9" (U+00E9), though its byte is smaller.
+TEST(ImageFolder, NamesSortAsPythonSortsThem) {
+  const std::string root = MakeTempDir("folder");
+  for (const char* f :
+       {"\xb5/1.jpg", "\xc3\xa9/2.jpg", "z/3.jpg", "a/\xb5.jpg",
+        "a/\xc3\xa9.jpg", "a/\xe2\x82.jpg", "a/\xef\xbf\xbd.jpg",
+        "a/\xf0\x9f\x98\x80.jpg", "a/\xed\xa0\x80.jpg"}) {
+    Touch(root, f);
+  }
+  const std::vector<std::pair<std::string, int64_t>> want = {
+      {"a/\xc3\xa9.jpg", 0},          // U+00E9
+      {"a/\xb5.jpg", 0},              // U+DCB5
+      {"a/\xe2\x82.jpg", 0},          // a cut sequence: U+DCE2 U+DC82
+      {"a/\xed\xa0\x80.jpg", 0},      // an encoded surrogate: U+DCED ...
+      {"a/\xef\xbf\xbd.jpg", 0},      // U+FFFD
+      {"a/\xf0\x9f\x98\x80.jpg", 0},  // U+1F600
+      {"z/3.jpg", 1},
+      {"\xc3\xa9/2.jpg", 2},
+      {"\xb5/1.jpg", 3}};
+  EXPECT_EQ(Listed(root), want);
+}
+
 TEST(ImageFolder, ImagesTheCodecsCannotDecodeAreRefusedByName) {
   for (const char* ext : {".bmp", ".ppm", ".pgm", ".tif", ".TIFF", ".webp"}) {
     const std::string root = MakeTempDir("folder");

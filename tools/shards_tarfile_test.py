@@ -94,7 +94,8 @@ class Shards(unittest.TestCase):
             root = os.path.join(d, "data")
             rng = np.random.default_rng(5)
             names = ["b/z.png", "b/a/y.PNG", "b/a-b/x.png", "b/a/b/deep.png",
-                     "b/a b/sp.png", "b/é/u.png", "a/1.png", "a/README.txt",
+                     "b/a b/sp.png", "b/é/u.png", "b/" + os.fsdecode(b"\xb5") + ".png",
+                     os.fsdecode(b"\xb5") + "/1.png", "a/1.png", "a/README.txt",
                      "a/x.npy", "c/deep/er/2.png", "top.png"]
             for name in names:
                 os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
@@ -106,7 +107,7 @@ class Shards(unittest.TestCase):
             os.symlink(os.path.join(root, "c", "deep"), os.path.join(root, "b", "link"))
             _, classes = find_classes(root)
             want = make_dataset(root, classes, IMG_EXTENSIONS)
-            self.assertEqual(len(want), 9)
+            self.assertEqual(len(want), 11)
             r = run("pack", "--data", root, "--output", os.path.join(d, "s-%d.tar"),
                     "--jpeg-restart", "keep")
             self.assertEqual(r.returncode, 0, r.stderr)
