@@ -90,12 +90,20 @@ class InMemory : public Dataset {
            std::string name)
       : images_(std::move(images)),
         labels_(std::move(labels)),
-        name_(std::move(name)) {}
+        name_(std::move(name)) {
+    for (const Image& im : images_) {
+      if (im.height != images_[0].height || im.width != images_[0].width)
+        return;
+    }
+    if (!images_.empty())
+      image_size_ = Size2{images_[0].height, images_[0].width};
+  }
   std::string name() const override { return name_; }
   size_t size() const override { return images_.size(); }
   int channels() const override {
     return images_.empty() ? 3 : images_[0].channels;
   }
+  std::optional<Size2> image_size() const override { return image_size_; }
   // The pixels and labels, digested on first use.
   uint64_t IndexDigest() const override {
     std::call_once(digest_once_, [&] {
@@ -127,6 +135,7 @@ class InMemory : public Dataset {
   std::vector<Image> images_;
   std::vector<int64_t> labels_;
   std::string name_;
+  std::optional<Size2> image_size_;  // when every image has it
   mutable std::once_flag digest_once_;
   mutable uint64_t digest_ = 0;
 };

@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "core/geometry.h"
 #include "core/image.h"
 
 namespace fusednorm {
@@ -78,6 +80,9 @@ class Dataset {
   virtual size_t size() const = 0;
   // Channels of every image (encoded JPEG and PNG images: 3).
   virtual int channels() const = 0;
+  // The size of every image when the dataset knows them all to share it
+  // (MNIST, CIFAR-10, images in memory), before any sample is read.
+  virtual std::optional<Size2> image_size() const { return std::nullopt; }
 
   // Reads sample `index` (< size()) into *out, using `buffer` where the
   // dataset does not keep the sample in memory.

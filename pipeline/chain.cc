@@ -279,6 +279,17 @@ std::optional<ListSize> FixedListSize(
   return fixed;
 }
 
+bool ChangesSize(const std::vector<std::unique_ptr<PreprocessOp>>& list) {
+  for (const auto& op : list) {
+    const FusedPart part = op->fused_part();
+    if ((part == FusedPart::kNone || part == FusedPart::kFlip) &&
+        !op->KeepsSize()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<Chain> BuildChain(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,
     const ChainOptions& options) {
@@ -306,11 +317,11 @@ absl::StatusOr<Chain> BuildChain(
   }
   chain.channels = w.channels;
   const std::optional<ListSize> fixed = FixedListSize(list);
+  std::optional<Size2> size;
+  if (fixed) size = fixed->size;
+  if (!ChangesSize(list)) size = options.image_size;
   FUSEDNORM_ASSIGN_OR_RETURN(
-      chain.size,
-      SampleSize(options.list_name,
-                 fixed ? std::optional<Size2>(fixed->size) : std::nullopt,
-                 options.sample_size));
+      chain.size, SampleSize(options.list_name, size, options.sample_size));
   const bool erase_in_pixels = w.erase_at >= 0 && w.normalize_at > w.erase_at;
   FUSEDNORM_RETURN_IF_ERROR(
       AddFused(options.list_name, w.fused, erase_in_pixels, &chain));

@@ -59,6 +59,9 @@ struct ChainOptions {
   FusedNormalizationOptions base;  // normalization, dtype, layout, kernel
   std::optional<Size2> sample_size;
   int channels = 3;  // the dataset's
+  // The size all the dataset's images share, when it knows one: a list
+  // that changes no size keeps it (CIFAR's val list: ToTensor, Normalize).
+  std::optional<Size2> image_size;
 };
 
 // The output size a list fixes: that of its last real op that changes
@@ -70,6 +73,10 @@ struct ListSize {
 };
 std::optional<ListSize> FixedListSize(
     const std::vector<std::unique_ptr<PreprocessOp>>& list);
+
+// Whether a real op of `list` may change the size (a crop, a resize, an
+// expanding rotation).
+bool ChangesSize(const std::vector<std::unique_ptr<PreprocessOp>>& list);
 
 // Builds the chain of transform list `list`: copies of its real ops, the
 // fused op made from `options.base` plus the list's fused ops (the erased

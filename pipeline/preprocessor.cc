@@ -286,6 +286,7 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   options.base = fused_;
   options.sample_size = sample_size_;
   options.channels = st->dataset->channels();
+  options.image_size = st->dataset->image_size();
   options.list_name = names_.train;
   FUSEDNORM_ASSIGN_OR_RETURN(st->train, BuildChain(train_, options));
   options.list_name = names_.val;

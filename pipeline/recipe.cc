@@ -137,10 +137,13 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
 }
 
 // Checks that the list fixes its output size (the builder's sample_size
-// has no setting here), within the recipe's limit.
+// has no setting here), within the recipe's limit; a list that changes no
+// size keeps `image_size`, the dataset's images' when they share one.
 absl::Status CheckSize(const std::string& list_name,
-                       const std::vector<std::unique_ptr<PreprocessOp>>& list) {
+                       const std::vector<std::unique_ptr<PreprocessOp>>& list,
+                       std::optional<Size2> image_size) {
   const std::optional<ListSize> fixed = FixedListSize(list);
+  if (!fixed && image_size && !ChangesSize(list)) return absl::OkStatus();
   if (!fixed) {
     return InvalidArgumentCat(list_name,
                               ": no transform fixes the output size (end the "
@@ -158,7 +161,8 @@ absl::Status CheckSize(const std::string& list_name,
 
 }  // namespace
 
-absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
+absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o,
+                                            std::optional<Size2> image_size) {
   if (o.size.height < 1 || o.size.width < 1 || o.size.height > kMaxCropSide ||
       o.size.width > kMaxCropSide) {
     return InvalidArgumentCat("size = ", o.size.height, "x", o.size.width,
@@ -190,8 +194,8 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o) {
   FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.names.val, o.normalization_given,
                                           &lists.val, &lists.normalization,
                                           &taken));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.train, lists.train));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.val, lists.val));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.train, lists.train, image_size));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.val, lists.val, image_size));
   if (!o.batch_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
         std::vector<std::unique_ptr<BatchOp>> batch,
@@ -221,7 +225,8 @@ absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
 
 absl::StatusOr<Preprocessor> BuildRecipe(
     const RecipeOptions& o, std::shared_ptr<const Dataset> dataset) {
-  FUSEDNORM_ASSIGN_OR_RETURN(RecipeLists lists, MakeRecipeLists(o));
+  FUSEDNORM_ASSIGN_OR_RETURN(RecipeLists lists,
+                             MakeRecipeLists(o, dataset->image_size()));
   const FusedNormalizationOptions& n = lists.normalization;
   PreprocessorBuilder b;
   b.dataset(std::move(dataset))

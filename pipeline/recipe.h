@@ -77,13 +77,16 @@ absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
 // The recipe's lists as ops: each split's (the standard one where not
 // given), the batch transform (or null), and the normalization with any
 // Normalize of the lists in it. Errors name the list, the position and the
-// op.
+// op. A list must fix its output size, or change no size when
+// `image_size` (the dataset's images', when they share one) is given.
 struct RecipeLists {
   std::vector<std::unique_ptr<PreprocessOp>> train, val;
   std::unique_ptr<BatchOp> batch;
   FusedNormalizationOptions normalization;
 };
-absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& options);
+absl::StatusOr<RecipeLists> MakeRecipeLists(
+    const RecipeOptions& options,
+    std::optional<Size2> image_size = std::nullopt);
 
 // The Preprocessor of the recipe over `dataset`; its errors are
 // MakeRecipeLists' and Commit()'s.

@@ -7,13 +7,16 @@ and MixUp/CutMix batches equal torch's operations on the plain batches with
 the decisions BatchTransform.decide gives; repeated augmentations keep
 torchvision's RASampler's length; transforms print and pickle."""
 
+import os
 import pickle
+import tempfile
 import unittest
 
 import numpy as np
 import torch
 import torch.nn.functional as TF
 import torchvision.transforms as TV
+from PIL import Image
 
 import fusednorm
 import fusednorm.transforms as T
@@ -67,6 +70,28 @@ class Lists(unittest.TestCase):
             self.assertTrue(same(a, epoch(train_transforms=ours)), text)
             self.assertTrue(same(a, epoch(train_transforms=tv)), text)
             self.assertEqual(a[0][0].shape[1:3], ours[0].size)
+
+    def test_cifars_val_list_keeps_the_datasets_one_size(self):
+        # CIFAR-10's images are all 32x32: a list that changes no size is
+        # complete, and gives torchvision's values (mode exact).
+        mean, std = [0.4914, 0.4822, 0.4465], [0.2470, 0.2435, 0.2616]
+        rng = np.random.default_rng(6)
+        with tempfile.TemporaryDirectory() as d:
+            for name in [f"data_batch_{k}.bin" for k in range(1, 6)] + ["test_batch.bin"]:
+                records = rng.integers(0, 256, (12, 3073), np.uint8)
+                records[:, 0] %= 10
+                records.tofile(os.path.join(d, name))
+            tv = TV.Compose([TV.ToTensor(), TV.Normalize(mean, std)])
+            with fusednorm.Loader(dataset="cifar10", path=d, split="val", batch_size=12,
+                                  mode="exact", layout="chw", val_transforms=tv) as loader:
+                (images, labels), = list(loader)
+        pixels = records[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+        want = np.stack([tv(Image.fromarray(a)).numpy() for a in pixels])
+        self.assertTrue(np.array_equal(images, want))
+        self.assertTrue(np.array_equal(labels, records[:, 0]))
+        # Images of many sizes (the synthetic set's) still need a size.
+        with self.assertRaisesRegex(ValueError, "val_transforms: no transform fixes"):
+            fusednorm.Loader(val_transforms=[TV.ToTensor()])
 
     def test_normalize_in_the_list_is_the_normalization(self):
         mean, std = [0.5, 0.25, 0.75], [0.2, 0.3, 0.4]
