@@ -21,53 +21,54 @@
 namespace fusednorm {
 namespace {
 
-// `name` as Python sees a file name: UTF-8 decoded, each byte of an invalid
-// sequence as the lone surrogate U+DC80..U+DCFF (surrogateescape).
-std::u32string CodePoints(const std::string& name) {
-  std::u32string out;
-  const auto byte = [&](size_t i) {
-    return i < name.size() ? static_cast<uint8_t>(name[i]) : 0;
+// The code point at byte `*i` of `name` as Python sees a file name (UTF-8,
+// each byte of an invalid sequence as the lone surrogate U+DC80..U+DCFF:
+// surrogateescape), and `*i` moved past it.
+char32_t NextCodePoint(const std::string& name, size_t* i) {
+  const auto byte = [&](size_t k) {
+    return k < name.size() ? static_cast<uint8_t>(name[k]) : 0;
   };
-  for (size_t i = 0; i < name.size();) {
-    const uint8_t b = byte(i);
-    // The sequence's length and its second byte's range (strict UTF-8: no
-    // overlong forms, surrogates or values past U+10FFFF).
-    int n = 0;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (b < 0x80)
-      n = 1;
-    else if (b >= 0xC2 && b <= 0xDF)
-      n = 2;
-    else if (b >= 0xE0 && b <= 0xEF)
-      n = 3;
-    else if (b >= 0xF0 && b <= 0xF4)
-      n = 4;
-    if (b == 0xE0) lo = 0xA0;
-    if (b == 0xED) hi = 0x9F;
-    if (b == 0xF0) lo = 0x90;
-    if (b == 0xF4) hi = 0x8F;
-    bool valid = n > 0 && i + n <= name.size();
-    for (int k = 1; valid && k < n; ++k) {
-      const uint8_t c = byte(i + k);
-      valid = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
-    }
-    if (!valid) {
-      out.push_back(0xDC00 + b);
-      ++i;
-      continue;
-    }
-    char32_t cp = n == 1 ? b : b & (0x7F >> n);
-    for (int k = 1; k < n; ++k) cp = (cp << 6) | (byte(i + k) & 0x3F);
-    out.push_back(cp);
-    i += n;
+  const uint8_t b = byte(*i);
+  // The sequence's length and its second byte's range (strict UTF-8: no
+  // overlong forms, surrogates or values past U+10FFFF).
+  int n = 0;
+  uint8_t lo = 0x80, hi = 0xBF;
+  if (b < 0x80)
+    n = 1;
+  else if (b >= 0xC2 && b <= 0xDF)
+    n = 2;
+  else if (b >= 0xE0 && b <= 0xEF)
+    n = 3;
+  else if (b >= 0xF0 && b <= 0xF4)
+    n = 4;
+  if (b == 0xE0) lo = 0xA0;
+  if (b == 0xED) hi = 0x9F;
+  if (b == 0xF0) lo = 0x90;
+  if (b == 0xF4) hi = 0x8F;
+  bool valid = n > 0 && *i + n <= name.size();
+  for (int k = 1; valid && k < n; ++k) {
+    const uint8_t c = byte(*i + k);
+    valid = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
   }
-  return out;
+  if (!valid) {
+    ++*i;
+    return 0xDC00 + b;
+  }
+  char32_t cp = n == 1 ? b : b & (0x7F >> n);
+  for (int k = 1; k < n; ++k) cp = (cp << 6) | (byte(*i + k) & 0x3F);
+  *i += n;
+  return cp;
 }
 
 // Python's order of file names (by code points), which is the bytes'
-// order for UTF-8 names but not for others.
+// order for UTF-8 names but not for others. Allocates nothing.
 bool PythonLess(const std::string& a, const std::string& b) {
-  return CodePoints(a) < CodePoints(b);
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const char32_t x = NextCodePoint(a, &i), y = NextCodePoint(b, &j);
+    if (x != y) return x < y;
+  }
+  return i == a.size() && j < b.size();
 }
 
 // A folder's entries, sorted by name, split into folders and the rest

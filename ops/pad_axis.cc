@@ -1,15 +1,28 @@
-// PadAxis (pad_axis.h): np.pad's reflecting rounds recorded, then undone.
+// PadAxis (pad_axis.h): a mirrored period, or np.pad 1.x's reflecting rounds
+// recorded and then undone.
 #include "ops/pad_axis.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace fusednorm {
+namespace {
 
-PadAxis::PadAxis(int64_t n, int64_t before, int64_t after, PadMode mode)
+std::atomic<bool> numpy1_padding{false};
+
+}  // namespace
+
+void SetNumpy1Padding(bool numpy1) { numpy1_padding = numpy1; }
+bool Numpy1Padding() { return numpy1_padding; }
+
+PadAxis::PadAxis(int64_t n, int64_t before, int64_t after, PadMode mode,
+                 bool numpy1)
     : n_(n), before_(before), after_(after), mode_(mode) {
-  if ((mode != PadMode::kReflect && mode != PadMode::kSymmetric) || n < 2)
+  if ((mode != PadMode::kReflect && mode != PadMode::kSymmetric) || n < 2 ||
+      !numpy1) {
     return;
-  // np.pad's _set_reflect_both, round by round: both sides take the
+  }
+  // np.pad 1.x's _set_reflect_both, round by round: both sides take the
   // length filled before the round.
   const int64_t length = before + n + after;
   const int64_t edge = mode == PadMode::kSymmetric ? 0 : 1;
@@ -30,6 +43,11 @@ int64_t PadAxis::Source(int64_t p) const {
   // Symmetric mirrors about the edge between two values, reflect about
   // the edge value itself.
   const int64_t shift = mode_ == PadMode::kSymmetric ? 1 : 0;
+  if (rounds_.empty()) {  // NumPy 2: the mirrored axis, repeated
+    const int64_t period = 2 * n_ - 2 + 2 * shift;
+    const int64_t r = ((p - before_) % period + period) % period;
+    return r < n_ ? r : period - r - shift;
+  }
   for (auto r = rounds_.rbegin(); r != rounds_.rend(); ++r) {
     if (p < r->lo && p >= r->lo - r->left) {
       p = 2 * r->lo - p - shift;

@@ -42,7 +42,8 @@ RandomCrop::RandomCrop(Size2 size, ArgValue padding, Borders borders,
       borders_(borders),
       pad_if_needed_(pad_if_needed),
       fill_(std::move(fill)),
-      mode_(mode) {}
+      mode_(mode),
+      numpy1_(Numpy1Padding()) {}
 
 std::vector<NamedArg> RandomCrop::args() const {
   return {{"size", ArgValue::Tuple({ArgValue::Int(size_.height),
@@ -51,6 +52,12 @@ std::vector<NamedArg> RandomCrop::args() const {
           {"pad_if_needed", ArgValue::Bool(pad_if_needed_)},
           {"fill", fill_.Print()},
           {"padding_mode", ArgValue::Text(ModeName(mode_))}};
+}
+
+std::string RandomCrop::PixelName() const {
+  const bool differs =
+      mode_ == PadMode::kReflect || mode_ == PadMode::kSymmetric;
+  return numpy1_ && differs ? name() + " numpy1" : name();
 }
 
 std::unique_ptr<PreprocessOp> RandomCrop::Clone() const {
@@ -156,12 +163,12 @@ absl::Status RandomCrop::CopyPadded(const ImageView& input, const CropWindow& w,
   const int C = input.channels;
   FUSEDNORM_RETURN_IF_ERROR(AllocateImage(w.height, w.width, C, output));
   const Pads p = PadsFor({input.height, input.width});
-  const PadAxis row1(input.height, p.first.top, p.first.bottom, mode_);
+  const PadAxis row1(input.height, p.first.top, p.first.bottom, mode_, numpy1_);
   const PadAxis row2(input.height + p.first.top + p.first.bottom, p.second.top,
-                     p.second.bottom, mode_);
-  const PadAxis col1(input.width, p.first.left, p.first.right, mode_);
+                     p.second.bottom, mode_, numpy1_);
+  const PadAxis col1(input.width, p.first.left, p.first.right, mode_, numpy1_);
   const PadAxis col2(input.width + p.first.left + p.first.right, p.second.left,
-                     p.second.right, mode_);
+                     p.second.right, mode_, numpy1_);
   std::vector<int64_t> columns(w.width);
   for (int64_t x = 0; x < w.width; ++x)
     columns[x] = Source(w.left + x, col1, col2, p.first.left, p.second.left);

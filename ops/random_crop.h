@@ -36,14 +36,17 @@ struct Borders {
 class RandomCrop : public PreprocessOp {
  public:
   // `padding` is None or the int / 1-, 2- or 4-sequence given (shown as
-  // given), `borders` what it adds.
+  // given), `borders` what it adds. Reflecting pads follow the NumPy of
+  // Numpy1Padding() when the op is made.
   RandomCrop(Size2 size, ArgValue padding, Borders borders, bool pad_if_needed,
              FillArg fill, PadMode mode);
 
   const char* op_name() const override { return "RandomCrop"; }
   std::vector<NamedArg> args() const override;
+  // name(), plus " numpy1" for NumPy 1.x's reflecting pads.
+  std::string PixelName() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  // Size, borders (each in 0..kMaxSide), fill and the mode.
+  // Size (and its pixel count), borders (each in 0..kMaxSide) and fill.
   absl::Status Validate() const override;
   // The size; InvalidArgument when the padded input is smaller (torchvision
   // refuses it too).
@@ -88,6 +91,7 @@ class RandomCrop : public PreprocessOp {
   bool pad_if_needed_;
   FillArg fill_;
   PadMode mode_;
+  bool numpy1_;  // NumPy 1.x's reflecting pads (ops/pad_axis.h)
 };
 
 }  // namespace fusednorm

@@ -143,18 +143,20 @@ absl::Status CheckSize(const std::string& list_name,
                        const std::vector<std::unique_ptr<PreprocessOp>>& list,
                        std::optional<Size2> image_size) {
   const std::optional<ListSize> fixed = FixedListSize(list);
-  if (!fixed && image_size && !ChangesSize(list)) return absl::OkStatus();
-  if (!fixed) {
+  if (!fixed && !(image_size && !ChangesSize(list))) {
     return InvalidArgumentCat(list_name,
                               ": no transform fixes the output size (end the "
                               "list with a crop or an exact Resize)");
   }
-  const Size2 f = fixed->size;
+  const Size2 f = fixed ? fixed->size : *image_size;
   if (f.height > kMaxCropSide || f.width > kMaxCropSide) {
-    return InvalidArgumentCat(
-        list_name, " position ", fixed->position, " (",
-        list[fixed->position]->name(), "): samples of ", f.height, "x", f.width,
-        " are too large: sides must be in 1..", kMaxCropSide);
+    const std::string where =
+        fixed ? absl::StrCat(" position ", fixed->position, " (",
+                             list[fixed->position]->name(), ")")
+              : " (the dataset's images)";
+    return InvalidArgumentCat(list_name, where, ": samples of ", f.height, "x",
+                              f.width, " are too large: sides must be in 1..",
+                              kMaxCropSide);
   }
   return absl::OkStatus();
 }

@@ -171,6 +171,10 @@ class BatchOps(unittest.TestCase):
         self.assertTrue(np.array_equal(t, given))
         # RandomChoice's num_classes is its transforms'.
         choice = T.RandomChoice([T.MixUp(num_classes=3), T.CutMix(num_classes=3)])
+        self.assertEqual(choice.num_classes, 3)
+        with self.assertRaisesRegex(TypeError, r"RandomChoice.apply\(\) needs "
+                                    "num_classes, here or given to its transforms"):
+            T.RandomChoice([T.MixUp(), T.CutMix()]).apply(images, [2, 0], d)
         picked = choice.decide(4, 4, batch=2)
         self.assertEqual(choice.apply(images, [2, 0], picked)[1].shape, (2, 3))
         with self.assertRaisesRegex(ValueError, "num_classes = 4 but this op is "

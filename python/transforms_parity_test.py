@@ -207,6 +207,23 @@ class Parity(unittest.TestCase):
             self.crop_matches(T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs),
                               "1x3", pil)
 
+    def test_random_crop_pads_as_numpy_2_when_told(self):
+        # NumPy 2's np.pad repeats the mirrored image with its period; 1.x
+        # reflected in rounds, which the package follows when 1.x is
+        # installed (the test above). NumPy 2's, forced, against its period.
+        import fusednorm
+        a = np.arange(3, dtype=np.uint8)[None, :, None]
+        fusednorm._fusednorm._set_numpy1_padding(False)
+        try:
+            for mode, period in (("reflect", [0, 1, 2, 1]),
+                                 ("symmetric", [0, 1, 2, 2, 1, 0])):
+                op = T.RandomCrop((1, 40), padding=[20, 0, 17, 0], padding_mode=mode)
+                got = op.apply(a, dict(top=0, left=0, height=1, width=40)).ravel()
+                want = [period[(x - 20) % len(period)] for x in range(40)]
+                self.assertEqual(list(got), want, mode)
+        finally:
+            fusednorm._fusednorm._set_numpy1_padding(int(np.__version__.split(".")[0]) < 2)
+
     def test_random_crop_from_v2(self):
         # v2 keeps its padding as [left, right, top, bottom] and pads once:
         # a stand-in (torchvision 0.14 has no v2).

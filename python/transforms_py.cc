@@ -27,6 +27,7 @@
 #include "ops/fused_ops.h"
 #include "ops/op_args.h"
 #include "ops/op_table.h"
+#include "ops/pad_axis.h"
 #include "ops/transform_list.h"
 #include "python/convert.h"
 #include "python/gil.h"
@@ -485,6 +486,9 @@ py::list OpRowsList() {
 
 void BindTransforms(py::module_& m) {
   m.def("op_rows", &OpRowsList);
+  m.def("_set_numpy1_padding", &SetNumpy1Padding, py::arg("numpy1"),
+        "RandomCrops made from now on pad as NumPy 1.x's np.pad "
+        "(ops/pad_axis.h); the package sets it from the installed NumPy");
   m.def("parse_value", [](const std::string& text) {
     return FromArgValue(Value(ParseArgValue(text)));
   });

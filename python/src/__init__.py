@@ -34,6 +34,10 @@ import numpy as _np
 from fusednorm import _fusednorm
 from fusednorm import transforms
 
+# torchvision pads PIL images with np.pad, whose long reflecting pads changed
+# in NumPy 2.0: RandomCrop gives the installed NumPy's pixels.
+_fusednorm._set_numpy1_padding(int(_np.__version__.split(".")[0]) < 2)
+
 __all__ = ["FusedNormalization", "Loader", "SampleError", "resized_crop",
            "resize_kernels", "transforms"]
 __version__ = "0.1.0"  # the wheel's version (python/make_wheel.py reads it)

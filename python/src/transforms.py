@@ -103,6 +103,8 @@ class BatchTransform:
         for key, value in self._op.args:
             if key == name:
                 return value
+        if name == "num_classes":  # RandomChoice's: its transforms'
+            return self._op.num_classes
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def decide(self, height, width, *, seed=0, epoch=0, batch=0):
@@ -131,8 +133,11 @@ class BatchTransform:
         own = self._op.num_classes
         if num_classes is None:
             if own is None:
+                where = ("its transforms (MixUp(..., num_classes=N))"
+                         if self._op.name == "RandomChoice"
+                         else f"{self._op.name}(..., num_classes=N)")
                 raise TypeError(f"{self._op.name}.apply() needs num_classes, here "
-                                f"or given to {self._op.name}(..., num_classes=N)")
+                                f"or given to {where}")
             return own
         if isinstance(num_classes, bool) or not hasattr(num_classes, "__index__"):
             raise TypeError(f"num_classes = {num_classes!r}: must be an int")
