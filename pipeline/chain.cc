@@ -262,9 +262,11 @@ BatchShape Chain::batch_shape() const {
   return s;
 }
 
-std::optional<ListSize> FixedListSize(
-    const std::vector<std::unique_ptr<PreprocessOp>>& list) {
-  std::optional<ListSize> fixed;
+std::optional<ListSize> ListOutputSize(
+    const std::vector<std::unique_ptr<PreprocessOp>>& list,
+    std::optional<Size2> image_size) {
+  std::optional<ListSize> size;
+  if (image_size) size = ListSize{ListSize::kDatasetSize, *image_size};
   for (size_t i = 0; i < list.size(); ++i) {
     const PreprocessOp& op = *list[i];
     const FusedPart part = op.fused_part();
@@ -272,22 +274,15 @@ std::optional<ListSize> FixedListSize(
         op.KeepsSize()) {
       continue;  // a fused part, a flip, a colour op: the size stays
     }
-    const std::optional<Size2> size = op.FixedOutputSize();
-    fixed.reset();
-    if (size) fixed = ListSize{i, *size};
-  }
-  return fixed;
-}
-
-bool ChangesSize(const std::vector<std::unique_ptr<PreprocessOp>>& list) {
-  for (const auto& op : list) {
-    const FusedPart part = op->fused_part();
-    if ((part == FusedPart::kNone || part == FusedPart::kFlip) &&
-        !op->KeepsSize()) {
-      return true;
+    if (const std::optional<Size2> fixed = op.FixedOutputSize()) {
+      size = ListSize{i, *fixed};
+    } else if (size) {
+      const absl::StatusOr<Size2> next = op.OutputSize(size->size);
+      size = next.ok() ? std::optional<ListSize>(ListSize{i, *next})
+                       : std::nullopt;
     }
   }
-  return false;
+  return size;
 }
 
 absl::StatusOr<Chain> BuildChain(
@@ -316,12 +311,13 @@ absl::StatusOr<Chain> BuildChain(
     if (s.kind == Chain::Step::Kind::kFlip) s.op->FuseInto(&w.fused);
   }
   chain.channels = w.channels;
-  const std::optional<ListSize> fixed = FixedListSize(list);
-  std::optional<Size2> size;
-  if (fixed) size = fixed->size;
-  if (!ChangesSize(list)) size = options.image_size;
+  const std::optional<ListSize> fixed =
+      ListOutputSize(list, options.image_size);
   FUSEDNORM_ASSIGN_OR_RETURN(
-      chain.size, SampleSize(options.list_name, size, options.sample_size));
+      chain.size,
+      SampleSize(options.list_name,
+                 fixed ? std::optional<Size2>(fixed->size) : std::nullopt,
+                 options.sample_size));
   const bool erase_in_pixels = w.erase_at >= 0 && w.normalize_at > w.erase_at;
   FUSEDNORM_RETURN_IF_ERROR(
       AddFused(options.list_name, w.fused, erase_in_pixels, &chain));

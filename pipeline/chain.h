@@ -59,24 +59,28 @@ struct ChainOptions {
   FusedNormalizationOptions base;  // normalization, dtype, layout, kernel
   std::optional<Size2> sample_size;
   int channels = 3;  // the dataset's
-  // The size all the dataset's images share, when it knows one: a list
-  // that changes no size keeps it (CIFAR's val list: ToTensor, Normalize).
+  // The size all the dataset's images share, when it knows one: the list's
+  // output size follows from it (CIFAR's val list, ToTensor and Normalize,
+  // keeps it; Resize(224) scales it).
   std::optional<Size2> image_size;
 };
 
-// The output size a list fixes: that of its last real op that changes
-// sizes, with its position; nullopt when that op's size depends on its
-// input (Resize(int)) or no real op changes sizes.
+// The size every sample has after a list's real ops, followed from
+// `image_size` (the dataset's images' when they share one): an op of fixed
+// size sets it (a crop, an exact Resize), one whose size follows from its
+// input's (Resize(int)) computes it from the size before when that is
+// known, the others keep it. nullopt when it is not known before a sample
+// is read (an expanding rotation, or Resize(int) on images of many sizes
+// with no crop before it). `position` is the last op that set or changed
+// it; kDatasetSize when the dataset's size passes through.
 struct ListSize {
+  static constexpr size_t kDatasetSize = ~size_t{0};
   size_t position;
   Size2 size;
 };
-std::optional<ListSize> FixedListSize(
-    const std::vector<std::unique_ptr<PreprocessOp>>& list);
-
-// Whether a real op of `list` may change the size (a crop, a resize, an
-// expanding rotation).
-bool ChangesSize(const std::vector<std::unique_ptr<PreprocessOp>>& list);
+std::optional<ListSize> ListOutputSize(
+    const std::vector<std::unique_ptr<PreprocessOp>>& list,
+    std::optional<Size2> image_size = std::nullopt);
 
 // Builds the chain of transform list `list`: copies of its real ops, the
 // fused op made from `options.base` plus the list's fused ops (the erased

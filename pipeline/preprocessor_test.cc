@@ -217,9 +217,19 @@ TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
                 "train_transforms position 0 (RandomResizedCrop(size=(8, 8)");
   }
   {
-    PreprocessorBuilder b;  // a shorter-side Resize after a crop unfixes it
+    PreprocessorBuilder b;  // a shorter-side Resize after a crop: 12x12
     b.dataset(data)
         .train_transforms(CenterCrop(8), Resize(12))
+        .val_transforms(CenterCrop(8));
+    absl::StatusOr<Preprocessor> p = b.Commit();
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->sample_size(Split::kTrain).height, 12);
+    EXPECT_EQ(p->sample_size(Split::kTrain).width, 12);
+  }
+  {
+    PreprocessorBuilder b;  // on images of many sizes, with nothing before
+    b.dataset(data)
+        .train_transforms(Resize(12))
         .val_transforms(CenterCrop(8));
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
                 "train_transforms: no transform fixes");

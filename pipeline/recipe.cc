@@ -136,24 +136,25 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
   return absl::OkStatus();
 }
 
-// Checks that the list fixes its output size (the builder's sample_size
-// has no setting here), within the recipe's limit; a list that changes no
-// size keeps `image_size`, the dataset's images' when they share one.
+// Checks that the list's output size is known before a sample is read
+// (the builder's sample_size has no setting here: pipeline/chain.h's
+// ListOutputSize, from `image_size`), within the recipe's limit.
 absl::Status CheckSize(const std::string& list_name,
                        const std::vector<std::unique_ptr<PreprocessOp>>& list,
                        std::optional<Size2> image_size) {
-  const std::optional<ListSize> fixed = FixedListSize(list);
-  if (!fixed && !(image_size && !ChangesSize(list))) {
+  const std::optional<ListSize> fixed = ListOutputSize(list, image_size);
+  if (!fixed) {
     return InvalidArgumentCat(list_name,
                               ": no transform fixes the output size (end the "
                               "list with a crop or an exact Resize)");
   }
-  const Size2 f = fixed ? fixed->size : *image_size;
+  const Size2 f = fixed->size;
   if (f.height > kMaxCropSide || f.width > kMaxCropSide) {
     const std::string where =
-        fixed ? absl::StrCat(" position ", fixed->position, " (",
-                             list[fixed->position]->name(), ")")
-              : " (the dataset's images)";
+        fixed->position == ListSize::kDatasetSize
+            ? " (the dataset's images)"
+            : absl::StrCat(" position ", fixed->position, " (",
+                           list[fixed->position]->name(), ")");
     return InvalidArgumentCat(list_name, where, ": samples of ", f.height, "x",
                               f.width, " are too large: sides must be in 1..",
                               kMaxCropSide);

@@ -77,8 +77,9 @@ absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
 // The recipe's lists as ops: each split's (the standard one where not
 // given), the batch transform (or null), and the normalization with any
 // Normalize of the lists in it. Errors name the list, the position and the
-// op. A list must fix its output size, or change no size when
-// `image_size` (the dataset's images', when they share one) is given.
+// op. A list's output size must be known before a sample is read
+// (pipeline/chain.h's ListOutputSize, from `image_size`: the dataset's
+// images', when they share one).
 struct RecipeLists {
   std::vector<std::unique_ptr<PreprocessOp>> train, val;
   std::unique_ptr<BatchOp> batch;

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "kernels/mix/mix_dispatch.h"
 #include "ops/op_table.h"
+#include "pipeline/chain.h"
 #include "pipeline/epoch_order.h"
 #include "pipeline/preprocessor.h"
 #include "testing/expect_error.h"
@@ -171,6 +173,43 @@ TEST(Lists, SamplesAreTheirOpsInListOrder) {
       "RandomHorizontalFlip(), RandomPosterize(3), RandomSolarize(99), "
       "RandomAdjustSharpness(2), RandomAutocontrast(), RandomEqualize(), "
       "RandomInvert()");
+}
+
+// The output size followed through a list: set by crops, computed by a
+// Resize(int) from the size before it when known (a crop's, or the
+// dataset's one size), kept by the others.
+TEST(Lists, OutputSizeFollowsTheOps) {
+  struct Case {
+    const char* list;
+    std::optional<Size2> image;
+    std::optional<Size2> want;
+    size_t position;
+  };
+  const size_t kData = ListSize::kDatasetSize;
+  const Case cases[] = {
+      {"RandomHorizontalFlip(), ColorJitter(0.4)", Size2{32, 32}, Size2{32, 32},
+       kData},
+      {"RandomHorizontalFlip()", std::nullopt, std::nullopt, 0},
+      {"Resize(64)", Size2{32, 48}, Size2{64, 96}, 0},
+      {"Resize(64)", std::nullopt, std::nullopt, 0},
+      {"CenterCrop(100), Grayscale(), Resize(50)", std::nullopt, Size2{50, 50},
+       2},
+      {"Resize(64), CenterCrop((20, 30))", std::nullopt, Size2{20, 30}, 1},
+      {"RandomRotation(30, expand=True)", Size2{32, 32}, std::nullopt, 0},
+      {"RandomRotation(30, expand=True), CenterCrop(8), Resize(16)",
+       std::nullopt, Size2{16, 16}, 2},
+      {"RandomCrop(24, padding=4), ToTensor()", Size2{32, 32}, Size2{24, 24},
+       0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.list);
+    const std::optional<ListSize> got = ListOutputSize(Ops(c.list), c.image);
+    ASSERT_EQ(got.has_value(), c.want.has_value());
+    if (!got) continue;
+    EXPECT_EQ(got->size.height, c.want->height);
+    EXPECT_EQ(got->size.width, c.want->width);
+    EXPECT_EQ(got->position, c.position);
+  }
 }
 
 TEST(Lists, ChannelsFollowTheOps) {

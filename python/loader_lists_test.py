@@ -71,9 +71,10 @@ class Lists(unittest.TestCase):
             self.assertTrue(same(a, epoch(train_transforms=tv)), text)
             self.assertEqual(a[0][0].shape[1:3], ours[0].size)
 
-    def test_cifars_val_list_keeps_the_datasets_one_size(self):
-        # CIFAR-10's images are all 32x32: a list that changes no size is
-        # complete, and gives torchvision's values (mode exact).
+    def test_cifars_lists_follow_the_datasets_one_size(self):
+        # CIFAR-10's images are all 32x32: a list that changes no size, or
+        # only by Resize(int), has a known size and gives torchvision's
+        # values (mode exact).
         mean, std = [0.4914, 0.4822, 0.4465], [0.2470, 0.2435, 0.2616]
         rng = np.random.default_rng(6)
         with tempfile.TemporaryDirectory() as d:
@@ -81,14 +82,19 @@ class Lists(unittest.TestCase):
                 records = rng.integers(0, 256, (12, 3073), np.uint8)
                 records[:, 0] %= 10
                 records.tofile(os.path.join(d, name))
-            tv = TV.Compose([TV.ToTensor(), TV.Normalize(mean, std)])
-            with fusednorm.Loader(dataset="cifar10", path=d, split="val", batch_size=12,
-                                  mode="exact", layout="chw", val_transforms=tv) as loader:
-                (images, labels), = list(loader)
-        pixels = records[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
-        want = np.stack([tv(Image.fromarray(a)).numpy() for a in pixels])
-        self.assertTrue(np.array_equal(images, want))
-        self.assertTrue(np.array_equal(labels, records[:, 0]))
+            pixels = records[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+            tail = [TV.ToTensor(), TV.Normalize(mean, std)]
+            # Kept, and scaled by a Resize of the shorter side (fine-tuning
+            # at 224 does that), from the dataset's 32x32.
+            for head in ([], [TV.Resize(48)]):
+                tv = TV.Compose(head + tail)
+                with fusednorm.Loader(dataset="cifar10", path=d, split="val",
+                                      batch_size=12, mode="exact", layout="chw",
+                                      val_transforms=tv) as loader:
+                    (images, labels), = list(loader)
+                want = np.stack([tv(Image.fromarray(a)).numpy() for a in pixels])
+                self.assertTrue(np.array_equal(images, want), head)
+                self.assertTrue(np.array_equal(labels, records[:, 0]))
         # Images of many sizes (the synthetic set's) still need a size.
         with self.assertRaisesRegex(ValueError, "val_transforms: no transform fixes"):
             fusednorm.Loader(val_transforms=[TV.ToTensor()])
