@@ -228,9 +228,7 @@ TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
   }
   {
     PreprocessorBuilder b;  // on images of many sizes, with nothing before
-    b.dataset(data)
-        .train_transforms(Resize(12))
-        .val_transforms(CenterCrop(8));
+    b.dataset(data).train_transforms(Resize(12)).val_transforms(CenterCrop(8));
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
                 "train_transforms: no transform fixes");
   }
