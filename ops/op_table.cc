@@ -274,19 +274,8 @@ constexpr char kInterpolationHelp[] =
 constexpr char kAntialiasHelp[] =
     "True or None: PIL images are always antialiased";
 
-// `rows` with the auto-augment rows after RandomGrayscale.
-std::vector<OpRow> WithAugmentRows(std::vector<OpRow> rows) {
-  auto at = rows.begin();
-  while (at != rows.end() && std::string(at->name) != "RandomGrayscale") ++at;
-  std::vector<OpRow> augment = AugmentRows();
-  rows.insert(at == rows.end() ? at : at + 1, augment.begin(), augment.end());
-  return rows;
-}
-
-// The rows in --help's order: geometry and colour, then the auto-augment
-// rows (ops/augment_table.h), then the fused and batch ops.
-const std::vector<OpRow>& Rows() {
-  static const auto* rows = new std::vector<OpRow>(WithAugmentRows({
+std::vector<OpRow> GeometryRows() {
+  return {
       {"RandomResizedCrop",
        OpKind::kSample,
        "a random crop of random area and aspect ratio, resized",
@@ -340,6 +329,11 @@ const std::vector<OpRow>& Rows() {
        {{"p", "0.5", "probability"}},
        &MakeVerticalFlip,
        nullptr},
+  };
+}
+
+std::vector<OpRow> ColourRows() {
+  return {
       {"ColorJitter",
        OpKind::kSample,
        "brightness, contrast, saturation, hue in a random order (Pillow's "
@@ -364,6 +358,12 @@ const std::vector<OpRow>& Rows() {
        {{"p", "0.1", "probability"}},
        &MakeRandomGrayscale,
        nullptr},
+  };
+}
+
+// The ops the fused op does, and the tensor conversions that end a list.
+std::vector<OpRow> FusedRows() {
+  return {
       {"RandomErasing",
        OpKind::kSample,
        "erase a random rectangle of the normalized tensor (fused)",
@@ -425,6 +425,11 @@ const std::vector<OpRow>& Rows() {
        {{"dtype", nullptr, "torch.float32 (the dtype setting picks others)"}},
        &MakeToDtype,
        nullptr},
+  };
+}
+
+std::vector<OpRow> BatchRows() {
+  return {
       {"MixUp",
        OpKind::kBatch,
        "each image mixed with the previous one, lam ~ Beta(alpha, alpha)",
@@ -453,7 +458,20 @@ const std::vector<OpRow>& Rows() {
         {"p", "None", "their probabilities (default: equal)"}},
        nullptr,
        &MakeRandomChoice},
-  }));
+  };
+}
+
+// The rows in --help's order: geometry and colour, then the auto-augment
+// rows (ops/augment_table.h), then the fused and batch ops.
+const std::vector<OpRow>& Rows() {
+  static const auto* rows = [] {
+    auto* all = new std::vector<OpRow>(GeometryRows());
+    for (std::vector<OpRow> part :
+         {ColourRows(), AugmentRows(), FusedRows(), BatchRows()}) {
+      all->insert(all->end(), part.begin(), part.end());
+    }
+    return all;
+  }();
   return *rows;
 }
 
