@@ -14,9 +14,15 @@ struct Size2 {
   int64_t width = 0;
 };
 
-// A crop window: top, left, height, width (input pixels).
+// A crop window: top, left, height, width (input pixels). RandomCrop's may
+// reach past the image into its padding.
 struct CropWindow {
   int64_t top = 0, left = 0, height = 0, width = 0;
+  // Whether the window lies within an image of `size`.
+  bool Inside(Size2 size) const {
+    return top >= 0 && left >= 0 && top + height <= size.height &&
+           left + width <= size.width;
+  }
 };
 
 // A rectangle in OUTPUT coordinates set to +0.0 in every stored value (pad

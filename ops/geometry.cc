@@ -31,7 +31,8 @@ absl::StatusOr<Resizer> MakeResizer(const Resampling& r) {
   return Resizer::Create(r.filter, "", r.interpolation);
 }
 
-// Checks a side of an op's size argument.
+}  // namespace
+
 absl::Status CheckSide(const char* op, const char* arg, int64_t side) {
   if (side < 1 || side > kMaxSide) {
     return InvalidArgumentCat(op, " ", arg, " = ", side, ": must be in 1..",
@@ -39,8 +40,6 @@ absl::Status CheckSide(const char* op, const char* arg, int64_t side) {
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 std::string WithFilter(std::string name, ResizeFilter filter) {
   if (filter != ResizeFilter::kPil) {

@@ -28,6 +28,10 @@ namespace fusednorm {
 absl::Status Crop(const ImageView& input, int64_t top, int64_t left, int64_t h,
                   int64_t w, Image* output);
 
+// InvalidArgument "`op` `arg` = side: must be in 1..kMaxSide" for a side of
+// an op's size argument outside that range.
+absl::Status CheckSide(const char* op, const char* arg, int64_t side);
+
 // The resampling a resizing op was made with: torchvision's interpolation
 // and the loader's resize filter (not a torchvision argument: ops/resize.h).
 struct Resampling {

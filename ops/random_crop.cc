@@ -28,11 +28,6 @@ const char* ModeName(PadMode m) {
   return "";
 }
 
-bool Inside(const CropWindow& w, int64_t height, int64_t width) {
-  return w.top >= 0 && w.left >= 0 && w.top + w.height <= height &&
-         w.left + w.width <= width;
-}
-
 }  // namespace
 
 RandomCrop::RandomCrop(Size2 size, ArgValue padding, Borders borders,
@@ -65,13 +60,9 @@ std::unique_ptr<PreprocessOp> RandomCrop::Clone() const {
 }
 
 absl::Status RandomCrop::Validate() const {
-  for (const auto& [arg, side] :
-       {std::pair{"height", size_.height}, std::pair{"width", size_.width}}) {
-    if (side < 1 || side > kMaxSide) {
-      return InvalidArgumentCat("RandomCrop size ", arg, " = ", side,
-                                ": must be in 1..", kMaxSide);
-    }
-  }
+  FUSEDNORM_RETURN_IF_ERROR(
+      CheckSide("RandomCrop", "size height", size_.height));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSide("RandomCrop", "size width", size_.width));
   for (const int64_t b :
        {borders_.left, borders_.top, borders_.right, borders_.bottom}) {
     if (b < 0 || b > kMaxSide) {
@@ -153,7 +144,7 @@ absl::Status RandomCrop::Apply(const ImageView& input,
   }
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
   const CropWindow& w = *decision.window;
-  if (Inside(w, input.height, input.width))
+  if (w.Inside({input.height, input.width}))
     return Crop(input, w.top, w.left, w.height, w.width, output);
   return CopyPadded(input, w, output);
 }

@@ -20,11 +20,7 @@ DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
   DecodeRequest r;
   if (chain.ops.empty() || !plan.ops[0].window) return r;
   const CropWindow& window = *plan.ops[0].window;
-  if (window.top < 0 || window.left < 0 ||
-      window.top + window.height > size.height ||
-      window.left + window.width > size.width) {
-    return r;
-  }
+  if (!window.Inside(size)) return r;
   if (decode.crop) r.region = window;
   const std::optional<Size2> out = chain.ops[0]->FixedOutputSize();
   if (decode.scale && out) r.scale = DecodeScale(window, *out);
