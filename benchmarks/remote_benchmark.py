@@ -4,7 +4,7 @@
 The ImageNet-like JPEG folder (benchmarks/photo_folder.py, 1,000 images by
 default) is packed into 16 shards with their indexes and served by nginx on
 loopback behind a proxy that adds 10 ms to every request
-(testing/remote_servers.py's DelayProxy). `fusednorm run` with the training
+(testing/delay_proxy.cc, started by remote_servers.py's DelayProxy). `fusednorm run` with the training
 recipe (RandomResizedCrop(224), flip, Normalize, RandomErasing) reads them
 from disk and over HTTP at one and two threads, interleaved, best of 3 runs
 of 2 epochs each. The servers run on the last CPU; a one-thread run is kept
@@ -68,10 +68,10 @@ def ticks(stat):
 
 def servers_cpu(nginx, proxy):
     """CPU seconds used so far by nginx (master and workers) and by the
-    proxy's thread, which runs in this process."""
-    total = sum(ticks(f"/proc/{p}/stat") for p in nginx.pids())
-    total += ticks(f"/proc/self/task/{proxy.thread_id}/stat")
-    return total / os.sysconf("SC_CLK_TCK")
+    proxy's process."""
+    pids = [*nginx.pids(), proxy.pid]
+    return sum(ticks(f"/proc/{p}/stat") for p in pids) / os.sysconf(
+        "SC_CLK_TCK")
 
 
 def sample_bytes(shards):

@@ -1,7 +1,7 @@
 """Loopback servers for the tests of remote shards: nginx serving a directory
 over HTTP or HTTPS (a self-signed certificate), a proxy that injects faults
-(resets, 5xx, 429, stalls, short bodies) and latency in front of any HTTP
-server, and an S3 endpoint that serves GetObject and HeadObject from a
+(resets, 5xx, 429, stalls, short bodies) in front of any HTTP server, one
+that adds latency (delay_proxy.cc), and an S3 endpoint that serves GetObject and HeadObject from a
 directory and checks every request's Signature Version 4 with botocore's
 signer.
 
@@ -12,7 +12,6 @@ directory of its own and is a context manager:
         ...  # read p.url + "/shard-000.tar"
 """
 
-import asyncio
 import calendar
 import email.utils
 import hashlib
@@ -751,89 +750,47 @@ class S3Server(_ThreadedServer):
 
 
 class DelayProxy:
-    """A lean proxy for the latency benchmark: it forwards each HTTP/1.1
-    request of a kept-alive connection to `upstream` (an http:// base URL)
-    `delay_ms` after it arrived, and copies the answer back by its
-    Content-Length. One asyncio thread, no header parsing beyond the
-    framing, so that it costs the machine little beside the loader under
-    test. `requests` counts requests."""
+    """The latency benchmark's proxy: testing/delay_proxy (built beside
+    this file) in a process of its own, relaying connections to `upstream`
+    (an http:// base URL) and passing each request on `delay_ms` after it
+    arrived; answers come back at once, spliced, so that the proxy costs
+    the machine little beside the loader under test. `pid` is its process
+    (for its CPU time); `requests` counts the requests it delayed, once it
+    stopped."""
 
     def __init__(self, upstream, delay_ms=10):
         parts = urllib.parse.urlsplit(upstream)
-        self._upstream = (parts.hostname, parts.port or 80)
-        self._delay = delay_ms / 1000
-        self.requests = 0
+        if parts.hostname != "127.0.0.1":
+            raise ValueError(f"DelayProxy relays to 127.0.0.1 only, not "
+                             f"{upstream}")
+        self._args = [os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "delay_proxy"),
+                      str(parts.port or 80), str(delay_ms)]
+        self.requests = None
         self.url = None
-        self._loop = None
-        self._thread = None
-        self._server = None
+        self._process = None
 
     def __enter__(self):
-        ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-
-        async def start():
-            self._server = await asyncio.start_server(self._serve,
-                                                      "127.0.0.1", 0)
-            port = self._server.sockets[0].getsockname()[1]
-            self.url = f"http://127.0.0.1:{port}"
-            ready.set()
-
-        self._loop.create_task(start())
-        self._thread = threading.Thread(target=self._loop.run_forever,
-                                        daemon=True)
-        self._thread.start()
-        if not ready.wait(START_TIMEOUT_S):
-            raise RuntimeError("DelayProxy did not start")
+        self._process = subprocess.Popen(
+            self._args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        port = self._process.stdout.readline().strip()
+        if not port:
+            self._process.wait(START_TIMEOUT_S)
+            raise RuntimeError("DelayProxy did not start: "
+                               + self._process.stderr.read())
+        self.url = f"http://127.0.0.1:{port}"
         return self
 
     def __exit__(self, *exc):
-        async def stop():
-            self._server.close()
-            tasks = [t for t in asyncio.all_tasks()
-                     if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        asyncio.run_coroutine_threadsafe(stop(), self._loop).result()
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
-        self._loop.close()
+        try:  # communicate closes stdin, and the proxy exits when it does
+            _, err = self._process.communicate(timeout=START_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            _, err = self._process.communicate()
+        match = re.search(r"requests (\d+)", err)
+        self.requests = int(match.group(1)) if match else None
 
     @property
-    def thread_id(self):
-        """The Linux id of the thread the proxy runs on."""
-        return self._thread.native_id
-
-    async def _serve(self, reader, writer):
-        up_reader, up_writer = await asyncio.open_connection(*self._upstream)
-        try:
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                self.requests += 1
-                await asyncio.sleep(self._delay)
-                up_writer.write(head)
-                answer = await up_reader.readuntil(b"\r\n\r\n")
-                writer.write(answer)
-                left = 0 if head.startswith(b"HEAD ") else _length(answer)
-                while left > 0:
-                    chunk = await up_reader.read(min(left, 1 << 20))
-                    if not chunk:
-                        return
-                    writer.write(chunk)
-                    left -= len(chunk)
-                    await writer.drain()
-                await writer.drain()
-        finally:
-            up_writer.close()
-            writer.close()
-
-
-def _length(head):
-    """The Content-Length of an answer's head (0 without one)."""
-    match = re.search(rb"\r\ncontent-length:\s*(\d+)", head, re.IGNORECASE)
-    return int(match.group(1)) if match else 0
+    def pid(self):
+        return self._process.pid

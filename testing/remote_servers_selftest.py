@@ -132,9 +132,27 @@ class DelayProxyTest(Files):
             start = time.monotonic()
             self.assert_range(curl("-r", "2-5", p.url + "/shard.tar"), 2, 5)
             self.assertGreaterEqual(time.monotonic() - start, 0.05)
-            self.assertEqual(p.requests, 1)
-            with open(f"/proc/self/task/{p.thread_id}/comm") as f:
-                self.assertTrue(f.read())  # a thread of this process
+            whole = curl(p.url + "/shard.tar")
+            self.assertEqual((whole.status, whole.body), (200, self.data))
+            pid = p.pid
+        self.assertEqual(p.requests, 2)
+        with self.assertRaises(OSError):
+            os.kill(pid, 0)  # it exited with the block
+
+    def test_a_slow_client_gets_every_byte(self):
+        # More than the sockets hold: the proxy's pipe fills and it must
+        # wait for the client before it reads upstream again.
+        big = random.Random(8).randbytes(24 << 20)
+        path = os.path.join(self.dir, "big.bin")
+        with open(path, "wb") as f:
+            f.write(big)
+        try:
+            with rs.Nginx(self.dir) as n, rs.DelayProxy(n.url, 1) as p:
+                answer = curl("--limit-rate", "48M", p.url + "/big.bin")
+        finally:
+            os.remove(path)
+        self.assertEqual(answer.status, 200)
+        self.assertTrue(answer.body == big, len(answer.body))
 
 
 class FaultProxyTest(Files):
