@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -225,6 +227,27 @@ bool IsShardSpec(const std::string& data) {
   return absl::EndsWith(last, ".tar") || absl::StrContains(data, "{");
 }
 
+namespace {
+
+// A shard listed twice would be read twice an epoch, its samples weighted
+// double without a word: refused, naming it and both positions (1-based).
+absl::Status CheckListedOnce(const std::vector<std::string>& paths) {
+  std::unordered_map<std::string_view, size_t> seen;
+  seen.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto [it, added] = seen.emplace(paths[i], i);
+    if (!added) {
+      return InvalidArgumentCat("shard \"", ShownUrl(paths[i]),
+                                "\" is listed twice (shards ", it->second + 1,
+                                " and ", i + 1,
+                                " of the list): each is read once an epoch");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
     const std::string& spec) {
   std::vector<std::string> paths;
@@ -262,6 +285,7 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
   }
   if (paths.empty())
     return InvalidArgumentCat("no shards in \"", ShownData(spec), "\"");
+  FUSEDNORM_RETURN_IF_ERROR(CheckListedOnce(paths));
   return paths;
 }
 

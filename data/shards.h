@@ -29,8 +29,9 @@ bool IsShardSpec(const std::string& data);
 
 // The shard paths of a spec: a comma-separated list whose items may hold
 // one brace range each, "train-{000000..000146}.tar" (the width of the
-// first bound is kept). InvalidArgument for a malformed or reversed range
-// or more than 1,000,000 paths.
+// first bound is kept). InvalidArgument for a malformed or reversed range,
+// a path listed twice (as written: "a.tar" and "./a.tar" are two paths) or
+// more than 1,000,000 paths.
 absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
     const std::string& spec);
 

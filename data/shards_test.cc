@@ -86,6 +86,24 @@ TEST(Shards, ExpandsPatternsAndLists) {
         << r.status();
   }
   EXPECT_EQ(ExpandShardSpec("a{1..1000000}.tar")->size(), 1000000u);
+  // A shard listed twice, by a list or a range over a listed one, would be
+  // read twice an epoch: refused with both positions. "y-09" is another path.
+  for (const auto& [twice, message] :
+       std::vector<std::pair<const char*, const char*>>{
+           {"a.tar,a.tar", "shard \"a.tar\" is listed twice (shards 1 and 2 "},
+           {"x.tar,y-{8..10}.tar,y-9.tar",
+            "shard \"y-9.tar\" is listed twice (shards 3 and 5 "},
+           {"https://h/s-{0..2}.tar?X-Amz-Signature=k,https://h/s-1.tar?X-Amz-"
+            "Signature=k",
+            "shard \"https://h/s-1.tar?<query hidden>\" is listed twice "
+            "(shards 2 and 4 "}}) {
+    absl::StatusOr<std::vector<std::string>> r = ExpandShardSpec(twice);
+    ASSERT_FALSE(r.ok()) << twice;
+    EXPECT_NE(r.status().message().find(message), std::string::npos)
+        << r.status();
+    EXPECT_EQ(r.status().message().find("Signature"), std::string::npos);
+  }
+  EXPECT_EQ(ExpandShardSpec("y-{8..10}.tar,y-09.tar")->size(), 4u);
   // The last uint64 as both bounds: one path (the loop once wrapped past it
   // and never ended).
   EXPECT_EQ(
