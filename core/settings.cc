@@ -76,6 +76,31 @@ std::string SettingName(const Setting& s, SettingStyle style) {
   return absl::StrCat("--", absl::StrReplaceAll(s.name, {{"_", "-"}}));
 }
 
+namespace {
+
+// The settings that name a file (or the dataset) a command reads or writes.
+bool NamesAFile(const Setting& s) {
+  for (const char* name : {"output", "preview", "state_out", "resume",
+                           "cache_dir", "data", "path", "input"}) {
+    if (s.name == absl::string_view(name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string EmptyValueProblem(const Setting& s, SettingStyle style,
+                              absl::string_view text) {
+  if (!text.empty()) return "";
+  const bool file = NamesAFile(s);
+  if (!file && s.type != SettingType::kChoice) return "";
+  const bool flag = style == SettingStyle::kFlag;
+  return absl::StrCat(SettingName(s, style), flag ? "" : " = ''",
+                      " is given an empty value: name ",
+                      file ? "a file" : "one of its choices", ", or leave ",
+                      flag ? "the flag out" : "it out (None)");
+}
+
 const Setting* SettingValues::Find(absl::string_view name) const {
   for (const Setting* s : accepted_) {
     if (name == s->name) return s;

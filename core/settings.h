@@ -83,6 +83,13 @@ std::string SettingName(const Setting& s, SettingStyle style);
 std::string SettingWithValue(const Setting& s, SettingStyle style,
                              const std::string& text);
 
+// What is wrong with giving `text` for `s` at all, or "" when nothing is:
+// an empty value for a setting that names a file or the dataset (a shell
+// variable left unset would start over, write nothing or read the
+// synthetic dataset) or for a choice. Flags and keywords both refuse it.
+std::string EmptyValueProblem(const Setting& s, SettingStyle style,
+                              absl::string_view text);
+
 // The values given for a list of accepted settings, in text form.
 class SettingValues {
  public:

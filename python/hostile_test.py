@@ -7,6 +7,7 @@ signal. Run by //python:hostile_test with Debian's /usr/bin/python3."""
 import gc
 import math
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -287,6 +288,41 @@ class Limits(unittest.TestCase):
     def test_numpy_integers_and_paths_are_accepted(self):
         loader = fusednorm.Loader(images=np.int64(8), batch_size=np.int32(4), size=16)
         self.assertEqual(len(loader), 2)
+
+    def test_empty_file_and_choice_keywords_are_refused(self):
+        # data=os.environ.get("DATA", "") left unset must not train on the
+        # synthetic dataset; the command line refuses --data '' the same way.
+        for kw, what in [(dict(data=""), "data = '' is given an empty value"),
+                         (dict(dataset="cifar10", path=""), "path = '' is given"),
+                         (dict(cache_dir=""), "cache_dir = '' is given"),
+                         (dict(layout=""), "layout = '' is given an empty value: "
+                                           "name one of its choices")]:
+            with self.assertRaisesRegex(ValueError, what, msg=kw):
+                fusednorm.Loader(images=8, size=16, **kw)
+
+    def test_a_data_folder_whose_path_is_not_utf8(self):
+        # Its name as os.fsdecode gives it (surrogate escapes), a str or a
+        # Path: read as torchvision's ImageFolder reads it, shown escaped.
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, os.fsdecode(b"caf\xe9-\xff"))
+            for c in ("x", "y"):
+                os.makedirs(os.path.join(root, c))
+                for i in range(2):
+                    Image.new("RGB", (12, 10), (40 * i, 3, 9)).save(
+                        os.path.join(root, c, f"{i}.png"))
+            for data in (root, pathlib.Path(root)):
+                loader = fusednorm.Loader(data=data, split="val", size=8,
+                                          batch_size=4)
+                (images, labels), = list(loader)
+                self.assertEqual(labels.tolist(), [0, 0, 1, 1])
+                self.assertIn(repr(root)[1:-1], repr(loader))
+                state = loader.state_dict()
+                again = fusednorm.Loader(data=data, split="val", size=8,
+                                         batch_size=4)
+                again.load_state_dict(state)
+            with self.assertRaisesRegex(FileNotFoundError, r"caf\\xE9-\\xFF/none"):
+                fusednorm.Loader(data=os.path.join(root, "none"))
 
 
 class MadeOnDemand:

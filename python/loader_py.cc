@@ -513,8 +513,10 @@ void BindLoader(py::module_& m) {
       PyExc_RuntimeError, nullptr);
   m.add_object("SampleError", py::handle(g_sample_error));
   m.def(
-      "_shown_data", [](const std::string& data) { return ShownData(data); },
-      "data= as messages show it: URLs without credentials or queries.");
+      "_shown_data",
+      [](const std::string& data) { return py::bytes(ShownData(data)); },
+      "data= (os.fsencode'd) as messages show it: URLs without credentials "
+      "or queries.");
   py::class_<PyEpoch>(m, "Epoch")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyEpoch::Next)

@@ -98,9 +98,10 @@ std::string AsText(const char* callable, const Setting& s,
       return Items(callable, s, v, &IsInt, &IntText,
                    "an int or a (height, width) pair of ints");
     case SettingType::kText:
-      if (PyUnicode_Check(v.ptr())) return py::str(v);
-      if (py::hasattr(v, "__fspath__"))
-        return py::str(py::module_::import("os").attr("fspath")(v));
+      // As the file system takes it: a name that is not UTF-8 (os.fsdecode's
+      // surrogate escapes) keeps its bytes.
+      if (PyUnicode_Check(v.ptr()) || py::hasattr(v, "__fspath__"))
+        return py::bytes(py::module_::import("os").attr("fsencode")(v));
       WrongType(callable, s, v, "a str or a path");
     case SettingType::kChoice:
       if (IsBool(v) && TakesBool(s))
@@ -126,7 +127,13 @@ SettingValues FromKeywords(const py::dict& keywords,
           callable, "() got an unexpected keyword argument '", name, "'"));
     }
     if (value.is_none()) continue;
-    values.Set(*s, AsText(callable, *s, value));
+    std::string text = AsText(callable, *s, value);
+    if (std::string problem =
+            EmptyValueProblem(*s, SettingStyle::kKeyword, text);
+        !problem.empty()) {
+      throw py::value_error(absl::StrCat(callable, "() ", problem));
+    }
+    values.Set(*s, std::move(text));
   }
   return values;
 }

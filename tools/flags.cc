@@ -58,18 +58,6 @@ const Setting kResizeToFlag{
     {},
     1,
     static_cast<double>(kMaxSide)};
-namespace {
-
-// The flags that name a file (or the dataset) the command reads or writes.
-bool IsFileFlag(const Setting& s) {
-  for (const char* name : {"output", "preview", "state_out", "resume",
-                           "cache_dir", "data", "path", "input"}) {
-    if (s.name == absl::string_view(name)) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 absl::StatusOr<SettingValues> ParseFlags(
     const char* command, const std::vector<const Setting*>& accepted,
@@ -115,18 +103,10 @@ absl::StatusOr<SettingValues> ParseFlags(
                                            : ""));
     }
     // A file flag given empty (`--resume="$STATE"` with STATE unset) is a
-    // mistake, not the flag left out: it would start over, write nothing
-    // or read the synthetic dataset. So is a choice given empty.
-    if (value.empty() && IsFileFlag(*s)) {
-      return UsageError(absl::StrCat(SettingName(*s, SettingStyle::kFlag),
-                                     " is given an empty value: name a "
-                                     "file, or leave the flag out"));
-    }
-    if (value.empty() && s->type == SettingType::kChoice) {
-      return UsageError(absl::StrCat(SettingName(*s, SettingStyle::kFlag),
-                                     " is given an empty value: name one "
-                                     "of its choices, or leave the flag "
-                                     "out"));
+    // mistake, not the flag left out; so is a choice given empty.
+    if (std::string problem = EmptyValueProblem(*s, SettingStyle::kFlag, value);
+        !problem.empty()) {
+      return UsageError(problem);
     }
     // A flag given twice is a mistake one way or the other: which value
     // was meant is not for the parser to guess.

@@ -250,7 +250,8 @@ class Loader:
         their text; URLs in data= without user, password or query)."""
         kwargs = dict(self._kwargs)
         if isinstance(kwargs.get("data"), str):  # no credentials, no queries
-            kwargs["data"] = _fusednorm._shown_data(kwargs["data"])
+            kwargs["data"] = _os.fsdecode(_fusednorm._shown_data(
+                _os.fsencode(kwargs["data"])))
         return _call_repr("Loader", self.settings, kwargs)
 
     def __iter__(self):
