@@ -64,6 +64,7 @@ class RandomRotation : public AffineOp {
   // The input's size (unless expand: then InvalidArgument, since the size
   // depends on the angle; DecidedOutputSize gives it).
   absl::StatusOr<Size2> OutputSize(Size2 input) const override;
+  bool SizeDependsOnDecision() const override { return expand_; }
   absl::StatusOr<Size2> DecidedOutputSize(
       Size2 input, const OpDecision& decision) const override;
   bool KeepsSize() const override { return !expand_; }

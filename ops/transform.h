@@ -127,6 +127,9 @@ class PreprocessOp {
   // Whether the output always has its input's size (flips, colour ops);
   // FixedOutputSize() is then nullopt but the size before stays fixed.
   virtual bool KeepsSize() const { return false; }
+  // Whether the output size depends on the decision drawn, so that
+  // OutputSize cannot tell it (RandomRotation with expand).
+  virtual bool SizeDependsOnDecision() const { return false; }
   // The output's channel count for an input of `channels`.
   virtual absl::StatusOr<int> OutputChannels(int channels) const {
     return channels;

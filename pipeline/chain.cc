@@ -262,7 +262,7 @@ BatchShape Chain::batch_shape() const {
   return s;
 }
 
-std::optional<ListSize> ListOutputSize(
+absl::StatusOr<std::optional<ListSize>> ListOutputSize(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,
     std::optional<Size2> image_size) {
   std::optional<ListSize> size;
@@ -276,10 +276,18 @@ std::optional<ListSize> ListOutputSize(
     }
     if (const std::optional<Size2> fixed = op.FixedOutputSize()) {
       size = ListSize{i, *fixed};
+    } else if (size && op.SizeDependsOnDecision()) {
+      size = std::nullopt;
     } else if (size) {
-      const absl::StatusOr<Size2> next = op.OutputSize(size->size);
-      size = next.ok() ? std::optional<ListSize>(ListSize{i, *next})
-                       : std::nullopt;
+      const Size2 in = size->size;
+      const absl::StatusOr<Size2> next = op.OutputSize(in);
+      if (!next.ok()) {
+        return PrefixStatus(
+            next.status(),
+            absl::StrCat("position ", i, " (", op.name(), ") on ", in.height,
+                         "x", in.width, " images: "));
+      }
+      size = ListSize{i, *next};
     }
   }
   return size;
@@ -311,12 +319,13 @@ absl::StatusOr<Chain> BuildChain(
     if (s.kind == Chain::Step::Kind::kFlip) s.op->FuseInto(&w.fused);
   }
   chain.channels = w.channels;
-  const std::optional<ListSize> fixed =
+  const absl::StatusOr<std::optional<ListSize>> fixed =
       ListOutputSize(list, options.image_size);
+  if (!fixed.ok()) return PrefixStatus(fixed.status(), options.list_name + " ");
   FUSEDNORM_ASSIGN_OR_RETURN(
       chain.size,
       SampleSize(options.list_name,
-                 fixed ? std::optional<Size2>(fixed->size) : std::nullopt,
+                 *fixed ? std::optional<Size2>((*fixed)->size) : std::nullopt,
                  options.sample_size));
   const bool erase_in_pixels = w.erase_at >= 0 && w.normalize_at > w.erase_at;
   FUSEDNORM_RETURN_IF_ERROR(

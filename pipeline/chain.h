@@ -72,13 +72,16 @@ struct ChainOptions {
 // known, the others keep it. nullopt when it is not known before a sample
 // is read (an expanding rotation, or Resize(int) on images of many sizes
 // with no crop before it). `position` is the last op that set or changed
-// it; kDatasetSize when the dataset's size passes through.
+// it; kDatasetSize when the dataset's size passes through. InvalidArgument
+// "position I (OP) on HxW images: ..." for an op that cannot make a size
+// from the known one (Resize(int, max_size) rounding a side to 0, or a
+// Resize(int) past the largest image).
 struct ListSize {
   static constexpr size_t kDatasetSize = ~size_t{0};
   size_t position;
   Size2 size;
 };
-std::optional<ListSize> ListOutputSize(
+absl::StatusOr<std::optional<ListSize>> ListOutputSize(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,
     std::optional<Size2> image_size = std::nullopt);
 

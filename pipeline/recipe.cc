@@ -142,7 +142,10 @@ absl::Status TakeNormalize(const std::string& list_name, bool given,
 absl::Status CheckSize(const std::string& list_name,
                        const std::vector<std::unique_ptr<PreprocessOp>>& list,
                        std::optional<Size2> image_size) {
-  const std::optional<ListSize> fixed = ListOutputSize(list, image_size);
+  const absl::StatusOr<std::optional<ListSize>> listed =
+      ListOutputSize(list, image_size);
+  if (!listed.ok()) return PrefixStatus(listed.status(), list_name + " ");
+  const std::optional<ListSize>& fixed = *listed;
   if (!fixed) {
     return InvalidArgumentCat(list_name,
                               ": no transform fixes the output size (end the "

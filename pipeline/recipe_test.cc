@@ -203,13 +203,42 @@ TEST(Lists, OutputSizeFollowsTheOps) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.list);
-    const std::optional<ListSize> got = ListOutputSize(Ops(c.list), c.image);
+    const std::optional<ListSize> got = *ListOutputSize(Ops(c.list), c.image);
     ASSERT_EQ(got.has_value(), c.want.has_value());
     if (!got) continue;
     EXPECT_EQ(got->size.height, c.want->height);
     EXPECT_EQ(got->size.width, c.want->width);
     EXPECT_EQ(got->position, c.position);
   }
+}
+
+// A size known before an op that cannot make one from it is an error
+// naming that op and its input, not "no transform fixes the output size".
+TEST(Lists, AnImpossibleSizeNamesItsOp) {
+  for (const auto& [list, message] :
+       std::vector<std::pair<const char*, const char*>>{
+           {"CenterCrop((2, 58)), Resize(3, max_size=15)",
+            "position 1 (Resize(size=3, interpolation=bilinear, max_size=15, "
+            "antialias=True)) on 2x58 images: output size 0x15 must be"},
+           {"CenterCrop((1, 1000)), Resize(2000)",
+            ") on 1x1000 images: output size 2000x2000000 must be"}}) {
+    SCOPED_TRACE(list);
+    const absl::StatusOr<std::optional<ListSize>> got =
+        ListOutputSize(Ops(list));
+    ASSERT_FALSE(got.ok());
+    EXPECT_NE(got.status().message().find(message), std::string::npos)
+        << got.status();
+  }
+  // The dataset's one size (CIFAR's) is known the same way.
+  const absl::StatusOr<std::optional<ListSize>> cifar =
+      ListOutputSize(Ops("Resize(46341)"), Size2{32, 32});
+  ASSERT_FALSE(cifar.ok());
+  EXPECT_NE(cifar.status().message().find(
+                "position 0 (Resize(size=46341, interpolation=bilinear, "
+                "max_size=None, antialias=True)) on 32x32 images: output "
+                "size 46341x46341 must be"),
+            std::string::npos)
+      << cifar.status();
 }
 
 TEST(Lists, ChannelsFollowTheOps) {
