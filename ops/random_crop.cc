@@ -105,7 +105,10 @@ absl::StatusOr<Size2> RandomCrop::OutputSize(Size2 input) const {
 }
 
 absl::StatusOr<int> RandomCrop::OutputChannels(int channels) const {
-  if (mode_ == PadMode::kConstant)
+  // torchvision checks the fill where it pads: always with a padding (even
+  // 0), with pad_if_needed only for a small image (checked here for all).
+  const bool pads = padding_.kind != ArgValue::Kind::kNone || pad_if_needed_;
+  if (mode_ == PadMode::kConstant && pads)
     FUSEDNORM_RETURN_IF_ERROR(fill_.CheckChannels("RandomCrop", channels));
   return channels;
 }

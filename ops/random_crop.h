@@ -52,7 +52,9 @@ class RandomCrop : public PreprocessOp {
   // refuses it too).
   absl::StatusOr<Size2> OutputSize(Size2 input) const override;
   std::optional<Size2> FixedOutputSize() const override { return size_; }
-  // A constant fill given per channel must match the channels.
+  // A constant fill given per channel must match the channels, unless the
+  // op never pads (no padding, no pad_if_needed): the fill is then unused,
+  // as in torchvision.
   absl::StatusOr<int> OutputChannels(int channels) const override;
 
   OpDecision Decide(Size2 input, SampleStream& stream) const override;

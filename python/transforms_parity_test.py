@@ -186,6 +186,16 @@ class Parity(unittest.TestCase):
             if pil.mode == "RGB":
                 self.crop_matches(T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs),
                                   name, pil)
+        # A fill of the wrong length is never used without a pad, as in
+        # torchvision; with a padding (even 0) it is refused, as there.
+        for name, pil in IMAGES:
+            if pil.mode == "RGB":
+                self.crop_matches(T.RandomCrop(4, fill=(1, 2)),
+                                  TV.RandomCrop(4, fill=(1, 2)), name, pil)
+        rgb = np.zeros((8, 8, 3), np.uint8)
+        for kwargs in (dict(padding=0), dict(pad_if_needed=True)):
+            with self.assertRaisesRegex(ValueError, r"fill = \(1, 2\) has 2 values"):
+                T.RandomCrop(4, fill=(1, 2), **kwargs).apply(rgb)
 
     def test_random_crop_long_uneven_reflections(self):
         # np.pad reflects in rounds: a pad much longer than the image on one
