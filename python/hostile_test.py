@@ -14,6 +14,7 @@ import sys
 import textwrap
 import threading
 import time
+import types
 import unittest
 
 import numpy as np
@@ -264,6 +265,38 @@ class Limits(unittest.TestCase):
                        dict(nonsense=1), dict(batch=4)):
             with self.subTest(kwargs=kwargs), self.assertRaises(TypeError):
                 fusednorm.Loader(**SMALL | kwargs)
+
+    def test_decide_and_apply_name_the_wrong_argument(self):
+        from fusednorm import transforms as T
+        op, mix = T.RandomCrop(4, padding=2), T.MixUp(0.2, num_classes=3)
+        a = np.zeros((6, 7, 3), np.uint8)
+        d = op.decide(6, 7)
+        batch = np.zeros((2, 3, 4, 4), np.float32)
+        for call, error, message in [
+                (lambda: op.apply(torch.from_numpy(a), d), TypeError,
+                 "image must be a NumPy array, .* not torch.Tensor"),
+                (lambda: op.apply(a.tolist(), d), TypeError, "not list"),
+                (lambda: op.apply(a, [0, 0, 4, 4]), TypeError,
+                 r"decisions must be a dict \(decide\(\)'s\), not list"),
+                (lambda: op.decide(6.0, 7), TypeError, "height must be an int, not float"),
+                (lambda: op.decide(6, True), TypeError, "width must be an int, not bool"),
+                (lambda: op.decide(6, 7, seed=-1), ValueError, "seed = -1: must be in 0.."),
+                (lambda: op.decide(6, 7, epoch=2**32), ValueError,
+                 "epoch = 4294967296: must be in 0..4294967295"),
+                (lambda: op.apply(a, index=-1), ValueError, "index = -1: must be"),
+                (lambda: op.decide(6, 7, index="3"), TypeError, "index must be an int, not str"),
+                (lambda: mix.decide(4, 4, batch=-1), ValueError, "batch = -1: must be"),
+                (lambda: mix.apply(batch, [0, 1], None), TypeError,
+                 "decisions must be a dict"),
+                (lambda: mix.apply(batch, [0, 1], mix.decide(4, 4), label_smoothing="x"),
+                 TypeError, "label_smoothing must be a number, not str")]:
+            with self.assertRaisesRegex(error, message):
+                call()
+        # What they take: NumPy integers, any mapping, floats as numbers.
+        self.assertEqual(op.decide(np.int64(6), np.uint8(7), seed=np.uint64(2**64 - 1)),
+                         op.decide(6, 7, seed=2**64 - 1))
+        self.assertEqual(op.apply(a, types.MappingProxyType(d)).shape, (4, 4, 3))
+        mix.apply(batch, [0, 1], mix.decide(4, 4), label_smoothing=np.float32(0.1))
 
     def test_transform_arguments_from_numpy_and_torch(self):
         # Arrays and tensors are taken as their values; a value no op could

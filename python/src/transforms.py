@@ -30,6 +30,10 @@ batches: decide(height, width, seed=, epoch=, batch=) and apply(images,
 labels, decisions, num_classes=...) -> (images, soft targets).
 """
 
+from collections.abc import Mapping as _Mapping
+from numbers import Real as _Real
+import operator as _operator
+
 from fusednorm import _fusednorm
 
 __all__ = ["Compose", "to_text", "from_torchvision", "op_names"]
@@ -65,16 +69,16 @@ class Transform:
         loader gives that sample when this op is the first of its list
         that draws. In a list, each op draws after those before it from
         the same stream, so a later op's decisions there differ."""
-        return self._op.decide(height, width, seed=seed, epoch=epoch,
-                               index=index)
+        return self._op.decide(*_sizes(height, width),
+                               **_stream(seed, epoch, index=index))
 
     def apply(self, image, decisions=None, *, seed=0, epoch=0, index=0):
         """The op on a uint8 (H, W, C) or (H, W) array with `decisions`
         (decide()'s dict), or the ones decide(seed=, epoch=, index=) draws.
         RandomErasing works on the normalized tensor: a float32 (C, H, W)
         array. Returns a new array."""
-        return self._op.apply(image, decisions, seed=seed, epoch=epoch,
-                              index=index)
+        return self._op.apply(_image(image), _decisions(decisions),
+                              **_stream(seed, epoch, index=index))
 
     __call__ = apply
 
@@ -112,8 +116,8 @@ class BatchTransform:
         of height x width (torchvision v2's _get_params names). `batch` is
         the loader's global batch number; with repeated augmentations a
         rank's batch j is number j * world_size + rank."""
-        return self._op.decide(height, width, seed=seed, epoch=epoch,
-                               batch=batch)
+        return self._op.decide(*_sizes(height, width),
+                               **_stream(seed, epoch, batch=batch))
 
     def apply(self, images, labels, decisions, *, num_classes=None,
               label_smoothing=0.0, layout="chw"):
@@ -123,9 +127,13 @@ class BatchTransform:
         `num_classes` defaults to the op's own (MixUp(alpha, num_classes))."""
         import numpy as np
         num_classes = self._classes(num_classes)
+        if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, _Real):
+            raise TypeError(f"label_smoothing must be a number, not "
+                            f"{_type_name(label_smoothing)}")
         return self._op.apply(np.asarray(images), _int64_labels(labels, num_classes),
-                              decisions, num_classes=num_classes,
-                              label_smoothing=label_smoothing, layout=layout)
+                              _decisions(decisions, required=True),
+                              num_classes=num_classes,
+                              label_smoothing=float(label_smoothing), layout=layout)
 
     def _classes(self, num_classes):
         """`num_classes` checked against the op's own (RandomChoice's: its
@@ -148,6 +156,58 @@ class BatchTransform:
 
     def __reduce__(self):
         return (_rebuild_batch, (self._op.spec,))
+
+
+def _type_name(value):
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _int(name, value, high):
+    """`value` as an int in 0..high for argument `name`: a TypeError for a
+    bool, a float or anything without __index__, a ValueError out of
+    range (narrower limits are the op's, checked after)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name} must be an int, not {_type_name(value)}")
+    value = _operator.index(value)
+    if not 0 <= value <= high:
+        raise ValueError(f"{name} = {value}: must be in 0..{high}")
+    return value
+
+
+def _sizes(height, width):
+    return (_int("height", height, 2**63 - 1), _int("width", width, 2**63 - 1))
+
+
+def _stream(seed, epoch, **index):
+    """seed, epoch and the index (or batch) keywords of decide(), checked."""
+    (name, value), = index.items()
+    return dict(seed=_int("seed", seed, 2**64 - 1),
+                epoch=_int("epoch", epoch, 2**32 - 1),
+                **{name: _int(name, value, 2**64 - 1)})
+
+
+def _image(image):
+    """`image` if it exposes its pixels as a buffer (a NumPy array does; a
+    torch tensor, a list or a PIL image does not)."""
+    try:
+        memoryview(image).release()
+    except TypeError:
+        raise TypeError(f"image must be a NumPy array, uint8 (H, W, C) or "
+                        f"(H, W) (RandomErasing: float32 (C, H, W)), not "
+                        f"{_type_name(image)}") from None
+    return image
+
+
+def _decisions(decisions, required=False):
+    """decide()'s dict (any mapping), or None where the op may draw."""
+    if decisions is None and not required:
+        return None
+    if not isinstance(decisions, _Mapping):
+        raise TypeError(f"decisions must be a dict (decide()'s), not "
+                        f"{_type_name(decisions)}")
+    return dict(decisions)
 
 
 def _int64_labels(labels, num_classes):
