@@ -8,6 +8,7 @@ import gc
 import math
 import os
 import pathlib
+import pickle
 import signal
 import subprocess
 import sys
@@ -376,6 +377,31 @@ class MadeOnDemand:
 
 
 class ObjectLifetimes(unittest.TestCase):
+    def test_objects_made_without_init_are_refused_not_used(self):
+        # cls.__new__(cls) gives an object with no C++ object behind it:
+        # every use is a TypeError (it read unconstructed memory and crashed).
+        from fusednorm import _fusednorm as F
+        calls = {"Loader": [len, iter, lambda o: o.state_dict(), lambda o: o.skipped,
+                            lambda o: o.close(), lambda o: o.describe()],
+                 "Epoch": [next, lambda o: o.epoch, lambda o: o.skipped],
+                 "FusedNormalization": [lambda o: o.dtype, lambda o: o.mean,
+                                        lambda o: o(np.zeros((2, 2, 3), np.uint8)),
+                                        lambda o: o.__getstate__()],
+                 "Tail": [lambda o: o.flip_p, lambda o: o.dtype,
+                          lambda o: o.decisions(0, 4, 4)],
+                 "Transform": [lambda o: o.spec, lambda o: o.decide(4, 4)],
+                 "BatchTransform": [lambda o: o.spec, lambda o: o.num_classes,
+                                    lambda o: o.decide(4, 4)]}
+        for name, uses in calls.items():
+            cls = getattr(F, name)
+            for use in uses:
+                with self.subTest(name=name, use=use), \
+                        self.assertRaisesRegex(TypeError, "made with __new__"):
+                    use(cls.__new__(cls))
+        # Unpickling makes its objects the same way, and still works.
+        op = F.FusedNormalization(mean=[0.5] * 3, std=[0.25] * 3)
+        self.assertEqual(pickle.loads(pickle.dumps(op)).std, [0.25] * 3)
+
     def test_sequence_items_made_on_demand(self):
         # Each item is read while this call holds it (a crash before).
         x = np.arange(12, dtype=np.uint8).reshape(2, 2, 3) * 20

@@ -49,6 +49,7 @@
 #include "python/convert.h"
 #include "python/gil.h"
 #include "python/settings_py.h"
+#include "python/uninitialized.h"
 
 namespace fusednorm {
 namespace {
@@ -537,6 +538,8 @@ void BindLoader(py::module_& m) {
       .def_property_readonly_static("settings", [](py::object) {
         return DescribeSettings(LoaderRows());
       });
+  RefuseUninitialized<PyEpoch>();
+  RefuseUninitialized<PyLoader>();
 }
 
 }  // namespace fusednorm

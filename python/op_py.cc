@@ -20,6 +20,7 @@
 #include "python/convert.h"
 #include "python/gil.h"
 #include "python/settings_py.h"
+#include "python/uninitialized.h"
 #include "rng/philox.h"
 
 namespace fusednorm {
@@ -180,6 +181,7 @@ void BindFusedNormalization(py::module_& m) {
                       [](const py::dict& kwargs) { return MakeOp(kwargs); }))
       .def_property_readonly_static(
           "settings", [](py::object) { return DescribeSettings(OpRows()); });
+  RefuseUninitialized<PyFusedNormalization>();
 }
 
 }  // namespace fusednorm

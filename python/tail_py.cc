@@ -28,6 +28,7 @@
 #include "python/gil.h"
 #include "python/pil_image.h"
 #include "python/settings_py.h"
+#include "python/uninitialized.h"
 
 namespace fusednorm {
 namespace {
@@ -287,6 +288,7 @@ void BindTail(py::module_& m) {
                                     [](py::object) { return PilModes(); })
       .def_property_readonly_static(
           "settings", [](py::object) { return DescribeSettings(TailRows()); });
+  RefuseUninitialized<PyTail>();
 }
 
 }  // namespace fusednorm

@@ -31,6 +31,7 @@
 #include "ops/transform_list.h"
 #include "python/convert.h"
 #include "python/gil.h"
+#include "python/uninitialized.h"
 #include "rng/philox.h"
 
 namespace fusednorm {
@@ -524,6 +525,8 @@ void BindTransforms(py::module_& m) {
            py::arg("labels"), py::arg("decisions"), py::kw_only(),
            py::arg("num_classes"), py::arg("label_smoothing") = 0.0,
            py::arg("layout") = "chw");
+  RefuseUninitialized<PyTransform>();
+  RefuseUninitialized<PyBatchTransform>();
 }
 
 }  // namespace fusednorm
