@@ -35,7 +35,9 @@ void Raise(const absl::Status& status, NotFound not_found) {
 }
 
 Images ReadImages(const py::buffer& image) {
-  const py::buffer_info b = image.request();
+  Images im;
+  im.buffer = std::make_shared<const py::buffer_info>(image.request());
+  const py::buffer_info& b = *im.buffer;
   if (b.format != py::format_descriptor<uint8_t>::format() || b.itemsize != 1)
     throw py::type_error("image must hold uint8 values, not format \"" +
                          b.format + "\"");
@@ -44,7 +46,6 @@ Images ReadImages(const py::buffer& image) {
         "image must have shape (H, W, C) or (N, H, W, C), "
         "not " +
         std::to_string(b.ndim) + " dimensions");
-  Images im;
   im.batched = b.ndim == 4;
   const size_t o = im.batched ? 1 : 0;
   im.data = static_cast<const uint8_t*>(b.ptr);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,8 +41,12 @@ T Value(absl::StatusOr<T> v) {
 }
 
 // A uint8 image or batch as the C++ op sees it: pixels contiguous within a
-// row, rows and images at any stride.
+// row, rows and images at any stride. `buffer` keeps the caller's buffer
+// exported while this lives (and releases it, with the GIL held, when this
+// goes): without it, another thread could free the memory (a memoryview
+// released, its mmap closed) while the op reads it without the GIL.
 struct Images {
+  std::shared_ptr<const py::buffer_info> buffer;
   const uint8_t* data;
   int64_t n, h, w;
   int c;

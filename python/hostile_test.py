@@ -438,6 +438,60 @@ class ObjectLifetimes(unittest.TestCase):
                 FusedTail()(img, flip=bad)
         self.assertEqual(op(img, flip=np.bool_(True)).shape, (3, 4, 3))
 
+    def test_a_buffer_freed_by_another_thread_while_read(self):
+        # The memory behind a memoryview (an mmap here) can go once the view
+        # is released: the calls keep it exported while they read without
+        # the GIL, so the release waits (BufferError) and nothing reads
+        # freed memory (the op crashed).
+        code = """
+            import mmap, threading, time, numpy as np, fusednorm
+            from fusednorm import transforms as T
+            N, H, W = 6, 1536, 1536
+            def race(call, shape):
+                want = None
+                for trial in range(30):
+                    mm = mmap.mmap(-1, int(np.prod(shape)))
+                    mm.write(bytes(range(256)) * (len(mm) // 256))
+                    mv = memoryview(mm).cast("B", shape)
+                    if want is None:
+                        want = call(np.array(mv))
+                    refused = 0
+                    def release():
+                        nonlocal refused
+                        time.sleep(0.001)  # the call starts meanwhile
+                        while True:
+                            try:
+                                mv.release()
+                                mm.close()
+                                return
+                            except BufferError:
+                                refused += 1
+                    t = threading.Thread(target=release)
+                    t.start()
+                    try:
+                        got = call(mv)
+                    except (ValueError, TypeError):  # released before the call
+                        t.join()
+                        continue
+                    t.join()
+                    assert np.array_equal(got, want)
+                    if refused:
+                        return
+                raise AssertionError(f"no release came during {call}")
+            op = fusednorm.FusedNormalization(mode="exact", layout="chw")
+            race(op, (N, H, W, 3))
+            H = W = 4096  # one image: calls of 10 ms or more
+            race(lambda a: T.RandomRotation(30).apply(a, seed=1), (H, W, 3))
+            race(lambda a: fusednorm.resized_crop(a, 1, 2, H - 3, W - 5, (2000, 1900)),
+                 (H, W, 3))
+            tail = fusednorm._fusednorm.Tail(layout="chw")
+            race(lambda a: tail.hwc(a, 7), (H, W, 3))
+            race(lambda a: tail.planes(a, 7), (3, H, W))
+            print("ok")
+        """
+        r = run_python(code, timeout=300)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "ok"), r.stderr)
+
     def test_a_pil_image_closed_by_another_thread_while_read(self):
         tail = FusedTail(erase_p=0.0, flip_p=0.0, preset="none")
         for k in range(12):

@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -145,19 +146,22 @@ class PyTail {
   std::vector<FusedNormalization> plane_ops_;  // CHW layout only
 };
 
-// A uint8 (C, H, W) buffer with rows contiguous, as one view per plane.
+// A uint8 (C, H, W) buffer with rows contiguous, as one view per plane;
+// `buffer` keeps it exported meanwhile (convert.h's Images).
 struct PlaneViews {
+  std::shared_ptr<const py::buffer_info> buffer;
   std::vector<ImageView> views;
   int64_t h = 0, w = 0;
 };
 
 PlaneViews ReadPlanes(const py::buffer& planes) {
-  const py::buffer_info b = planes.request();
+  PlaneViews p;
+  p.buffer = std::make_shared<const py::buffer_info>(planes.request());
+  const py::buffer_info& b = *p.buffer;
   if (b.format != py::format_descriptor<uint8_t>::format() || b.ndim != 3)
     throw py::type_error(
         "planes must be a uint8 (C, H, W) buffer, not format \"" + b.format +
         "\" with " + std::to_string(b.ndim) + " dimensions");
-  PlaneViews p;
   p.h = b.shape[1];
   p.w = b.shape[2];
   if ((p.w > 1 && b.strides[2] != 1) || b.strides[1] < p.w || b.strides[0] < 0)

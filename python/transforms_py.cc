@@ -187,8 +187,11 @@ py::list Args(const std::vector<NamedArg>& args) {
 }
 
 // A uint8 (H, W, C) or (H, W) array as an image view; `gray` says it was 2-D.
-ImageView ReadImage(const py::buffer& image, bool* gray) {
-  const py::buffer_info b = image.request();
+// `*buffer` keeps the caller's buffer exported (convert.h's Images).
+ImageView ReadImage(const py::buffer& image, bool* gray,
+                    std::shared_ptr<const py::buffer_info>* buffer) {
+  *buffer = std::make_shared<const py::buffer_info>(image.request());
+  const py::buffer_info& b = **buffer;
   *gray = b.ndim == 2;
   if (*gray) {
     if (b.format != py::format_descriptor<uint8_t>::format())
@@ -204,6 +207,7 @@ ImageView ReadImage(const py::buffer& image, bool* gray) {
                      b.shape[0], b.shape[1], 1, b.strides[0]};
   }
   const Images im = ReadImages(image);
+  *buffer = im.buffer;
   if (im.batched)
     throw py::value_error("image must have shape (H, W, C) or (H, W)");
   return ImageView{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w, im.c,
@@ -255,7 +259,8 @@ class PyTransform {
     if (op_->fused_part() == PreprocessOp::FusedPart::kErase)
       return Erase(image, decisions, seed, epoch, index);
     bool gray = false;
-    const ImageView view = ReadImage(image, &gray);
+    std::shared_ptr<const py::buffer_info> buffer;
+    const ImageView view = ReadImage(image, &gray, &buffer);
     OpDecision d;
     if (decisions) {
       d = Value(op_->DecisionFromFields(FromDict(*decisions),
