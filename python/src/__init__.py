@@ -485,9 +485,11 @@ class _Epoch:
         return self
 
     def __next__(self):
-        # Python may raise a signal's exception (Ctrl-C) between any two
-        # steps here, after the batch was taken: it is then given back, so
-        # that state_dict() does not count a batch the caller never saw.
+        # Python may raise a signal handler's exception (Ctrl-C's, or a
+        # SIGTERM handler's SystemExit) between any two steps here, after
+        # the batch was taken: it is then given back, so that state_dict()
+        # does not count a batch the caller never saw. (An exception with no
+        # batch taken, StopIteration included, gives nothing back.)
         try:
             if self._guard is None:
                 return self._next()
@@ -499,7 +501,7 @@ class _Epoch:
                 raise
             self._guard.handed(batch)
             return batch
-        except KeyboardInterrupt:
+        except BaseException:
             self._epoch._give_back()
             raise
 
