@@ -316,6 +316,12 @@ class Limits(unittest.TestCase):
                 (lambda: mix.decide(4, 4, batch=-1), ValueError, "batch = -1: must be"),
                 (lambda: mix.apply(batch, [0, 1], None), TypeError,
                  "decisions must be a dict"),
+                (lambda: mix.apply(batch.astype(">f2"), [0, 1], mix.decide(4, 4)),
+                 TypeError, r"other byte order \(dtype '>f2'\)"),
+                (lambda: mix.apply(batch.astype(">f4"), [0, 1], mix.decide(4, 4)),
+                 TypeError, r"other byte order \(dtype '>f4'\)"),
+                (lambda: mix.apply(batch.astype(np.float64), [0, 1], mix.decide(4, 4)),
+                 TypeError, "must be float32 or float16, not '<f8'"),
                 (lambda: mix.apply(batch, [0, 1], mix.decide(4, 4), label_smoothing="x"),
                  TypeError, "label_smoothing must be a number, not str")]:
             with self.assertRaisesRegex(error, message):

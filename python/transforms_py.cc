@@ -354,12 +354,20 @@ class PyTransform {
 // H, W) (chw) or (N, H, W, C) (hwc).
 BatchShape ShapeOf(const py::array& images, const std::string& layout) {
   BatchShape s;
-  if (images.dtype().is(py::dtype::of<float>())) {
+  const py::dtype dtype = images.dtype();
+  const std::string name = py::str(dtype.attr("str"));  // "<f4", ">f2"
+  if (dtype.kind() == 'f' && !dtype.attr("isnative").cast<bool>()) {
+    throw py::type_error(absl::StrCat(
+        "images are in the other byte order (dtype '", name,
+        "'): convert them with images.astype(images.dtype.newbyteorder('='))"));
+  }
+  if (dtype.kind() == 'f' && dtype.itemsize() == 4) {
     s.dtype = DType::kFloat32;
-  } else if (images.dtype().kind() == 'f' && images.dtype().itemsize() == 2) {
+  } else if (dtype.kind() == 'f' && dtype.itemsize() == 2) {
     s.dtype = DType::kFloat16;
   } else {
-    throw py::type_error("images must be float32 or float16");
+    throw py::type_error(
+        absl::StrCat("images must be float32 or float16, not '", name, "'"));
   }
   if (images.ndim() != 4)
     throw py::value_error("images must have 4 dimensions");
