@@ -435,6 +435,24 @@ class ObjectLifetimes(unittest.TestCase):
         op = F.FusedNormalization(mean=[0.5] * 3, std=[0.25] * 3)
         self.assertEqual(pickle.loads(pickle.dumps(op)).std, [0.25] * 3)
 
+    def test_pickles_keep_the_arguments_as_given_then(self):
+        # A caller's list or array changed after the op was made: the op, its
+        # pickle (a DataLoader worker's copy), deepcopy and repr keep the
+        # values it was made with.
+        import copy
+        from fusednorm.torch import FusedTail
+        image = np.random.default_rng(0).integers(0, 256, (2, 16, 16, 3), np.uint8)
+        mean, std = [0.1, 0.2, 0.3], np.array([0.3, 0.2, 0.1])
+        op = fusednorm.FusedNormalization(mean=mean, std=std)
+        tail = FusedTail(mean=mean, std=std, flip_p=0, erase_p=0)
+        want, want_tail = op(image), tail(image[0])
+        mean[0], std[:] = 0.9, 1.0
+        for made in (op, pickle.loads(pickle.dumps(op)), copy.deepcopy(op)):
+            np.testing.assert_array_equal(made(image), want)
+        self.assertIn("mean=[0.1, 0.2, 0.3]", repr(op))
+        self.assertTrue(torch.equal(pickle.loads(pickle.dumps(tail))(image[0]),
+                                    want_tail))
+
     def test_sequence_items_made_on_demand(self):
         # Each item is read while this call holds it (a crash before).
         x = np.arange(12, dtype=np.uint8).reshape(2, 2, 3) * 20

@@ -21,6 +21,7 @@ RuntimeError.
 """
 
 import atexit as _atexit
+import copy as _copy
 import json as _json
 import numbers as _numbers
 import operator as _operator
@@ -79,6 +80,20 @@ def _bfloat16(array):
     return torch.from_numpy(array.view(_np.int16)).view(torch.bfloat16)
 
 
+def _snapshot(kwargs):
+    """The keywords as given now: copies of their lists and arrays, which
+    the caller may change later. An op has read their values; its pickle
+    and repr must say the same (a value that cannot be copied is kept, for
+    the op's own check to name)."""
+    out = {}
+    for key, value in kwargs.items():
+        try:
+            out[key] = _copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - refused by the op with its name
+            out[key] = value
+    return out
+
+
 def _call_repr(name, settings, kwargs):
     """name(key=value, ...): the keywords given, in the order of `settings`
     ((name, default, help) rows), as torchvision's transforms print."""
@@ -98,8 +113,8 @@ class FusedNormalization:
     settings = _fusednorm.FusedNormalization.settings
 
     def __init__(self, **kwargs):
-        self._op = _fusednorm.FusedNormalization(**kwargs)
-        self._kwargs = dict(kwargs)
+        self._kwargs = _snapshot(kwargs)
+        self._op = _fusednorm.FusedNormalization(**self._kwargs)
 
     def __repr__(self):
         return _call_repr("FusedNormalization", self.settings, self._kwargs)

@@ -61,7 +61,7 @@ class FusedTail:
     def __init__(self, rng="fusednorm", **kwargs):
         if rng not in _RNGS:
             raise ValueError(f"rng must be one of {_RNGS}, not {rng!r}")
-        self._kwargs = dict(kwargs, rng=rng)
+        self._kwargs = fusednorm._snapshot(dict(kwargs, rng=rng))
         self._make()
 
     def __repr__(self):
