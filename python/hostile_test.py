@@ -356,6 +356,22 @@ class Limits(unittest.TestCase):
         loader = fusednorm.Loader(images=np.int64(8), batch_size=np.int32(4), size=16)
         self.assertEqual(len(loader), 2)
 
+    def test_torch_tensors_as_mean_std_and_size(self):
+        # As torchvision's Normalize takes them (a tensor is no sequence to
+        # Python: it was read as one number, with torch's own error).
+        m, s = torch.tensor([0.485, 0.456, 0.406]), torch.tensor([0.229, 0.224, 0.225])
+        lists = fusednorm.FusedNormalization(mean=[0.485, 0.456, 0.406],
+                                             std=[0.229, 0.224, 0.225])
+        op = fusednorm.FusedNormalization(mean=m, std=s)
+        self.assertEqual((op.mean, op.std), (lists.mean, lists.std))
+        loader = fusednorm.Loader(images=8, batch_size=4, size=torch.tensor([16, 12]),
+                                  mean=m, std=s)
+        self.assertEqual(next(iter(loader))[0].shape, (4, 16, 12, 3))
+        self.assertEqual(fusednorm.FusedNormalization(mean=torch.tensor([0.5]),
+                                                      std=torch.tensor(0.25)).std, [0.25])
+        with self.assertRaisesRegex(ValueError, r"mean = \(\): needs 1 to 4 values"):
+            fusednorm.FusedNormalization(mean=torch.tensor([]), std=s)
+
     def test_empty_file_and_choice_keywords_are_refused(self):
         # data=os.environ.get("DATA", "") left unset must not train on the
         # synthetic dataset; the command line refuses --data '' the same way.

@@ -35,11 +35,27 @@ bool IsNumber(const py::handle& v) {
           !py::isinstance<py::str>(v));
 }
 
-// A number, a 0-d array or tensor included (a sequence of its own type).
+// The dimensions of an array or tensor; -1 for anything else.
+int Dimensions(const py::handle& v) {
+  if (PyUnicode_Check(v.ptr()) || !py::hasattr(v, "ndim") ||
+      !py::hasattr(v, "tolist"))
+    return -1;
+  return py::int_(v.attr("ndim")).cast<int>();
+}
+
+// A number, a 0-d array or tensor included (one of more dimensions has a
+// __float__ too when it holds one value).
 bool IsScalar(const py::handle& v) {
   if (!IsNumber(v)) return false;
-  if (!PySequence_Check(v.ptr())) return true;
-  return py::hasattr(v, "ndim") && py::int_(v.attr("ndim")).cast<int>() == 0;
+  const int dimensions = Dimensions(v);
+  return dimensions < 0 ? !PySequence_Check(v.ptr()) : dimensions == 0;
+}
+
+// An array or tensor of one or more dimensions as the list of its values (a
+// torch tensor is not a sequence to Python); anything else as it is.
+py::object Listed(const py::handle& v) {
+  if (Dimensions(v) > 0) return v.attr("tolist")();
+  return py::reinterpret_borrow<py::object>(v);
 }
 
 std::string IntText(const py::handle& v) {
@@ -87,15 +103,15 @@ std::string AsText(const char* callable, const Setting& s,
     case SettingType::kFloats:
       // One number is a list of one, as torch takes Normalize(0.5, 0.25).
       if (s.min_count > 1) {
-        return Items(callable, s, v, &IsNumber, &FloatText,
+        return Items(callable, s, Listed(v), &IsNumber, &FloatText,
                      "a sequence of numbers");
       }
       if (IsScalar(v)) return FloatText(v);
-      return Items(callable, s, v, &IsNumber, &FloatText,
+      return Items(callable, s, Listed(v), &IsNumber, &FloatText,
                    "a number or a sequence of numbers");
     case SettingType::kSize:
       if (IsInt(v)) return IntText(v);
-      return Items(callable, s, v, &IsInt, &IntText,
+      return Items(callable, s, Listed(v), &IsInt, &IntText,
                    "an int or a (height, width) pair of ints");
     case SettingType::kText:
       // As the file system takes it: a name that is not UTF-8 (os.fsdecode's
