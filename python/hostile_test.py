@@ -326,6 +326,24 @@ class Limits(unittest.TestCase):
                  TypeError, "label_smoothing must be a number, not str")]:
             with self.assertRaisesRegex(error, message):
                 call()
+        # The fused op's call, decisions() and kernel() likewise.
+        fused, image = fusednorm.FusedNormalization(), np.zeros((8, 8, 3), np.uint8)
+        for call, error, message in [
+                (lambda: fused(image, index=-1), ValueError, "index = -1: must be in 0.."),
+                (lambda: fused(image, index=True), TypeError, "index must be an int, not bool"),
+                (lambda: fused(image, epoch=2**32), ValueError, "epoch = 4294967296: must"),
+                (lambda: fused(image, flip=1), TypeError, "flip must be None, True or False"),
+                (lambda: fused(image, erase=(0.5, 0, 1, 1)), TypeError,
+                 "erase top must be an int, not float"),
+                (lambda: fused(image, erase=(0, 0, 1)), ValueError,
+                 r"erase = \(0, 0, 1\): must be \(top, left, height, width\)"),
+                (lambda: fused(image, erase=5), TypeError, "erase must be None or"),
+                (lambda: fused.decisions(0, -1, 8, 8), ValueError, "epoch = -1"),
+                (lambda: fused.decisions(0, 0, 8.0, 8), TypeError, "height must be an int"),
+                (lambda: fused.kernel(2**40), ValueError, "channels = 1099511627776")]:
+            with self.assertRaisesRegex(error, message):
+                call()
+        self.assertEqual(fused(image, flip=np.True_, erase=(0, 0, 2, 2)).shape, (8, 8, 3))
         # What they take: NumPy integers, any mapping, floats as numbers.
         self.assertEqual(op.decide(np.int64(6), np.uint8(7), seed=np.uint64(2**64 - 1)),
                          op.decide(6, 7, seed=2**64 - 1))
@@ -627,7 +645,7 @@ class ArgumentChecks(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "2\\^63"):
             op(np.stack([img, img]), index=2 ** 63 - 1)
         op(img, index=2 ** 63 - 1)  # the last index is fine
-        with self.assertRaises((OverflowError, TypeError)):
+        with self.assertRaisesRegex(ValueError, "index = -1: must be in 0.."):
             op(img, index=-1)
         for h, w in ((0, 5), (5, 0), (-3, 4)):
             with self.assertRaisesRegex(ValueError, "height"):

@@ -127,20 +127,27 @@ class FusedNormalization:
         Writes into `out` (an array or tensor of the output's dtype and
         shape) when given, else returns a new array."""
         target = None if out is None else _as_buffer(out, "out")
-        result = self._op(_as_buffer(image), out=target, flip=flip,
-                          erase=None if erase is None else tuple(erase),
-                          index=index, epoch=epoch)
+        if flip is not None and not isinstance(flip, (bool, _np.bool_)):
+            raise TypeError(f"flip must be None, True or False, not "
+                            f"{transforms._type_name(flip)}")
+        result = self._op(_as_buffer(image), out=target,
+                          flip=None if flip is None else bool(flip),
+                          erase=_erase_box(erase),
+                          index=transforms._int("index", index, 2**64 - 1),
+                          epoch=transforms._int("epoch", epoch, 2**32 - 1))
         if out is not None:
             return out
         return _bfloat16(result) if self.dtype == "bfloat16" else result
 
     def decisions(self, index, epoch, height, width):
         """(flip, (top, left, height, width) or None) for that image."""
-        return self._op.decisions(index, epoch, height, width)
+        return self._op.decisions(transforms._int("index", index, 2**64 - 1),
+                                  transforms._int("epoch", epoch, 2**32 - 1),
+                                  *transforms._sizes(height, width))
 
     def kernel(self, channels=3):
         """The id of the kernel variant used for `channels` channels."""
-        return self._op.kernel(channels)
+        return self._op.kernel(transforms._int("channels", channels, 2**31 - 1))
 
     dtype = property(lambda self: self._op.dtype)
     # The float32 mean and std per channel (one value, serving any channel
@@ -156,6 +163,22 @@ class FusedNormalization:
     def __setstate__(self, state):
         self._op = state["op"]
         self._kwargs = state.get("kwargs", {})
+
+
+def _erase_box(erase):
+    """erase= of FusedNormalization's call: None, or (top, left, height,
+    width) as ints, each named when it is wrong."""
+    if erase is None:
+        return None
+    try:
+        box = tuple(erase)
+    except TypeError:
+        raise TypeError(f"erase must be None or (top, left, height, width), "
+                        f"not {transforms._type_name(erase)}") from None
+    if len(box) != 4:
+        raise ValueError(f"erase = {box}: must be (top, left, height, width)")
+    names = ("erase top", "erase left", "erase height", "erase width")
+    return tuple(transforms._int(n, v, 2**63 - 1) for n, v in zip(names, box))
 
 
 def resized_crop(image, top, left, height, width, size, filter="pil", kernel=""):
