@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace fusednorm {
 namespace {
@@ -89,6 +90,11 @@ bool NamesAFile(const Setting& s) {
 
 }  // namespace
 
+bool IsByteCount(const Setting& s) {
+  return s.name == absl::string_view("cache_bytes") ||
+         s.name == absl::string_view("shard_bytes");
+}
+
 std::string EmptyValueProblem(const Setting& s, SettingStyle style,
                               absl::string_view text) {
   if (!text.empty()) return "";
@@ -150,8 +156,16 @@ absl::StatusOr<bool> SettingValues::Bool(const Setting& setting) const {
 
 absl::StatusOr<int64_t> SettingValues::Int(const Setting& setting) const {
   int64_t v;
-  if (!absl::SimpleAtoi(Text(setting), &v))
-    return Error(setting, "is not an integer");
+  if (!absl::SimpleAtoi(Text(setting), &v)) {
+    // Digits past int64 are an integer out of range, and said so.
+    absl::string_view digits = Text(setting);
+    absl::ConsumePrefix(&digits, "-");
+    const bool integer =
+        !digits.empty() &&
+        digits.find_first_not_of("0123456789") == absl::string_view::npos;
+    return Error(setting, integer ? absl::StrCat("must be ", Range(setting))
+                                  : "is not an integer");
+  }
   if (!InRange(setting, static_cast<double>(v)))
     return Error(setting, absl::StrCat("must be ", Range(setting)));
   return v;

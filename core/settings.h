@@ -83,6 +83,10 @@ std::string SettingName(const Setting& s, SettingStyle style);
 std::string SettingWithValue(const Setting& s, SettingStyle style,
                              const std::string& text);
 
+// Whether `s` is a byte count read by SettingValues::Bytes (a kText
+// setting: N with an optional K, M or G), so that a plain integer is one.
+bool IsByteCount(const Setting& s);
+
 // What is wrong with giving `text` for `s` at all, or "" when nothing is:
 // an empty value for a setting that names a file or the dataset (a shell
 // variable left unset would start over, write nothing or read the

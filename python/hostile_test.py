@@ -374,6 +374,22 @@ class Limits(unittest.TestCase):
         loader = fusednorm.Loader(images=np.int64(8), batch_size=np.int32(4), size=16)
         self.assertEqual(len(loader), 2)
 
+    def test_huge_integers_numpy_bools_and_byte_counts(self):
+        # An integer past int64 is out of range, not "not an integer"; NumPy's
+        # bools are bools as NumPy's ints are ints; a byte count takes an int.
+        with self.assertRaisesRegex(ValueError, "batch_size = 9223372036854775808: "
+                                                "must be in 1.."):
+            fusednorm.Loader(batch_size=2**63)
+        loader = fusednorm.Loader(images=8, batch_size=4, size=16,
+                                  drop_last=np.bool_(True), copy=np.False_)
+        self.assertIn("drop_last=True", repr(loader))
+        self.assertEqual(len(loader), 2)
+        for value in (4096, np.int64(1 << 20), "64M"):
+            loader = fusednorm.Loader(images=8, batch_size=4, size=16, cache_bytes=value)
+            self.assertEqual(len(loader), 2)
+        with self.assertRaisesRegex(TypeError, "'cache_bytes' must be an int or a str"):
+            fusednorm.Loader(cache_bytes=4.5)
+
     def test_torch_tensors_as_mean_std_and_size(self):
         # As torchvision's Normalize takes them (a tensor is no sequence to
         # Python: it was read as one number, with torch's own error).

@@ -16,7 +16,11 @@ namespace {
       std::string(py::str(py::type::of(v).attr("__name__")))));
 }
 
-bool IsBool(const py::handle& v) { return PyBool_Check(v.ptr()); }
+// True or False, NumPy's included (as NumPy's integers are ints).
+bool IsBool(const py::handle& v) {
+  return PyBool_Check(v.ptr()) ||
+         std::string(Py_TYPE(v.ptr())->tp_name) == "numpy.bool_";
+}
 // An integer (int, numpy integers: anything whose __index__ gives one),
 // not a bool. A float array or tensor has an __index__ that raises.
 bool IsInt(const py::handle& v) {
@@ -92,7 +96,7 @@ std::string AsText(const char* callable, const Setting& s,
   switch (s.type) {
     case SettingType::kBool:
       if (!IsBool(v)) WrongType(callable, s, v, "a bool");
-      return v.ptr() == Py_True ? "true" : "false";
+      return PyObject_IsTrue(v.ptr()) == 1 ? "true" : "false";
     case SettingType::kInt:
     case SettingType::kUint64:
       if (!IsInt(v)) WrongType(callable, s, v, "an int");
@@ -114,6 +118,11 @@ std::string AsText(const char* callable, const Setting& s,
       return Items(callable, s, Listed(v), &IsInt, &IntText,
                    "an int or a (height, width) pair of ints");
     case SettingType::kText:
+      if (IsByteCount(s)) {
+        if (IsInt(v)) return IntText(v);
+        if (!PyUnicode_Check(v.ptr()))
+          WrongType(callable, s, v, "an int or a str such as \"64M\"");
+      }
       // As the file system takes it: a name that is not UTF-8 (os.fsdecode's
       // surrogate escapes) keeps its bytes.
       if (PyUnicode_Check(v.ptr()) || py::hasattr(v, "__fspath__"))
@@ -121,7 +130,7 @@ std::string AsText(const char* callable, const Setting& s,
       WrongType(callable, s, v, "a str or a path");
     case SettingType::kChoice:
       if (IsBool(v) && TakesBool(s))
-        return v.ptr() == Py_True ? "true" : "false";
+        return PyObject_IsTrue(v.ptr()) == 1 ? "true" : "false";
       if (!PyUnicode_Check(v.ptr()))
         WrongType(callable, s, v, TakesBool(s) ? "a str or a bool" : "a str");
       return py::str(v);
