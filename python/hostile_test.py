@@ -616,6 +616,10 @@ class ObjectLifetimes(unittest.TestCase):
         loader = fusednorm.Loader(images=4, batch_size=4, size=8, threads=1)
         with self.assertRaisesRegex(TypeError, "a Loader cannot be copied"):
             copy.copy(loader)
+        with self.assertRaisesRegex(TypeError, "a Loader cannot be copied"):
+            copy.deepcopy(loader)
+        with self.assertRaisesRegex(TypeError, "pickle its keywords and its state_dict"):
+            pickle.dumps(loader)
         loader.close()
         image = np.arange(5 * 6 * 3, dtype=np.uint8).reshape(5, 6, 3)
         want = fusednorm.resized_crop(image, 1, 1, 3, 4, 8)

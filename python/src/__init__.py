@@ -307,6 +307,13 @@ class Loader:
         raise TypeError("a Loader cannot be copied: make another with the "
                         "same keywords (its state_dict() carries the position)")
 
+    def __deepcopy__(self, memo):
+        self.__copy__()  # the same answer (a deep copy would also fork the workers)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("a Loader cannot be pickled: pickle its keywords and "
+                        "its state_dict(), and make another from them")
+
     def describe(self):
         return self._loader.describe()
 
