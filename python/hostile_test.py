@@ -280,6 +280,8 @@ class Limits(unittest.TestCase):
                 (dict(size=0), "size"),
                 (dict(size=(16, 5000)), "size"),
                 (dict(rank=2, world_size=2), "rank"),
+                (dict(world_size=2), "world_size = 2 without a rank, and neither "
+                                     "torch.distributed nor RANK"),
                 (dict(epoch=2 ** 32), "epoch"),
                 (dict(seed=-1), "seed"),
                 (dict(seed=2 ** 64), "seed")]:

@@ -403,12 +403,19 @@ def _distributed(kwargs):
     torchrun's environment (RANK, WORLD_SIZE): world_size with it, and rank
     when the world_size given is that one (rank 0 of world_size 1); another
     world_size without a rank is refused, naming where the rank would have
-    come from."""
+    come from (or that nothing says it: every process would read rank 0's
+    share)."""
     missing = [k for k in ("rank", "world_size") if kwargs.get(k) is None]
     if not missing:
         return kwargs
     found = _process_rank()
     if found is None:
+        given = kwargs.get("world_size")
+        if (missing == ["rank"] and isinstance(given, _numbers.Integral)
+                and not isinstance(given, bool) and given > 1):
+            raise ValueError(
+                f"world_size = {given} without a rank, and neither "
+                f"torch.distributed nor RANK says this process's: give rank")
         return kwargs
     rank, world, source = found
     if missing == ["rank"]:
