@@ -1,6 +1,7 @@
 // Status and buffer conversions (convert.h).
 #include "python/convert.h"
 
+#include <cstdint>
 #include <string>
 
 #include "core/format_names.h"
@@ -131,6 +132,13 @@ py::array CheckOut(const py::buffer& out, DType dtype,
   if (!a)
     throw py::type_error("out must be an array or support the buffer protocol");
   const py::buffer_info b = out.request(/*writable=*/true);
+  // NumPy gives an unaligned array's format as "=f": said as what it is.
+  if (reinterpret_cast<uintptr_t>(b.ptr) % DTypeSize(dtype) != 0) {
+    throw py::value_error(
+        "out is not aligned to its " + std::to_string(DTypeSize(dtype)) +
+        "-byte elements (a view at an odd byte offset); use an array NumPy "
+        "allocated");
+  }
   if (!FormatFits(b, dtype))
     throw py::type_error("out has format \"" + b.format + "\"; " +
                          DTypeName(dtype) + " output needs " +

@@ -85,6 +85,11 @@ class ZeroCopy(unittest.TestCase):
         bf = fusednorm.FusedNormalization(dtype="bfloat16")
         self.assertIs(bf(hwc, out=pinned), pinned)
         self.assertTrue(torch.equal(pinned, bf(hwc)))
+        # A view at an odd byte offset is said to be unaligned (NumPy calls
+        # its format "=f", which read as the wrong dtype).
+        odd = np.zeros(4 * 2 * 8 * 9 * 3 + 1, np.uint8)[1:].view(np.float32)
+        with self.assertRaisesRegex(ValueError, "out is not aligned to its 4-byte"):
+            fusednorm.FusedNormalization()(hwc, out=odd.reshape(2, 8, 9, 3))
 
     def test_out_tensors_outside_autograd_and_the_cpu_are_refused(self):
         op = fusednorm.FusedNormalization(layout="hwc")
