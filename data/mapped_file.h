@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -45,6 +46,13 @@ class MappedFile {
   int64_t mtime_ns() const {
     return int64_t{opened_.st_mtim.tv_sec} * 1000000000 +
            opened_.st_mtim.tv_nsec;
+  }
+
+  // The file itself (device, inode) when it was opened: two paths to one
+  // file (a link, "./a.tar" and "a.tar") have the same.
+  std::pair<uint64_t, uint64_t> identity() const {
+    return {static_cast<uint64_t>(opened_.st_dev),
+            static_cast<uint64_t>(opened_.st_ino)};
   }
 
   // OK while the mapping still shows the file as it was opened; DataLoss

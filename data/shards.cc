@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -246,6 +247,23 @@ absl::Status CheckListedOnce(const std::vector<std::string>& paths) {
   return absl::OkStatus();
 }
 
+// The same for files listed under two paths (links, "./a.tar" and "a.tar"):
+// `files` as opened, in the list's order.
+absl::Status CheckOpenedOnce(
+    const std::vector<std::unique_ptr<MappedFile>>& files) {
+  std::map<std::pair<uint64_t, uint64_t>, size_t> seen;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto [it, added] = seen.emplace(files[i]->identity(), i);
+    if (!added) {
+      return InvalidArgumentCat(
+          "shard \"", files[i]->path(), "\" is the same file as shard \"",
+          files[it->second]->path(), "\" (shards ", it->second + 1, " and ",
+          i + 1, " of the list): each is read once an epoch");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
@@ -328,6 +346,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
       // An index read while the shard changed under it is no index.
       FUSEDNORM_RETURN_IF_ERROR(files.back()->CheckUnchanged());
     }
+    FUSEDNORM_RETURN_IF_ERROR(CheckOpenedOnce(files));
   }
   int channels = 0;
   std::vector<uint64_t> ends;

@@ -38,7 +38,8 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
 // Maps and indexes the shards (all local, or all remote). Errors name the
 // shard (and the byte offset of a bad header or member): a missing file, a
 // corrupt archive, a sample with no image, a second image in one sample, a
-// bad .cls; for a URL also an HTTP status, a refused TLS peer. Remote shards
+// bad .cls, one local file under two paths (it would be read twice); for a
+// URL also an HTTP status, a refused TLS peer. Remote shards
 // keep whole copies in `cache.dir` when it is set (data/shard_cache.h). Images are decoded
 // (or, for .npy, checked) when a sample is read, so a corrupt image is the
 // error of that sample.

@@ -168,8 +168,10 @@ TEST(Shards, EmptyShardsAreSkippedWherever) {
       "e-1.tar", {{"k0.npy", Npy(a)}, {"k0.cls", "5"}, {"k1.npy", Npy(b)}});
   const std::string e2 = WriteShard("e-2.tar", {});
   const std::string s3 = WriteShard("e-3.tar", {{"k2.npy", Npy(c)}});
+  const std::string e4 = WriteShard("e-4.tar", {}),
+                    e5 = WriteShard("e-5.tar", {});
   absl::StatusOr<std::unique_ptr<Dataset>> d =
-      OpenShards({e0, s1, e2, e0, s3, e2});
+      OpenShards({e0, s1, e2, e4, s3, e5});
   ASSERT_TRUE(d.ok()) << d.status();
   ASSERT_EQ((*d)->size(), 3u);
   const std::vector<Image> images = {a, b, c};
@@ -348,6 +350,31 @@ TEST(ShardIndex, DamagedIndexesNameTheLine) {
     EXPECT_NE(s.message().find(needle), absl::string_view::npos)
         << s << " should say " << needle;
   }
+}
+
+// One file under two paths (a link, "dir/./a.tar") would be read twice an
+// epoch: refused, naming both paths and positions.
+TEST(Shards, OneFileUnderTwoPathsIsRefused) {
+  const std::string jpg = Str(*EncodeJpeg(Random(8, 8, 3, 4), 90));
+  const std::string a = WriteShard("same-a.tar", {{"k.jpg", jpg}});
+  const std::string b = WriteShard("same-b.tar", {{"m.jpg", jpg}});
+  const std::string link = Dir() + "/same-link.tar";
+  ASSERT_EQ(symlink(a.c_str(), link.c_str()), 0);
+  const std::string dotted = Dir() + "/./same-b.tar";
+  for (const auto& [paths, message] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{a, b, link},
+            "shard \"" + link + "\" is the same file as shard \"" + a +
+                "\" (shards 1 and 3 of the list)"},
+           {{b, a, dotted},
+            "shard \"" + dotted + "\" is the same file as shard \"" + b +
+                "\" (shards 1 and 3 of the list)"}}) {
+    const absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards(paths);
+    ASSERT_FALSE(d.ok()) << message;
+    EXPECT_NE(d.status().message().find(message), std::string::npos)
+        << d.status();
+  }
+  EXPECT_TRUE(OpenShards({a, b}).ok());
 }
 
 TEST(Shards, ErrorsNameTheShard) {
