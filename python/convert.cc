@@ -35,25 +35,25 @@ void Raise(const absl::Status& status, NotFound not_found) {
   }
 }
 
-Images ReadImages(const py::buffer& image) {
+Images ReadImages(const py::buffer& image, bool gray_too) {
   Images im;
   im.buffer = std::make_shared<const py::buffer_info>(image.request());
   const py::buffer_info& b = *im.buffer;
   if (b.format != py::format_descriptor<uint8_t>::format() || b.itemsize != 1)
     throw py::type_error("image must hold uint8 values, not format \"" +
                          b.format + "\"");
-  if (b.ndim != 3 && b.ndim != 4)
-    throw py::value_error(
-        "image must have shape (H, W, C) or (N, H, W, C), "
-        "not " +
-        std::to_string(b.ndim) + " dimensions");
+  im.gray = gray_too && b.ndim == 2;
+  if (b.ndim != 3 && b.ndim != 4 && !im.gray)
+    throw py::value_error(std::string("image must have shape (H, W, C) or ") +
+                          (gray_too ? "(H, W)" : "(N, H, W, C)") + ", not " +
+                          std::to_string(b.ndim) + " dimensions");
   im.batched = b.ndim == 4;
   const size_t o = im.batched ? 1 : 0;
   im.data = static_cast<const uint8_t*>(b.ptr);
   im.n = im.batched ? b.shape[0] : 1;
   im.h = b.shape[o];
   im.w = b.shape[o + 1];
-  im.c = static_cast<int>(b.shape[o + 2]);
+  im.c = im.gray ? 1 : static_cast<int>(b.shape[o + 2]);
   // A dimension of size 1 may have any stride (NumPy gives new axes 0).
   const bool packed = (im.c == 1 || b.strides[o + 2] == 1) &&
                       (im.w == 1 || b.strides[o + 1] == im.c);
@@ -70,6 +70,20 @@ Images ReadImages(const py::buffer& image) {
           : static_cast<size_t>((im.n - 1) * im.image_stride +
                                 (im.h - 1) * im.row_stride + im.w * im.c);
   return im;
+}
+
+int ArrayDimensions(const py::handle& v) {
+  if (PyUnicode_Check(v.ptr()) || !py::hasattr(v, "ndim") ||
+      !py::hasattr(v, "tolist"))
+    return -1;
+  return py::int_(v.attr("ndim")).cast<int>();
+}
+
+bool IsBool(const py::handle& v) {
+  if (PyBool_Check(v.ptr())) return true;
+  // numpy.bool_ (numpy.bool since NumPy 2), without importing NumPy here.
+  const std::string type = Py_TYPE(v.ptr())->tp_name;
+  return type == "numpy.bool_" || type == "numpy.bool";
 }
 
 py::dtype NumpyDType(DType dtype) {

@@ -53,12 +53,21 @@ struct Images {
   int64_t row_stride, image_stride;
   size_t bytes;  // from data to the last pixel's end
   bool batched;
+  bool gray = false;  // given as (H, W): one channel
 };
 
-// Reads a uint8 (H, W, C) or (N, H, W, C) buffer: TypeError for another
-// element type, ValueError for another shape or pixels not contiguous within
-// rows.
-Images ReadImages(const py::buffer& image);
+// Reads a uint8 (H, W, C) or (N, H, W, C) buffer, or with `gray_too` an
+// (H, W) one as one channel: TypeError for another element type, ValueError
+// for another shape or pixels not contiguous within rows.
+Images ReadImages(const py::buffer& image, bool gray_too = false);
+
+// The dimensions of a NumPy array or scalar or a torch tensor (anything
+// with ndim and tolist, a str aside); -1 for anything else.
+int ArrayDimensions(const py::handle& v);
+
+// Whether `v` is True or False, NumPy's bools included (as NumPy's
+// integers are ints).
+bool IsBool(const py::handle& v);
 
 // The NumPy dtype of `dtype`'s elements (bfloat16: its uint16 bits).
 py::dtype NumpyDType(DType dtype);

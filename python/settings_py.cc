@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "python/convert.h"
 
 namespace fusednorm {
 namespace {
@@ -16,11 +17,6 @@ namespace {
       std::string(py::str(py::type::of(v).attr("__name__")))));
 }
 
-// True or False, NumPy's included (as NumPy's integers are ints).
-bool IsBool(const py::handle& v) {
-  return PyBool_Check(v.ptr()) ||
-         std::string(Py_TYPE(v.ptr())->tp_name) == "numpy.bool_";
-}
 // An integer (int, numpy integers: anything whose __index__ gives one),
 // not a bool. A float array or tensor has an __index__ that raises.
 bool IsInt(const py::handle& v) {
@@ -39,26 +35,18 @@ bool IsNumber(const py::handle& v) {
           !py::isinstance<py::str>(v));
 }
 
-// The dimensions of an array or tensor; -1 for anything else.
-int Dimensions(const py::handle& v) {
-  if (PyUnicode_Check(v.ptr()) || !py::hasattr(v, "ndim") ||
-      !py::hasattr(v, "tolist"))
-    return -1;
-  return py::int_(v.attr("ndim")).cast<int>();
-}
-
 // A number, a 0-d array or tensor included (one of more dimensions has a
 // __float__ too when it holds one value).
 bool IsScalar(const py::handle& v) {
   if (!IsNumber(v)) return false;
-  const int dimensions = Dimensions(v);
+  const int dimensions = ArrayDimensions(v);
   return dimensions < 0 ? !PySequence_Check(v.ptr()) : dimensions == 0;
 }
 
 // An array or tensor of one or more dimensions as the list of its values (a
 // torch tensor is not a sequence to Python); anything else as it is.
 py::object Listed(const py::handle& v) {
-  if (Dimensions(v) > 0) return v.attr("tolist")();
+  if (ArrayDimensions(v) > 0) return v.attr("tolist")();
   return py::reinterpret_borrow<py::object>(v);
 }
 

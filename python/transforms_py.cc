@@ -56,10 +56,7 @@ ArgValue ToArgValue(py::handle v, int depth) {
   if (PyBool_Check(v.ptr())) return ArgValue::Bool(v.ptr() == Py_True);
   // NumPy arrays and scalars, torch tensors: as their Python values (an
   // array's __index__ would refuse it with NumPy's words).
-  if (py::hasattr(v, "tolist") && py::hasattr(v, "ndim") &&
-      !PyUnicode_Check(v.ptr())) {
-    return ToArgValue(v.attr("tolist")(), depth + 1);
-  }
+  if (ArrayDimensions(v) >= 0) return ToArgValue(v.attr("tolist")(), depth + 1);
   if (PyLong_Check(v.ptr()) ||
       (PyIndex_Check(v.ptr()) && !PyFloat_Check(v.ptr()))) {
     int overflow = 0;
@@ -186,34 +183,6 @@ py::list Args(const std::vector<NamedArg>& args) {
   return out;
 }
 
-// A uint8 (H, W, C) or (H, W) array as an image view; `gray` says it was 2-D.
-// `*buffer` keeps the caller's buffer exported (convert.h's Images).
-ImageView ReadImage(const py::buffer& image, bool* gray,
-                    std::shared_ptr<const py::buffer_info>* buffer) {
-  *buffer = std::make_shared<const py::buffer_info>(image.request());
-  const py::buffer_info& b = **buffer;
-  *gray = b.ndim == 2;
-  if (*gray) {
-    if (b.format != py::format_descriptor<uint8_t>::format())
-      throw py::type_error("image must hold uint8 values");
-    if (b.shape[1] > 1 && b.strides[1] != 1)
-      throw py::value_error("image rows must be contiguous");
-    return ImageView{absl::MakeConstSpan(
-                         static_cast<const uint8_t*>(b.ptr),
-                         b.shape[0] == 0 ? 0
-                                         : static_cast<size_t>(
-                                               (b.shape[0] - 1) * b.strides[0] +
-                                               b.shape[1])),
-                     b.shape[0], b.shape[1], 1, b.strides[0]};
-  }
-  const Images im = ReadImages(image);
-  *buffer = im.buffer;
-  if (im.batched)
-    throw py::value_error("image must have shape (H, W, C) or (H, W)");
-  return ImageView{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w, im.c,
-                   im.row_stride};
-}
-
 class PyTransform {
  public:
   PyTransform(const std::string& name, const py::tuple& args,
@@ -258,9 +227,12 @@ class PyTransform {
                   uint64_t seed, uint32_t epoch, uint64_t index) const {
     if (op_->fused_part() == PreprocessOp::FusedPart::kErase)
       return Erase(image, decisions, seed, epoch, index);
-    bool gray = false;
-    std::shared_ptr<const py::buffer_info> buffer;
-    const ImageView view = ReadImage(image, &gray, &buffer);
+    // `im` keeps the caller's buffer exported until the op is done.
+    const Images im = ReadImages(image, /*gray_too=*/true);
+    if (im.batched)
+      throw py::value_error("image must have shape (H, W, C) or (H, W)");
+    const ImageView view{absl::MakeConstSpan(im.data, im.bytes), im.h, im.w,
+                         im.c, im.row_stride};
     OpDecision d;
     if (decisions) {
       d = Value(op_->DecisionFromFields(FromDict(*decisions),
@@ -278,7 +250,7 @@ class PyTransform {
       return op_->Apply(view, d, &ws, &out);
     }));
     std::vector<py::ssize_t> shape = {out.height, out.width};
-    if (!(gray && out.channels == 1)) shape.push_back(out.channels);
+    if (!(im.gray && out.channels == 1)) shape.push_back(out.channels);
     py::array_t<uint8_t> result(shape);
     std::memcpy(result.mutable_data(), out.pixels.data(), out.pixels.size());
     return std::move(result);

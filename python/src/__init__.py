@@ -133,16 +133,15 @@ class FusedNormalization:
         result = self._op(_as_buffer(image), out=target,
                           flip=None if flip is None else bool(flip),
                           erase=_erase_box(erase),
-                          index=transforms._int("index", index, 2**64 - 1),
-                          epoch=transforms._int("epoch", epoch, 2**32 - 1))
+                          **transforms._position(epoch, index=index))
         if out is not None:
             return out
         return _bfloat16(result) if self.dtype == "bfloat16" else result
 
     def decisions(self, index, epoch, height, width):
         """(flip, (top, left, height, width) or None) for that image."""
-        return self._op.decisions(transforms._int("index", index, 2**64 - 1),
-                                  transforms._int("epoch", epoch, 2**32 - 1),
+        at = transforms._position(epoch, index=index)
+        return self._op.decisions(at["index"], at["epoch"],
                                   *transforms._sizes(height, width))
 
     def kernel(self, channels=3):

@@ -180,12 +180,16 @@ def _sizes(height, width):
     return (_int("height", height, 2**63 - 1), _int("width", width, 2**63 - 1))
 
 
+def _position(epoch, **index):
+    """The epoch and index (or batch) keywords of a stream, checked."""
+    (name, value), = index.items()
+    return {"epoch": _int("epoch", epoch, 2**32 - 1),
+            name: _int(name, value, 2**64 - 1)}
+
+
 def _stream(seed, epoch, **index):
     """seed, epoch and the index (or batch) keywords of decide(), checked."""
-    (name, value), = index.items()
-    return dict(seed=_int("seed", seed, 2**64 - 1),
-                epoch=_int("epoch", epoch, 2**32 - 1),
-                **{name: _int(name, value, 2**64 - 1)})
+    return dict(seed=_int("seed", seed, 2**64 - 1), **_position(epoch, **index))
 
 
 def _image(image):
