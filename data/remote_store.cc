@@ -227,8 +227,10 @@ class RemoteStore::Ahead {
     auto it = entries_.find(index);
     if (it == entries_.end()) {
       // Recorded even when the order is all drawn: the sample may still be
-      // in the window, and fetched there for no reader.
-      if (!stop_) missed_.insert(index);
+      // in the window, and fetched there for no reader. Not once the window
+      // is empty too (a loader kept for the next epoch's first samples sees
+      // every read of that epoch).
+      if (!stop_ && !(exhausted_ && upcoming_.empty())) missed_.insert(index);
       return false;
     }
     std::shared_ptr<Entry> entry = it->second;

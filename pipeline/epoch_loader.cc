@@ -143,7 +143,11 @@ struct EpochLoader::Impl {
   // The dataset's read-ahead (remote shards), fed this rank's samples in
   // the order the workers take them; ahead_task is its next task, used
   // only by its calls. Last, so that it stops first.
+  // With links.into_next it goes on into the next epoch's order (made by
+  // its first call past this epoch's tasks).
+  ReadAheadLinks links;
   size_t ahead_task = 0;
+  std::unique_ptr<EpochOrder> next_order;
   std::unique_ptr<ReadAheadHandle> ahead;
 
   size_t BatchCount(size_t j) const { return order->BatchSamples(j); }
@@ -152,9 +156,35 @@ struct EpochLoader::Impl {
   size_t BatchOfTask(size_t t) const { return t / s.batch_size; }
   // The batch position of task t: with a batch transform a batch's samples
   // are taken last first (batch_mixer.h says why).
-  size_t PosOfTask(size_t t) const {
+  size_t PosOfTask(size_t t) const { return PosOfTask(*order, t); }
+  size_t PosOfTask(const EpochOrder& o, size_t t) const {
     const size_t j = BatchOfTask(t), k = t - FirstTask(j);
-    return chain->batch_op != nullptr ? BatchCount(j) - 1 - k : k;
+    return chain->batch_op != nullptr ? o.BatchSamples(j) - 1 - k : k;
+  }
+
+  // The read-ahead's next sample (its calls only): this epoch's tasks in
+  // the order workers take them, then with links.into_next the next
+  // epoch's first LinkedTasks().
+  bool NextAhead(uint64_t* index) {
+    if (ahead_task < total_tasks) {
+      const size_t t = ahead_task++;
+      *index = order->At(BatchOfTask(t), PosOfTask(t)).index;
+      return true;
+    }
+    if (!links.into_next || epoch == UINT32_MAX) return false;
+    try {
+      if (next_order == nullptr) {
+        next_order = std::make_unique<EpochOrder>(s, epoch + 1, samples, 0);
+      }
+    } catch (const std::bad_alloc&) {
+      return false;  // the next epoch's readers fetch its samples
+    }
+    const size_t t = ahead_task - total_tasks;
+    if (t >= ReadAheadLinks::LinkedTasks(s.batch_size, next_order->samples()))
+      return false;
+    ++ahead_task;
+    *index = next_order->At(BatchOfTask(t), PosOfTask(*next_order, t)).index;
+    return true;
   }
 
   // The epoch's order and this rank's batches after the first `start` of
@@ -370,12 +400,12 @@ struct EpochLoader::Impl {
   // Starts the workers; ResourceExhausted naming `threads` when the system
   // refuses one (those started are stopped again by the destructor).
   absl::Status StartWorkers() {
-    ahead = dataset->ReadAhead([this](uint64_t* index) {
-      if (ahead_task >= total_tasks) return false;
-      const size_t t = ahead_task++;
-      *index = order->At(BatchOfTask(t), PosOfTask(t)).index;
-      return true;
-    });
+    // The previous epoch's loader read the first tasks ahead.
+    if (links.from_previous) {
+      ahead_task = ReadAheadLinks::LinkedTasks(s.batch_size, total_tasks);
+    }
+    ahead = dataset->ReadAhead(
+        [this](uint64_t* index) { return NextAhead(index); });
     const void* read_ahead = ahead != nullptr ? ahead->token() : nullptr;
     for (int i = 0; i < s.threads; ++i) {
       try {
@@ -392,12 +422,18 @@ struct EpochLoader::Impl {
 
 absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
     const Dataset& dataset, const Chain& chain, const LoaderSettings& settings,
-    uint32_t epoch, std::shared_ptr<TransferStation> station, uint64_t start) {
+    uint32_t epoch, std::shared_ptr<TransferStation> station, uint64_t start,
+    ReadAheadLinks links) {
+  if (links.from_previous && start != 0) {
+    return InvalidArgumentCat("an epoch resumed at batch ", start,
+                              " has no previous epoch reading ahead into it");
+  }
   auto m = std::make_unique<Impl>();
   m->dataset = &dataset;
   m->chain = &chain;
   m->s = settings;
   m->epoch = epoch;
+  m->links = links;
   m->counters.ops = std::vector<std::atomic<int64_t>>(chain.ops.size());
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
   FUSEDNORM_RETURN_IF_ERROR(m->Plan(start));

@@ -8,6 +8,7 @@
 #ifndef FUSEDNORM_PIPELINE_EPOCH_LOADER_H_
 #define FUSEDNORM_PIPELINE_EPOCH_LOADER_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -125,6 +126,24 @@ struct LoaderSettings {
 
 struct Chain;  // pipeline/chain.h
 
+// How an epoch's read-ahead (of a dataset read over a network) meets its
+// neighbours' when a caller runs epochs back to back. With `into_next`
+// the read-ahead goes on past the epoch into the first LinkedTasks() of
+// epoch + 1's samples (from its start), so that its first batches do not
+// wait a round trip to the server at its start; that epoch's loader is
+// then started `from_previous`: its read-ahead begins after those samples,
+// which its workers take from this loader's, kept (not destroyed) until
+// they are read. Bytes are the same either way: a sample neither holds is
+// fetched by its reader.
+struct ReadAheadLinks {
+  bool from_previous = false;
+  bool into_next = false;
+  // The samples one epoch reads ahead into the next, of `tasks`.
+  static size_t LinkedTasks(size_t batch_size, size_t tasks) {
+    return std::min(tasks, 2 * batch_size);
+  }
+};
+
 class EpochLoader {
  public:
   // Starts the workers of epoch `epoch`: `chain` over `dataset`, shuffled
@@ -136,11 +155,13 @@ class EpochLoader {
   // byte for byte the batch of the same number in an epoch run whole;
   // InvalidArgument unless `start` is below the epoch's batch count
   // (EpochOrder::CheckStart; with drop_last what is left may still give
-  // this rank none).
+  // this rank none). `links`: see ReadAheadLinks (from_previous only with
+  // `start` 0; into_next only below the last epoch).
   static absl::StatusOr<std::unique_ptr<EpochLoader>> Start(
       const Dataset& dataset, const Chain& chain,
       const LoaderSettings& settings, uint32_t epoch,
-      std::shared_ptr<TransferStation> station, uint64_t start = 0);
+      std::shared_ptr<TransferStation> station, uint64_t start = 0,
+      ReadAheadLinks links = {});
 
   // Stops the workers cleanly (Cancel(), then joins them).
   //

@@ -409,7 +409,7 @@ std::string Preprocessor::Describe(Split split) const {
 }
 
 absl::StatusOr<std::unique_ptr<EpochLoader>> Preprocessor::StartEpoch(
-    Split split, uint32_t epoch, uint64_t start) const {
+    Split split, uint32_t epoch, uint64_t start, ReadAheadLinks links) const {
   const LoaderSettings settings = state_->Settings(split);
   const Chain& chain = state_->chain(split);
   FUSEDNORM_RETURN_IF_ERROR(settings.Validate(chain.sample_bytes));
@@ -417,7 +417,7 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> Preprocessor::StartEpoch(
       std::shared_ptr<TransferStation> station,
       state_->Station(settings.batch_size * chain.sample_bytes));
   return EpochLoader::Start(*state_->dataset, chain, settings, epoch,
-                            std::move(station), start);
+                            std::move(station), start, links);
 }
 
 }  // namespace fusednorm

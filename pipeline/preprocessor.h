@@ -82,9 +82,10 @@ class Preprocessor {
   // maps (and pins or registers) them, later ones reuse them; between
   // epochs the pool keeps slots + 1 (transfer_station.h's EndUse).
   // With `start` > 0 the epoch resumes after that many of its batches
-  // (over all ranks): EpochLoader::Start.
+  // (over all ranks): EpochLoader::Start. `links`: ReadAheadLinks.
   absl::StatusOr<std::unique_ptr<EpochLoader>> StartEpoch(
-      Split split, uint32_t epoch, uint64_t start = 0) const;
+      Split split, uint32_t epoch, uint64_t start = 0,
+      ReadAheadLinks links = {}) const;
 
   // The transform chain of a split, e.g. "RandomResizedCrop(size=(224,
   // 224), ...) -> FusedNormalization(float32 hwc fast, flip p=0.5, ...)",

@@ -6,6 +6,7 @@ botocore. Every run writes the same bytes as the same shards read from
 local disk, for one and two threads; faults are retried; what cannot be
 read is an error naming the URL, never showing a credential."""
 
+import filecmp
 import http.server
 import os
 import re
@@ -116,6 +117,31 @@ class Remote(unittest.TestCase):
                                      r.stdout).group(1))
             # An index and a HEAD per shard, a GET per sample.
             self.assertLessEqual(requests, samples + 2 * SHARDS, r.stdout)
+
+    def test_epochs_read_ahead_into_the_next_fetch_each_sample_once(self):
+        # Each epoch's read-ahead goes on into the next one's first
+        # samples, which that epoch's workers take from it: three epochs
+        # give the local run's bytes with one GET a sample an epoch, also
+        # when the readers overtake the read-ahead (one GET in flight).
+        want = os.path.join(self.tmp, "local-3.npy")
+        r = run(*run_args(os.path.join(self.data, SPEC), want, 2),
+                "--epochs", "3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with rs.Nginx(self.data) as n, rs.DelayProxy(n.url) as p:
+            for env, threads in (({}, 2), ({"FUSEDNORM_HTTP_REQUESTS": "1"},
+                                           4)):
+                out = os.path.join(self.tmp, "remote-3.npy")
+                r = run(*run_args(f"{p.url}/{SPEC}", out, threads),
+                        "--epochs", "3", env=env)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertTrue(filecmp.cmp(out, want, shallow=False), env)
+                samples = int(re.search(r"(\d+) images in",
+                                        r.stdout).group(1))
+                requests = int(re.search(r"network: (\d+) requests",
+                                         r.stdout).group(1))
+                self.assertLessEqual(requests, samples + 2 * SHARDS,
+                                     (env, r.stdout))
+                os.remove(out)
 
     def test_broken_links_are_not_fetched_ahead(self):
         # An index may list samples whose image is a broken link, with any

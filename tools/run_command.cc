@@ -70,13 +70,15 @@ absl::Status WaitInterruptibly(Source& source) {
 
 // The run's batches, epoch by epoch: from the loader, or once copied to
 // the device by one copier for the whole run (one context, stream and set
-// of device buffers).
+// of device buffers). Each epoch's loader reads ahead into the next one's
+// first samples (ReadAheadLinks) and is kept through that epoch.
 class EpochBatches {
  public:
   absl::Status Start(const Preprocessor& p, const RunOptions& o, uint32_t epoch,
-                     uint64_t start) {
-    FUSEDNORM_ASSIGN_OR_RETURN(loader_,
-                               p.StartEpoch(o.recipe.split, epoch, start));
+                     uint64_t start, ReadAheadLinks links) {
+    previous_ = std::move(loader_);
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        loader_, p.StartEpoch(o.recipe.split, epoch, start, links));
     if (!o.device_copy) return absl::OkStatus();
     if (copier_ != nullptr) return copier_->Restart(loader_);
     FUSEDNORM_ASSIGN_OR_RETURN(
@@ -117,6 +119,7 @@ class EpochBatches {
   }
 
  private:
+  std::shared_ptr<EpochLoader> previous_;  // its read-ahead serves loader_
   std::shared_ptr<EpochLoader> loader_;
   std::unique_ptr<DeviceCopier> copier_;  // --device-copy
 };
@@ -201,8 +204,11 @@ absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o,
                       StateOut& state, NpyWriter* output, Progress* progress,
                       Results* r) {
   const EpochOrder rest = Rest(p, o, span.start_of(e));
+  ReadAheadLinks links;
+  links.from_previous = e > 0;
+  links.into_next = e + 1 < span.epochs;
   FUSEDNORM_RETURN_IF_ERROR(
-      batches.Start(p, o, span.epoch(e), span.start_of(e)));
+      batches.Start(p, o, span.epoch(e), span.start_of(e), links));
   for (size_t j = 0;; ++j) {
     FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, batches.Next());
     if (batch == nullptr) break;
