@@ -62,6 +62,9 @@ struct EpochState {
   pid_t process = getpid();  // whose threads the workers are
   std::mutex next_mu;        // serializes next(); never taken with the GIL held
   std::shared_ptr<EpochLoader> loader;
+  // The epoch before, when its read-ahead fetched this one's first samples
+  // (ReadAheadLinks): kept while this epoch may read them.
+  std::shared_ptr<EpochLoader> previous;
   uint32_t epoch = 0;
   uint64_t generation = 0;   // LoaderCore::generation when it was made
   bool interrupted = false;  // a signal arrived while next() waited
@@ -96,6 +99,12 @@ struct LoaderCore {
   bool closed = false;
   bool exiting = false;  // closed by the interpreter's exit: iterators end
   std::vector<std::weak_ptr<EpochState>> epochs;
+  // The loader of the newest epoch once it ended (its workers done), whose
+  // read-ahead went on into the first samples of epoch newest_epoch + 1
+  // (ReadAheadLinks): an iter() of that epoch hands it to its EpochState;
+  // any other iter() drops it.
+  std::shared_ptr<EpochLoader> newest;
+  uint32_t newest_epoch = 0;
   // (epoch, index, reason) over every epoch, in the order next() saw them.
   std::vector<std::tuple<uint32_t, uint64_t, std::string>> skipped;
 };
@@ -164,6 +173,7 @@ class PyEpoch {
         after = loader->resume_position();
         before = MovePosition(after);
       }
+      if (b.ok() && *b == nullptr) Ended(loader);
       return b;
     });
     if (!batch.ok()) Failed(batch.status());
@@ -268,6 +278,15 @@ class PyEpoch {
   // Sets the loader's position to `to` when this is its newest iterator
   // (and, given `from`, the position is still there); returns the old one.
   // Without the GIL, as the core's lock is always taken.
+  // The epoch ran to its end: when it is the newest, the next iter() takes
+  // the first samples its read-ahead fetched (ReadAheadLinks).
+  void Ended(const std::shared_ptr<EpochLoader>& loader) {
+    std::lock_guard<std::mutex> lock(core_->mu);
+    if (core_->closed || core_->next_epoch != state_->epoch + 1ull) return;
+    core_->newest = loader;
+    core_->newest_epoch = state_->epoch;
+  }
+
   EpochLoader::Position MovePosition(
       EpochLoader::Position to, const EpochLoader::Position* from = nullptr) {
     std::lock_guard<std::mutex> lock(core_->mu);
@@ -352,6 +371,7 @@ class PyLoader {
     auto state = std::make_shared<EpochState>();
     bool closed = false;  // not a status: StartEpoch has FailedPreconditions
     const absl::Status status = WithoutGil([&] {
+      std::shared_ptr<EpochLoader> dropped;  // freed after the lock, below
       std::lock_guard<std::mutex> lock(core_->mu);
       if (core_->closed) {
         closed = true;
@@ -365,10 +385,16 @@ class PyLoader {
       // the next one (and state_dict()) where they were.
       state->epoch = core_->next_epoch;
       const uint64_t start = core_->next_start;
+      ReadAheadLinks links;
+      links.from_previous = start == 0 && core_->newest != nullptr &&
+                            core_->newest_epoch + 1 == state->epoch;
+      links.into_next = true;  // fetched for the next iter(), if any
       absl::StatusOr<std::unique_ptr<EpochLoader>> loader =
           core_->preprocessor->StartEpoch(core_->options.split, state->epoch,
-                                          start);
+                                          start, links);
       if (!loader.ok()) return loader.status();
+      if (links.from_previous) state->previous = core_->newest;
+      dropped = std::move(core_->newest);
       core_->past_last_epoch = state->epoch == UINT32_MAX;
       ++core_->next_epoch;
       core_->next_start = 0;
@@ -394,21 +420,24 @@ class PyLoader {
   void Close(bool exiting) {
     OwnInChild(/*to_run=*/false);
     WithoutGil([&] {
+      std::shared_ptr<EpochLoader> ended;  // its read-ahead's, for no one
       std::vector<std::shared_ptr<EpochState>> live;
       {
         std::lock_guard<std::mutex> lock(core_->mu);
         core_->closed = true;
         core_->exiting = core_->exiting || exiting;
+        ended = std::move(core_->newest);
         for (const auto& e : core_->epochs) {
           if (auto s = e.lock()) live.push_back(std::move(s));
         }
         core_->epochs.clear();
       }
       for (const auto& s : live) {
-        std::shared_ptr<EpochLoader> loader;
+        std::shared_ptr<EpochLoader> loader, previous;
         {
           std::lock_guard<std::mutex> lock(s->next_mu);
           loader = std::move(s->loader);
+          previous = std::move(s->previous);
         }
         if (loader != nullptr) loader->Cancel();
       }  // the workers are joined as the last reference goes

@@ -105,6 +105,27 @@ class RemoteLoader(unittest.TestCase):
             self.assertTrue(np.array_equal(a, c))
             self.assertTrue(np.array_equal(b, d))
 
+    def test_epochs_back_to_back_fetch_each_sample_once(self):
+        # Each epoch's read-ahead goes on into the next epoch's first two
+        # batches, which that epoch takes from it: three epochs give the
+        # local batches with one GET a sample an epoch, and the last epoch's
+        # two batches for an epoch that never came (a HEAD and an index a
+        # shard at the open).
+        local = fusednorm.Loader(data=os.path.join(self.data, SPEC), **BASE)
+        want = [batches(local) for _ in range(3)]
+        samples = sum(len(labels) for _, labels in want[0])
+        linked = min(samples, 2 * BASE["batch_size"])
+        with rs.Nginx(self.data) as n:
+            with fusednorm.Loader(data=f"{n.url}/{SPEC}", **BASE) as loader:
+                got = [batches(loader) for _ in range(3)]
+                requests = n.requests()
+        for e in range(3):
+            self.assertEqual(len(got[e]), len(want[e]))
+            for (a, b), (c, d) in zip(got[e], want[e]):
+                self.assertTrue(np.array_equal(a, c), e)
+                self.assertTrue(np.array_equal(b, d), e)
+        self.assertEqual(requests, 2 * 3 + 3 * samples + linked)
+
     def test_cache_dir_keeps_copies(self):
         cache = os.path.join(self.tmp, "cache")
         with rs.Nginx(self.data) as n:
