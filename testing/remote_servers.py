@@ -36,7 +36,9 @@ import botocore.auth
 import botocore.awsrequest
 import botocore.credentials
 
-NGINX = "/usr/sbin/nginx"
+# FUSEDNORM_NGINX: another nginx (a bundle carries its own to a machine
+# without one).
+NGINX = os.environ.get("FUSEDNORM_NGINX", "/usr/sbin/nginx")
 START_TIMEOUT_S = 10.0
 LOG_SETTLE_S = 0.05
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()

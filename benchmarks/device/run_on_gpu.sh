@@ -1,29 +1,38 @@
 #!/usr/bin/env bash
-# The figures of issue 24 on a machine with an NVIDIA GPU, from a bundle made
-# by prepare.sh (nothing is built or fetched here), in a few minutes:
+# The figures of issues 24, 28 and 31 on a machine with an NVIDIA GPU, from
+# a bundle made by prepare.sh (nothing is built or fetched here), in a few
+# minutes, the checks of promises first:
 #
-#   1. host-to-device GB/s from pageable, mlock'ed and CUDA-registered slots
+#   1. the hand-off's promises (handoff_check): two epochs' batches equal
+#      on the device, the CPU time of a thread waiting for long copies, a
+#      child made by fork() refused; and, where python3 has torch with
+#      CUDA and can load the bundled module, every batch's bytes on the
+#      device through .cuda(non_blocking=True) and to_device
+#      (handoff_torch.py);
+#   2. HTTP shards through a proxy adding 10 ms against the same shards on
+#      local disk at 1 and 2 threads (remote_benchmark.py, with the
+#      bundle's nginx; the servers on the last CPU, away from the loader's
+#      when the machine has more than 2);
+#   3. MixUp, CutMix and RandomChoice of them at batch 256: the batch op's
+#      time per image against a worker's, at 1, 2 and all threads;
+#   4. host-to-device GB/s from pageable, mlock'ed and CUDA-registered slots
 #      (h2d_bandwidth, through fusednorm's dlopen'ed driver);
-#   2. `fusednorm run` images/s with --device-copy against without, slots
+#   5. `fusednorm run` images/s with --device-copy against without, slots
 #      registered either way (pinned = cuda), and with the copy from
 #      pageable slots, at all cores, on the JPEG folder and on raw shards;
 #      the rounds interleaved, medians;
-#   3. images/s at 1, 2, 4, 8 and 16 threads on both (scaling efficiency:
-#      images/s at N threads / (N x images/s at 1));
-#   4. the hand-off's promises (handoff_check): two epochs' batches equal
-#      on the device, the CPU time of a thread waiting for long copies, a
-#      child made by fork() refused; and, where python3 has torch with
-#      CUDA, every batch's bytes on the device through
-#      .cuda(non_blocking=True) and to_device (handoff_torch.py).
+#   6. images/s at 1, 2, 4, 8 and 16 threads on both (scaling efficiency:
+#      images/s at N threads / (N x images/s at 1)).
 #
 #   run_on_gpu.sh [--smoke] BUNDLE [OUTDIR]
 #
 # The data, under $TMPDIR: the bundle's 300 seed JPEGs linked 32 times over
 # (a folder of 9600 samples, each drawing its own crop), and the seeds packed
-# as raw shards (pack --encoding raw --max-side 256) listed 128 times (38400
-# samples an epoch). Epochs are long so that the first epoch's mapping (and
-# with pinned = cuda registering) of the slots, which later epochs reuse,
-# weighs little. --smoke: tiny epochs, 1 and 2
+# as raw shards (pack --encoding raw --max-side 256) copied 32 times (9600
+# samples an epoch, 4 times the epochs); 2 and 3 use remote_benchmark.py's 1,000 JPEGs (made
+# there with the machine's numpy and Pillow). Epochs are long so that the
+# first epoch's mapping (and with pinned = cuda registering) of the slots,
+# which later epochs reuse, weighs little. --smoke: tiny epochs, 1 and 2
 # threads, one round (prepare.sh runs it here through the driver double).
 # Logs and summary.txt go to OUTDIR (default: a new temp folder).
 set -uo pipefail
@@ -39,13 +48,20 @@ work="${TMPDIR:-/tmp}/fusednorm_device_bench"
 summary="$out/summary.txt"
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
+# A Python with numpy and Pillow for the HTTP benchmark: the machine's
+# python3, or Debian's where an earlier one on PATH lacks them.
+py=python3
+for p in python3 /usr/bin/python3; do
+  if "$p" -c "import numpy, PIL" 2>/dev/null; then py=$p; break; fi
+done
 
 cores="$(nproc)"
 if ((smoke)); then
-  copies=3 rounds=1 copy_rounds=1 links=1 repeats=2 threads_list="1 2" images=128
+  copies=3 rounds=1 copy_rounds=1 links=1 repeats=2 raw_scale=1 threads_list="1 2" images=128
+  http_images=64 mix_rounds=1 mix_threads="1 2"
 else
-  copies=20 rounds=7 copy_rounds=3 links=32 repeats=128 threads_list="1 2 4 8 16"
-  images=0
+  copies=20 rounds=7 copy_rounds=3 links=32 repeats=32 raw_scale=4 threads_list="1 2 4 8 16"
+  images=0 http_images=1000 mix_rounds=3 mix_threads="1 2 $cores"
 fi
 copy_threads=$cores
 ((copy_threads > 16)) && copy_threads=16
@@ -57,8 +73,72 @@ if command -v nvidia-smi >/dev/null; then
 fi
 say "driver: ${FUSEDNORM_CUDA_DRIVER:-libcuda.so.1}$( ((smoke)) && echo ' (smoke run: figures mean nothing)')"
 
-say "== 1. host-to-device copies, one 64 x 224 x 224 x 3 float32 batch"
-"$bin/h2d_bandwidth" --copies=$copies --rounds=$rounds 2>&1 | tee -a "$summary"
+handoff_section() {
+  say "== 1. the hand-off (handoff_check)"
+  local check_args=() torch_args=()
+  if ((smoke)); then
+    check_args=(--images=128 --size=32 --bytes=1048576 --copies=2)
+    torch_args=(128 32)
+  fi
+  "$bin/handoff_check" "${check_args[@]}" 2>&1 | tee -a "$summary"
+  handoff=${PIPESTATUS[0]}
+  if PYTHONPATH="$bundle/python" python3 -c \
+    "import torch, fusednorm; assert torch.cuda.is_available()" 2>/dev/null; then
+    PYTHONPATH="$bundle/python" python3 "$bundle/handoff_torch.py" \
+      "${torch_args[@]}" 2>&1 | tee -a "$summary"
+    ((PIPESTATUS[0] == 0)) || handoff=1
+  else
+    say "skipped: torch's idioms (python3 here lacks torch with CUDA, or cannot load the bundled module)"
+  fi
+}
+
+# The HTTP benchmark with the bundle's nginx; botocore's stand-ins from the
+# bundle shadow any the machine has (the benchmark starts no S3 endpoint).
+http_section() {
+  say "== 2. HTTP shards through a proxy adding 10 ms, against local disk"
+  if ! "$py" -c "import numpy, PIL" 2>/dev/null; then
+    say "skipped: python3 here lacks numpy or Pillow"
+    return
+  fi
+  FUSEDNORM_NGINX="$bin/nginx" PYTHONPATH="$bundle/stub" PYTHONUNBUFFERED=1 \
+    "$py" "$bundle/benchmarks/remote_benchmark.py" "$bin/fusednorm" \
+    "$http_images" 2>&1 | tee -a "$summary"
+}
+
+# One batch-256 run's batch op share: "batch op / worker time per image".
+mix_share() {
+  local threads=$1 transform=$2 epochs=$3 data=$4 log="$out/runs.log"
+  echo "-- batch ops: $transform at $threads threads" >>"$log"
+  "$bin/fusednorm" run --data "$data" --batch-size 256 --epochs "$epochs" \
+    --threads "$threads" --batch-transforms "$transform" --num-classes 1000 \
+    >>"$log" 2>&1 || { echo "failed"; return; }
+  local rate op
+  rate=$(tail -n 4 "$log" | grep -o '[0-9.]* images/s' | tail -1 | cut -d' ' -f1)
+  op=$(tail -n 4 "$log" | grep -o 'the batch op [0-9.]* us' | grep -o '[0-9.]*')
+  awk -v r="$rate" -v op="$op" -v t="$threads" \
+    'BEGIN {w = t * 1e6 / r; printf "%.1f%% (%s of %.0f us)", 100 * op / w, op, w}'
+}
+
+mix_section() {
+  say "== 3. batch ops at batch 256: the batch op's time / a worker's, per image"
+  local data="/tmp/fusednorm_remote_bench/jpeg$http_images"
+  [[ -e $data/done ]] || data="$folder"
+  say "data: $data; $mix_rounds interleaved rounds"
+  local transforms=("MixUp(0.2)" "CutMix(1.0)" "RandomChoice([MixUp(0.2), CutMix(1.0)])")
+  for t in $mix_threads; do
+    local epochs=$((smoke ? 1 : 4 * t)) r k
+    declare -A shares=()
+    for ((r = 0; r < mix_rounds; ++r)); do
+      for ((k = 0; k < 3; ++k)); do
+        local m=$(((k + r) % 3))
+        shares[$m]+=" $(mix_share "$t" "${transforms[$m]}" "$epochs" "$data")"
+      done
+    done
+    for ((k = 0; k < 3; ++k)); do
+      say "$(printf '%2s threads %-40s %s' "$t" "${transforms[$k]}" "${shares[$k]}")"
+    done
+  done
+}
 
 # The data, made once per machine.
 folder="$work/jpeg$links" raw="$work/raw"
@@ -93,20 +173,28 @@ PY
   fi
   touch "$folder/done"
 fi
-if [[ ! -e "$raw/done" ]]; then
-  rm -rf "$raw" && mkdir -p "$raw"
-  "$bin/fusednorm" pack --data "$bundle/seed" --output "$raw/seed-%04d.tar" \
+# The seeds' raw shards copied $repeats times (copies, not links: the loader
+# refuses one file listed twice, under any name).
+if [[ ! -e "$raw/done-$repeats" ]]; then
+  rm -rf "$raw" && mkdir -p "$raw/seed"
+  "$bin/fusednorm" pack --data "$bundle/seed" --output "$raw/seed/seed-%04d.tar" \
     --encoding raw --max-side 256 >"$out/pack.log" 2>&1 || {
     say "pack failed:"; tail -5 "$out/pack.log" | tee -a "$summary"; }
-  touch "$raw/done"
+  for ((k = 0; k < repeats; ++k)); do
+    for s in "$raw"/seed/seed-*.tar; do cp "$s" "$raw/copy$k-${s##*/}"; done
+  done
+  touch "$raw/done-$repeats"
 fi
-shards=("$raw"/seed-*.tar)
-raw_data=""
-for ((k = 0; k < repeats; ++k)); do
-  raw_data+="$(IFS=,; echo "${shards[*]}"),"
-done
-raw_data="${raw_data%,}"
-say "data: $(find "$folder" -name '*.jpg' | wc -l) JPEGs in $folder; ${#shards[@]} raw shards of the seeds, listed $repeats times"
+shards=("$raw"/copy*.tar)
+raw_data="$(IFS=,; echo "${shards[*]}")"
+say "data: $(find "$folder" -name '*.jpg' | wc -l) JPEGs in $folder; $(ls "$raw"/seed/*.tar | wc -l) raw shards of the seeds, copied $repeats times"
+
+handoff_section
+http_section
+mix_section
+
+say "== 4. host-to-device copies, one 64 x 224 x 224 x 3 float32 batch"
+"$bin/h2d_bandwidth" --copies=$copies --rounds=$rounds 2>&1 | tee -a "$summary"
 
 # rate NAME EPOCHS ARGS...: one `fusednorm run`, its images/s on stdout.
 rate() {
@@ -129,14 +217,17 @@ median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{a[NR]=$1} END {pr
 range() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {print lo "-" hi}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.3f", a / b; else print "-"}'; }
 
-# Epochs that take a few seconds at N threads (one at 1 to 4 threads).
+# Epochs that take a few seconds at N threads (one at 1 to 4 threads; the
+# raw copies' epochs are as long as the JPEG folder's).
 epochs_for() {
   if ((smoke)); then echo 1; return; fi
-  echo $((($2 + 3) / 4))
+  local scale=1
+  [[ $1 == raw ]] && scale=$raw_scale
+  echo $((($2 + 3) / 4 * scale))
 }
 data_for() { [[ $1 == raw ]] && echo "$raw_data" || echo "$folder"; }
 
-say "== 2. --device-copy at $copy_threads threads: $copy_rounds interleaved rounds"
+say "== 5. --device-copy at $copy_threads threads: $copy_rounds interleaved rounds"
 declare -A on off pageable
 modes=(off on pageable)
 for ((r = 0; r < copy_rounds; ++r)); do
@@ -161,7 +252,7 @@ for set in jpeg raw; do
 done
 grep -h "device copies to" "$out/runs.log" | tail -2 | tee -a "$summary"
 
-say "== 3. threads (pinned = none, no copies)"
+say "== 6. threads (pinned = none, no copies)"
 say "$(printf '%-7s %14s %10s %14s %10s' threads 'jpeg images/s' efficiency 'raw images/s' efficiency)"
 declare -A one
 for t in $threads_list; do
@@ -176,19 +267,6 @@ for t in $threads_list; do
 done
 grep -h "kernel " "$out/runs.log" | tail -1 | tee -a "$summary"
 
-say "== 4. the hand-off (handoff_check)"
-if ((smoke)); then check_args=(--images=128 --size=32 --bytes=1048576 --copies=2)
-else check_args=(); fi
-"$bin/handoff_check" "${check_args[@]}" 2>&1 | tee -a "$summary"
-handoff=${PIPESTATUS[0]}
-export PYTHONPATH="$bundle/python${PYTHONPATH:+:$PYTHONPATH}"
-if python3 -c "import torch, fusednorm; assert torch.cuda.is_available()" 2>/dev/null; then
-  if ((smoke)); then torch_args=(128 32); else torch_args=(); fi
-  python3 "$bundle/handoff_torch.py" "${torch_args[@]}" 2>&1 | tee -a "$summary"
-  ((PIPESTATUS[0] == 0)) || handoff=1
-else
-  say "skipped: torch's idioms (python3 here lacks torch with CUDA, or cannot load the bundled module)"
-fi
 say "logs: $out (runs.log, pack.log, summary.txt)"
 # The figures are read, not judged; a broken hand-off promise fails the run.
 exit "$handoff"
