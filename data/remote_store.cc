@@ -330,6 +330,11 @@ class RemoteStore::Ahead {
   // on kept buffers (under mu_).
   void Keep(std::vector<uint8_t> b) {
     const uint64_t capacity = b.capacity();
+    if (exhausted_ && upcoming_.empty()) {  // nothing left to fetch into
+      spare_.clear();
+      spare_bytes_ = 0;
+      return;
+    }
     if (capacity == 0 || spare_.size() >= kSpareBuffers ||
         spare_bytes_ + capacity > store_->settings_.ahead_bytes / 4) {
       return;

@@ -114,6 +114,7 @@ struct EpochLoader::Impl {
   std::unique_ptr<EpochOrder> order;  // this rank's batches and samples
   size_t total_tasks = 0;
   std::shared_ptr<TransferStation> station;
+  bool using_station = false;  // between BeginUse and EndUse (under mu)
 
   std::mutex mu;
   std::condition_variable work_cv, done_cv;
@@ -327,6 +328,12 @@ struct EpochLoader::Impl {
     return absl::OkStatus();
   }
 
+  // The epoch no longer takes slots (once: at its end or destruction).
+  void EndUseLocked() {
+    if (using_station) station->EndUse(s.slots + 1);
+    using_station = false;
+  }
+
   // Stops every worker and wakes every waiter (under mu).
   void StopLocked() {
     stop = true;
@@ -448,6 +455,7 @@ absl::StatusOr<std::unique_ptr<EpochLoader>> EpochLoader::Start(
   }
   m->station = std::move(station);
   m->station->BeginUse();
+  m->using_station = true;
   m->filling.resize(settings.slots);
   m->done.assign(settings.slots, 0);
   m->complete.assign(settings.slots, false);
@@ -475,7 +483,8 @@ EpochLoader::~EpochLoader() {
   impl_->ahead.reset();
   for (std::thread& t : impl_->workers) t.join();
   // The slots and one the consumer holds stay for the next epoch.
-  impl_->station->EndUse(impl_->s.slots + 1);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->EndUseLocked();
 }
 
 bool EpochLoader::Forked() const { return getpid() != impl_->process; }
@@ -487,6 +496,8 @@ void EpochLoader::Cancel() {
 }
 
 size_t EpochLoader::batches() const { return impl_->order->batches(); }
+
+bool EpochLoader::reads_ahead() const { return impl_->ahead != nullptr; }
 
 EpochLoader::Position EpochLoader::resume_position() const {
   size_t j = 0;
@@ -545,7 +556,10 @@ absl::StatusOr<BatchRef> EpochLoader::Next() {
   if (!m.fatal.ok()) return m.fatal;
   if (m.stop) return absl::CancelledError("the epoch was cancelled");
   const size_t j = m.handed_out;
-  if (j >= m.order->batches()) return nullptr;
+  if (j >= m.order->batches()) {
+    m.EndUseLocked();  // a loader kept for its read-ahead keeps no slots
+    return nullptr;
+  }
   const size_t r = j % m.s.slots;
   BatchRef batch = std::move(m.filling[r]);
   ++m.handed_out;

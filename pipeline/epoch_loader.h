@@ -185,6 +185,10 @@ class EpochLoader {
   // returns Cancelled. Thread-safe, also while Next() waits.
   void Cancel();
   size_t batches() const;
+  // Whether the dataset fetches this epoch's samples ahead (a network):
+  // only then is the loader worth keeping for the next epoch
+  // (ReadAheadLinks). Once Next() gave the end, the loader holds no slots.
+  bool reads_ahead() const;
 
   // Where a run that stops now resumes: this epoch after the batches
   // handed out over all ranks when every rank has handed out as many as

@@ -282,7 +282,10 @@ class PyEpoch {
   // the first samples its read-ahead fetched (ReadAheadLinks).
   void Ended(const std::shared_ptr<EpochLoader>& loader) {
     std::lock_guard<std::mutex> lock(core_->mu);
-    if (core_->closed || core_->next_epoch != state_->epoch + 1ull) return;
+    if (core_->closed || core_->next_epoch != state_->epoch + 1ull ||
+        !loader->reads_ahead()) {
+      return;
+    }
     core_->newest = loader;
     core_->newest_epoch = state_->epoch;
   }
@@ -432,6 +435,7 @@ class PyLoader {
         }
         core_->epochs.clear();
       }
+      ended = nullptr;
       for (const auto& s : live) {
         std::shared_ptr<EpochLoader> loader, previous;
         {

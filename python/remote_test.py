@@ -73,6 +73,19 @@ def batches(loader):
     return [(np.array(images), np.array(labels)) for images, labels in loader]
 
 
+def batches_as_views(loader):
+    """An epoch's images as the loader gives them (views of its slots)."""
+    return [images for images, _ in loader]
+
+
+def resident_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS in /proc/self/status")
+
+
 class RemoteLoader(unittest.TestCase):
 
     @classmethod
@@ -125,6 +138,20 @@ class RemoteLoader(unittest.TestCase):
                 self.assertTrue(np.array_equal(a, c), e)
                 self.assertTrue(np.array_equal(b, d), e)
         self.assertEqual(requests, 2 * 3 + 3 * samples + linked)
+
+    def test_an_ended_epoch_kept_for_the_next_holds_no_slots(self):
+        # The loader kept for its read-ahead into the next epoch ended its
+        # use of the transfer slots: once a consumer that held the whole
+        # epoch lets go, the slots past slots + 1 (3) are unmapped.
+        kw = dict(BASE, size=224, copy=False)
+        with rs.Nginx(self.data) as n:
+            with fusednorm.Loader(data=f"{n.url}/{SPEC}", **kw) as loader:
+                held = batches_as_views(loader)
+                freed = (len(held) - 3) * held[0].nbytes
+                before = resident_bytes()
+                del held
+                gc.collect()
+                self.assertGreater(before - resident_bytes(), freed // 2)
 
     def test_cache_dir_keeps_copies(self):
         cache = os.path.join(self.tmp, "cache")

@@ -338,8 +338,7 @@ class _ProxyHandler(_Handler):
         fault = self.owner._next_fault()
         if self.command == "GET" and self.owner.refuses(self.headers["Range"]):
             fault = "500"
-        if (self.command == "GET" and self.owner.stall_ranges and
-                self.headers["Range"] is not None):
+        if self.command == "GET" and self.owner.stalls(self.headers["Range"]):
             fault = "stall"
         if fault == "reset":
             self.reset()
@@ -437,8 +436,10 @@ class FaultProxy(_ThreadedServer):
     With `refuse_ranges_from` > 0, a GET of a range of at least that many
     bytes gets 500 (a cache's copy of a shard fails, its samples' reads do
     not), counted in `refused`. With `stall_ranges`, every GET of a range
-    stalls (the shards open, no sample comes). `requests` counts requests; `faults` counts
-    the faults of each kind."""
+    stalls (the shards open, no sample comes); with `stall_ranges="repeats"`,
+    every GET of a range asked for before (a sample's second epoch);
+    `stalled` is set at the first. `requests` counts requests; `faults`
+    counts the faults of each kind."""
 
     handler = _ProxyHandler
 
@@ -462,6 +463,8 @@ class FaultProxy(_ThreadedServer):
         self.refuse_ranges_from = refuse_ranges_from
         self.refused = 0
         self.stall_ranges = stall_ranges
+        self.stalled = threading.Event()
+        self._ranges_seen = set()
 
     def refuses(self, range_header):
         """Whether a GET with this Range header gets 500 (and counts it)."""
@@ -472,6 +475,19 @@ class FaultProxy(_ThreadedServer):
         with self._lock:
             self.refused += 1
         return True
+
+    def stalls(self, range_header):
+        """Whether a GET with this Range header stalls (stall_ranges)."""
+        if range_header is None or not self.stall_ranges:
+            return False
+        stall = True
+        if self.stall_ranges == "repeats":
+            with self._lock:
+                stall = range_header in self._ranges_seen
+                self._ranges_seen.add(range_header)
+        if stall:
+            self.stalled.set()
+        return stall
 
     def set_fault_every(self, n):
         """Makes every n-th request from now a fault (none when n is 0)."""

@@ -11,6 +11,7 @@ import http.server
 import os
 import re
 import shutil
+import signal
 import ssl
 import subprocess
 import sys
@@ -142,6 +143,26 @@ class Remote(unittest.TestCase):
                 self.assertLessEqual(requests, samples + 2 * SHARDS,
                                      (env, r.stdout))
                 os.remove(out)
+
+    def test_ctrl_c_while_waiting_for_a_linked_sample(self):
+        # Epoch 0's read-ahead fetches epoch 1's first samples, and the
+        # server never answers those (nor any sample asked for again):
+        # Ctrl-C in epoch 1 stops the run at once, not after the timeout.
+        stall = {"FUSEDNORM_HTTP_REQUESTS": "1", "FUSEDNORM_HTTP_RETRIES": "0",
+                 "FUSEDNORM_HTTP_TIMEOUT": "60"}
+        with rs.Nginx(self.data) as n, rs.FaultProxy(
+                n.url, stall_ranges="repeats", stall_s=60) as p:
+            proc = subprocess.Popen(
+                [binary(), *run_args(f"{p.url}/{SPEC}", threads=2),
+                 "--epochs", "3"], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, env=dict(CLEAN, **stall))
+            self.assertTrue(p.stalled.wait(60), "no sample was asked twice")
+            time.sleep(1)  # epoch 1's workers wait for the stalled samples
+            start = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=120)
+            self.assertLess(time.monotonic() - start, 10, err)
+            self.assertEqual(proc.returncode, 130, err)
 
     def test_broken_links_are_not_fetched_ahead(self):
         # An index may list samples whose image is a broken link, with any

@@ -76,7 +76,9 @@ class EpochBatches {
  public:
   absl::Status Start(const Preprocessor& p, const RunOptions& o, uint32_t epoch,
                      uint64_t start, ReadAheadLinks links) {
-    previous_ = std::move(loader_);
+    previous_ = nullptr;
+    if (loader_ != nullptr && loader_->reads_ahead())
+      previous_ = std::move(loader_);
     FUSEDNORM_ASSIGN_OR_RETURN(
         loader_, p.StartEpoch(o.recipe.split, epoch, start, links));
     if (!o.device_copy) return absl::OkStatus();
@@ -119,8 +121,10 @@ class EpochBatches {
   }
 
  private:
-  std::shared_ptr<EpochLoader> previous_;  // its read-ahead serves loader_
   std::shared_ptr<EpochLoader> loader_;
+  // Its read-ahead serves loader_: destroyed first, so that a worker of
+  // loader_ waiting for one of its samples is answered at once.
+  std::shared_ptr<EpochLoader> previous_;
   std::unique_ptr<DeviceCopier> copier_;  // --device-copy
 };
 
