@@ -499,6 +499,12 @@ size_t EpochLoader::batches() const { return impl_->order->batches(); }
 
 bool EpochLoader::reads_ahead() const { return impl_->ahead != nullptr; }
 
+void EpochLoader::ReleaseSlots() {
+  if (Forked()) return;
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->handed_out >= impl_->order->batches()) impl_->EndUseLocked();
+}
+
 EpochLoader::Position EpochLoader::resume_position() const {
   size_t j = 0;
   if (Forked()) {
@@ -556,10 +562,7 @@ absl::StatusOr<BatchRef> EpochLoader::Next() {
   if (!m.fatal.ok()) return m.fatal;
   if (m.stop) return absl::CancelledError("the epoch was cancelled");
   const size_t j = m.handed_out;
-  if (j >= m.order->batches()) {
-    m.EndUseLocked();  // a loader kept for its read-ahead keeps no slots
-    return nullptr;
-  }
+  if (j >= m.order->batches()) return nullptr;
   const size_t r = j % m.s.slots;
   BatchRef batch = std::move(m.filling[r]);
   ++m.handed_out;

@@ -187,8 +187,13 @@ class EpochLoader {
   size_t batches() const;
   // Whether the dataset fetches this epoch's samples ahead (a network):
   // only then is the loader worth keeping for the next epoch
-  // (ReadAheadLinks). Once Next() gave the end, the loader holds no slots.
+  // (ReadAheadLinks).
   bool reads_ahead() const;
+  // Once Next() gave the end: the epoch no longer counts as using the
+  // transfer slots (TransferStation::EndUse, as its destruction does), for
+  // a loader kept for its read-ahead. Call it after the next epoch started,
+  // so that the pool keeps its slots between the two.
+  void ReleaseSlots();
 
   // Where a run that stops now resumes: this epoch after the batches
   // handed out over all ranks when every rank has handed out as many as

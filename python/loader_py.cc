@@ -277,9 +277,9 @@ class PyEpoch {
 
   // Sets the loader's position to `to` when this is its newest iterator
   // (and, given `from`, the position is still there); returns the old one.
-  // Without the GIL, as the core's lock is always taken.
   // The epoch ran to its end: when it is the newest, the next iter() takes
-  // the first samples its read-ahead fetched (ReadAheadLinks).
+  // the first samples its read-ahead fetched (ReadAheadLinks). Without the
+  // GIL.
   void Ended(const std::shared_ptr<EpochLoader>& loader) {
     std::lock_guard<std::mutex> lock(core_->mu);
     if (core_->closed || core_->next_epoch != state_->epoch + 1ull ||
@@ -288,8 +288,10 @@ class PyEpoch {
     }
     core_->newest = loader;
     core_->newest_epoch = state_->epoch;
+    loader->ReleaseSlots();  // kept between epochs for its read-ahead alone
   }
 
+  // Without the GIL, as the core's lock is always taken.
   EpochLoader::Position MovePosition(
       EpochLoader::Position to, const EpochLoader::Position* from = nullptr) {
     std::lock_guard<std::mutex> lock(core_->mu);

@@ -87,6 +87,21 @@ class Copies(unittest.TestCase):
                 self.assertLessEqual(len(calls(log, "cuMemAlloc_v2")), 3)
                 self.assertEqual(np.load(out).shape, (240, 32, 32, 3))
 
+    def test_slots_stay_registered_between_epochs(self):
+        # Between two epochs of a run the pool keeps its registered slots:
+        # none is unregistered before the run's last copy.
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "log")
+            r = run(*RUN, "--epochs", "12", "--pinned", "cuda",
+                    "--device-copy", log=log)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(log) as f:
+                names = [line.split(" ", 1)[0] for line in f]
+        last_copy = max(i for i, n in enumerate(names)
+                        if n == "cuMemcpyHtoDAsync_v2")
+        first_unregister = names.index("cuMemHostUnregister")
+        self.assertGreater(first_unregister, last_copy)
+
     def test_the_batches_are_those_of_a_run_without_copies(self):
         with tempfile.TemporaryDirectory() as d:
             plain, copied = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")

@@ -81,6 +81,7 @@ class EpochBatches {
       previous_ = std::move(loader_);
     FUSEDNORM_ASSIGN_OR_RETURN(
         loader_, p.StartEpoch(o.recipe.split, epoch, start, links));
+    if (previous_ != nullptr) previous_->ReleaseSlots();
     if (!o.device_copy) return absl::OkStatus();
     if (copier_ != nullptr) return copier_->Restart(loader_);
     FUSEDNORM_ASSIGN_OR_RETURN(
