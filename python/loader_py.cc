@@ -275,8 +275,6 @@ class PyEpoch {
     throw py::error_already_set();
   }
 
-  // Sets the loader's position to `to` when this is its newest iterator
-  // (and, given `from`, the position is still there); returns the old one.
   // The epoch ran to its end: when it is the newest, the next iter() takes
   // the first samples its read-ahead fetched (ReadAheadLinks). Without the
   // GIL.
@@ -291,6 +289,8 @@ class PyEpoch {
     loader->ReleaseSlots();  // kept between epochs for its read-ahead alone
   }
 
+  // Sets the loader's position to `to` when this is its newest iterator
+  // (and, given `from`, the position is still there); returns the old one.
   // Without the GIL, as the core's lock is always taken.
   EpochLoader::Position MovePosition(
       EpochLoader::Position to, const EpochLoader::Position* from = nullptr) {
