@@ -735,13 +735,21 @@ void RemoteStore::Fill(HttpClient* client, uint32_t s) const {
     if (status.ok()) status = cache_->Write(s, range);
   }
   // The first failure is the one to tell: the network's, or the copy's.
+  // A shard that failed is not tried again (sample after sample): marked
+  // before Finish lets go of it, which another read-ahead could otherwise
+  // begin anew.
+  const bool failed = !status.ok() && !absl::IsCancelled(status);
+  const auto mark = [&] {
+    std::lock_guard<std::mutex> lock(mu_);
+    not_copied_[s] = true;
+  };
+  if (failed) mark();
   const absl::Status finished = cache_->Finish(s, status.ok());
-  if (status.ok()) status = finished;
+  if (status.ok() && !finished.ok()) {
+    status = finished;
+    mark();
+  }
   if (!status.ok() && !absl::IsCancelled(status)) {  // read over the network
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      not_copied_[s] = true;  // not tried again, sample after sample
-    }
     std::fprintf(stderr,
                  "fusednorm: warning: cache_dir: %s was not copied (%s); its "
                  "samples are read over the network\n",
