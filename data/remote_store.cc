@@ -147,8 +147,7 @@ class RemoteStore::Ahead {
       StartFetches();
       // in_flight_ holds GETs that ended at their start too, until Run
       // hands them back.
-      if (stop_ || (in_flight_.empty() && exhausted_ && upcoming_.empty()))
-        break;
+      if (stop_ || (in_flight_.empty() && Spent())) break;
       lock.unlock();
       ended.clear();
       multi_->Run(kPollMs, &ended);
@@ -230,7 +229,7 @@ class RemoteStore::Ahead {
       // in the window, and fetched there for no reader. Not once the window
       // is empty too (a loader kept for the next epoch's first samples sees
       // every read of that epoch).
-      if (!stop_ && !(exhausted_ && upcoming_.empty())) missed_.insert(index);
+      if (!stop_ && !Spent()) missed_.insert(index);
       return false;
     }
     std::shared_ptr<Entry> entry = it->second;
@@ -265,6 +264,10 @@ class RemoteStore::Ahead {
   // The longest the fetch thread sleeps without news (a safety net: Take
   // and Stop wake it).
   static constexpr int kPollMs = 1000;
+
+  // Whether the order is all drawn and none of it waits to be fetched
+  // (under mu_).
+  bool Spent() const { return exhausted_ && upcoming_.empty(); }
 
   // Whether another sample may be fetched (under mu_).
   bool HasRoom() const {
@@ -330,7 +333,7 @@ class RemoteStore::Ahead {
   // on kept buffers (under mu_).
   void Keep(std::vector<uint8_t> b) {
     const uint64_t capacity = b.capacity();
-    if (exhausted_ && upcoming_.empty()) {  // nothing left to fetch into
+    if (Spent()) {  // nothing left to fetch into
       spare_.clear();
       spare_bytes_ = 0;
       return;

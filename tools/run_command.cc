@@ -70,15 +70,19 @@ absl::Status WaitInterruptibly(Source& source) {
 
 // The run's batches, epoch by epoch: from the loader, or once copied to
 // the device by one copier for the whole run (one context, stream and set
-// of device buffers). Each epoch's loader reads ahead into the next one's
-// first samples (ReadAheadLinks) and is kept through that epoch.
+// of device buffers). An epoch with `another` after it in the run reads
+// ahead into that one's first samples (ReadAheadLinks), and its loader is
+// kept through that epoch when it reads ahead.
 class EpochBatches {
  public:
   absl::Status Start(const Preprocessor& p, const RunOptions& o, uint32_t epoch,
-                     uint64_t start, ReadAheadLinks links) {
+                     uint64_t start, bool another) {
     previous_ = nullptr;
     if (loader_ != nullptr && loader_->reads_ahead())
       previous_ = std::move(loader_);
+    ReadAheadLinks links;
+    links.from_previous = previous_ != nullptr;
+    links.into_next = another;
     FUSEDNORM_ASSIGN_OR_RETURN(
         loader_, p.StartEpoch(o.recipe.split, epoch, start, links));
     if (previous_ != nullptr) previous_->ReleaseSlots();
@@ -209,11 +213,8 @@ absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o,
                       StateOut& state, NpyWriter* output, Progress* progress,
                       Results* r) {
   const EpochOrder rest = Rest(p, o, span.start_of(e));
-  ReadAheadLinks links;
-  links.from_previous = e > 0;
-  links.into_next = e + 1 < span.epochs;
-  FUSEDNORM_RETURN_IF_ERROR(
-      batches.Start(p, o, span.epoch(e), span.start_of(e), links));
+  FUSEDNORM_RETURN_IF_ERROR(batches.Start(p, o, span.epoch(e), span.start_of(e),
+                                          e + 1 < span.epochs));
   for (size_t j = 0;; ++j) {
     FUSEDNORM_ASSIGN_OR_RETURN(const BatchRef batch, batches.Next());
     if (batch == nullptr) break;
