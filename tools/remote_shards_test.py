@@ -610,8 +610,12 @@ class HostileServers(unittest.TestCase):
         r = run(*run_args(url), env=dict({"FUSEDNORM_HTTP_RETRIES": "1"},
                                           **(env or {})), timeout=60)
         self.assertNotEqual(r.returncode, 0, r.stdout)
-        for w in wanted:
-            self.assertIn(w, r.stderr)
+        for w in wanted:  # a tuple: any one of its strings
+            if isinstance(w, tuple):
+                self.assertTrue(any(x in r.stderr for x in w),
+                                f"none of {w} in {r.stderr}")
+            else:
+                self.assertIn(w, r.stderr)
 
     def test_hostile_answers_are_refused_naming_the_url(self):
         with Servers(self.tmp, self.shard) as s:
@@ -678,11 +682,14 @@ class HostileServers(unittest.TestCase):
             self.assertLess(time.monotonic() - start, 20)
             # So does one dripping the index of a shard that claims 2^40
             # bytes: the deadline follows the bytes that came, not the
-            # size the server claims.
+            # size the server claims. A server thread held up for a second
+            # on a loaded machine meets the rule of a second without a byte
+            # first (libcurl's words): either rule is right about it.
             start = time.monotonic()
             self.fails(f"{s.url}/dripbig.tar",
                        f"GET {s.url}/dripbig.tar.fnidx: failed 2 times",
-                       "slower than 1 s", env={"FUSEDNORM_HTTP_TIMEOUT": "1"})
+                       ("slower than 1 s", "Operation too slow"),
+                       env={"FUSEDNORM_HTTP_TIMEOUT": "1"})
             self.assertLess(time.monotonic() - start, 20)
             # A weak ETag: no If-Match (which would never match), the
             # answers' ETags compared instead.
