@@ -13,9 +13,11 @@
 #include "python/resize_py.h"
 #include "python/tail_py.h"
 #include "python/transforms_py.h"
+#include "python/uninitialized.h"
 
 PYBIND11_MODULE(_fusednorm, m) {
   m.doc() = "fusednorm's C++ core; use the fusednorm package.";
+  fusednorm::GuardObjectBase();
   fusednorm::BindFusedNormalization(m);
   fusednorm::BindLoader(m);
   fusednorm::BindTail(m);

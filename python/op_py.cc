@@ -179,6 +179,15 @@ void BindFusedNormalization(py::module_& m) {
       .def("kernel", &PyFusedNormalization::Kernel, py::arg("channels") = 3)
       .def(py::pickle([](const PyFusedNormalization& p) { return p.kwargs(); },
                       [](const py::dict& kwargs) { return MakeOp(kwargs); }))
+      // Every protocol as protocol 2 does it: Python's own way for 0 and 1
+      // (copyreg._reduce_ex) calls the base type, which makes nothing.
+      .def("__reduce_ex__",
+           [](const py::object& self, int) {
+             return py::make_tuple(
+                 py::module_::import("copyreg").attr("__newobj__"),
+                 py::make_tuple(py::type::of(self)),
+                 self.attr("__getstate__")());
+           })
       .def_property_readonly_static(
           "settings", [](py::object) { return DescribeSettings(OpRows()); });
   RefuseUninitialized<PyFusedNormalization>();

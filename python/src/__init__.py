@@ -535,6 +535,20 @@ class _Epoch:
     def __iter__(self):
         return self
 
+    def __copy__(self):
+        # A copy would share the iterator: each batch would go to one of the
+        # two.
+        raise TypeError("an epoch's iterator cannot be copied: the copy "
+                        "would take batches from the same epoch")
+
+    def __deepcopy__(self, memo):
+        self.__copy__()
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("an epoch's iterator cannot be pickled: pickle its "
+                        "Loader's keywords and state_dict(), and make another "
+                        "Loader from them")
+
     def __next__(self):
         # Python may raise a signal handler's exception (Ctrl-C's, or a
         # SIGTERM handler's SystemExit) between any two steps here, after
