@@ -34,8 +34,8 @@ namespace internal {
 
 inline newfunc object_base_new = nullptr;  // pybind11's own
 
-extern "C" inline PyObject* GuardedObjectNew(PyTypeObject* type,
-                                             PyObject* args, PyObject* kwargs) {
+extern "C" inline PyObject* GuardedObjectNew(PyTypeObject* type, PyObject* args,
+                                             PyObject* kwargs) {
   if (pybind11::detail::all_type_info(type).empty()) {
     PyErr_Format(PyExc_TypeError, "cannot create '%s' instances",
                  type->tp_name);
