@@ -134,6 +134,44 @@ class TwoRanks(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("RANK = 'one' is not an integer", r.stderr)
 
+    def test_out_of_range_values_name_the_environment(self):
+        # Each value that came from RANK or WORLD_SIZE says so; a value the
+        # caller gave does not.
+        code = textwrap.dedent("""
+            import fusednorm
+            for kw in ({}, {"rank": 3}, {"world_size": 2}):
+                try:
+                    fusednorm.Loader(images=40, batch_size=4, size=8, **kw)
+                except ValueError as e:
+                    print(e)
+            """)
+        cases = {
+            ("5", "2"): [
+                "rank = 5 (the environment's RANK) must be in 0..world_size"
+                " - 1, with world_size = 2 (the environment's WORLD_SIZE)",
+                "rank = 3 must be in 0..world_size - 1, with world_size = 2 "
+                "(the environment's WORLD_SIZE)",
+                "rank = 5 (the environment's RANK) must be in 0..world_size"
+                " - 1, with world_size = 2"],
+            ("-1", "4"): [  # rank 3 of 4 loads
+                "rank = -1 (the environment's RANK) must be in 0..world_size"
+                " - 1, with world_size = 4 (the environment's WORLD_SIZE)",
+                "world_size = 2 without a rank, where the environment's "
+                "WORLD_SIZE says world size 4: give rank too"],
+            ("0", "0"): [
+                "world_size = 0 (the environment's WORLD_SIZE) must be at "
+                "least 1"] * 2 + [
+                "world_size = 2 without a rank, where the environment's "
+                "WORLD_SIZE says world size 0: give rank too"]}
+        for (rank, world), want in cases.items():
+            with self.subTest(rank=rank, world=world):
+                r = subprocess.run([sys.executable, "-c", code], env=dict(
+                    os.environ, RANK=rank, WORLD_SIZE=world,
+                    PYTHONPATH=os.pathsep.join(sys.path)),
+                    capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout.splitlines(), want)
+
     def test_a_rank_or_world_size_given_alone_takes_the_other_from_torchrun(self):
         # With RANK=1 WORLD_SIZE=2, Loader(world_size=2) is rank 1, and
         # Loader(rank=1) has world size 2: both as Loader(rank=1,

@@ -425,9 +425,30 @@ def _distributed(kwargs):
             raise ValueError(
                 f"world_size = {given!r} without a rank, where {source} "
                 f"says world size {world}: give rank too")
-    return dict(kwargs, **{k: v for k, v in
-                           (("rank", rank), ("world_size", world))
-                           if k in missing})
+    filled = dict(kwargs, **{k: v for k, v in
+                             (("rank", rank), ("world_size", world))
+                             if k in missing})
+    _check_process_rank(filled, missing, source)
+    return filled
+
+
+def _check_process_rank(kwargs, filled, source):
+    """Refuses a rank or world size taken from `source` that does not fit
+    (a rank given with a world size taken, or both taken), naming where each
+    came from; the ones given alone are checked with the other keywords."""
+    rank, world = kwargs["rank"], kwargs["world_size"]
+    if not all(isinstance(v, _numbers.Integral) and not isinstance(v, bool)
+               for v in (rank, world)):
+        return  # the keyword's own check names the type
+    if 0 <= rank < world:
+        return
+    where = {k: (f" ({source.replace('WORLD_SIZE', k.upper())})"
+                 if k in filled else "") for k in ("rank", "world_size")}
+    if world < 1:
+        raise ValueError(f"world_size = {world}{where['world_size']} must be "
+                         f"at least 1")
+    raise ValueError(f"rank = {rank}{where['rank']} must be in 0..world_size "
+                     f"- 1, with world_size = {world}{where['world_size']}")
 
 
 def _process_rank():
