@@ -286,6 +286,30 @@ class Errors(unittest.TestCase):
             self.assertEqual(pickle.loads(pickle.dumps(ours))._fusednorm_spec,
                              ours._fusednorm_spec)
 
+    def test_numpy_scalar_fills_of_v1_are_refused(self):
+        # torchvision v1 spreads an int or a float (np.float64 is one) over
+        # the channels, and hands any other number to Pillow as one packed
+        # colour: (9, 0, 0) on RGB. Those are refused, the others taken.
+        pil = Image.new("RGB", (3, 3), (200, 100, 50))
+        makers = [lambda f: TV.RandomCrop(5, padding=1, fill=f),
+                  lambda f: TV.RandomRotation(10, fill=f),
+                  lambda f: TV.RandomAffine(10, fill=f),
+                  lambda f: TV.AutoAugment(fill=f),
+                  lambda f: TV.RandAugment(fill=f),
+                  lambda f: TV.TrivialAugmentWide(fill=f)]
+        for fill in (np.uint8(9), np.int64(9), np.float32(9), np.float16(9)):
+            self.assertEqual(np.asarray(F.pad(pil, 1, fill=fill))[0, 0].tolist(),
+                             [9, 0, 0])
+            for make in makers:
+                with self.subTest(fill=repr(fill), t=type(make(0)).__name__), \
+                        self.assertRaisesRegex(TypeError, "one packed colour"):
+                    T.from_torchvision(make(fill))
+        for fill in (np.float64(9), 9, 9.0):
+            self.assertEqual(np.asarray(F.pad(pil, 1, fill=fill))[0, 0].tolist(),
+                             [9, 9, 9])
+            for make in makers:
+                self.assertEqual(T.from_torchvision(make(fill)).fill, 9)
+
     def test_v2_per_type_fills_give_the_images_fill(self):
         # v2 keeps `fill` as given; a dict is looked up by the input's type,
         # then "others", else None. torchvision 0.14 has no v2: stand-ins with

@@ -31,6 +31,7 @@ labels, decisions, num_classes=...) -> (images, soft targets).
 """
 
 from collections.abc import Mapping as _Mapping
+from numbers import Number as _Number
 from numbers import Real as _Real
 import operator as _operator
 
@@ -294,6 +295,15 @@ def _fill(t):
     fill = t.fill
     if isinstance(fill, dict):  # v2's per-type fills: the images'
         fill = _for_images(type(t).__name__, "fill", fill)
+    if (isinstance(fill, _Number) and not isinstance(fill, (int, float))
+            and ".v2." not in type(t).__module__):
+        # v1 spreads only int and float over the channels; another number
+        # (a NumPy scalar) reaches Pillow as one packed colour.
+        raise TypeError(
+            f"{type(t).__name__}: fill={fill!r} ({type(fill).__name__}) is "
+            f"one packed colour to torchvision, (value, 0, 0) on RGB images, "
+            f"not a value for every channel: give an int, a float or a "
+            f"tuple")
     return _sequence(fill)
 
 
