@@ -49,6 +49,32 @@ class TorchvisionRng(unittest.TestCase):
                 self.assertEqual(got.dtype, torch.float32)
                 self.assertTrue(torch.equal(got, want), f"seed {seed}, {kind}")
 
+    def test_narrow_tensors_are_chw(self):
+        # A tensor is CHW whatever its width (it was read as HWC when its
+        # width was 1, 3 or 4); HWC only when its first dimension is no
+        # channel count.
+        rng = np.random.default_rng(4)
+        mean, std = PRESETS["imagenet"]
+        compose = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),
+                             T.Normalize(mean, std), T.RandomErasing(p=0.7)])
+        tail = FusedTail(erase_p=0.7, rng="torchvision")
+        for height, width in itertools.product((1, 3, 4, 10), (1, 3, 4)):
+            hwc = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+            kinds = sources(hwc)
+            if height in (1, 3, 4):  # an HWC tensor of that shape is CHW
+                del kinds["hwc tensor"]
+            for kind, source in kinds.items():
+                torch.manual_seed(height * 10 + width)
+                want = compose(Image.fromarray(hwc))
+                torch.manual_seed(height * 10 + width)
+                self.assertTrue(torch.equal(tail(source), want),
+                                f"{height}x{width}, {kind}")
+        gray = FusedTail(preset="mnist", flip_p=0, erase_p=0)
+        column = torch.arange(7, dtype=torch.uint8).reshape(1, 7, 1)
+        self.assertEqual(tuple(gray(column).shape), (1, 7, 1))
+        with self.assertRaisesRegex(ValueError, r"not one of shape \(2, 10, 12\)"):
+            tail(torch.zeros((2, 10, 12), dtype=torch.uint8))
+
     def test_grayscale_pil_images(self):
         mean, std = PRESETS["mnist"]
         compose = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(),

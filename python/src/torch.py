@@ -44,8 +44,10 @@ _WIDE_PIL_MODES = frozenset(("I", "F", "I;16", "I;16B", "I;16L", "I;16N"))
 
 
 class FusedTail:
-    """Takes a PIL image, a uint8 CHW/HWC tensor or an HWC array; returns a
-    torch.Tensor (CHW float32 by default, like ToTensor + Normalize).
+    """Takes a PIL image, a uint8 tensor (CHW, as torchvision reads
+    tensors; HWC when its first dimension is not 1, 3 or 4 and its last
+    is) or an HWC array; returns a torch.Tensor (CHW float32 by default,
+    like ToTensor + Normalize).
     Keywords (FusedTail.settings lists them with their defaults): flip_p,
     erase_p, erase_scale, erase_ratio (RandomHorizontalFlip's and
     RandomErasing's, with their defaults), preset or mean/std, dtype,
@@ -129,7 +131,15 @@ class FusedTail:
     def _tensor_source(self, image):
         if image.dtype != _torch.uint8:
             raise TypeError(f"FusedTail takes uint8 tensors, not {image.dtype}")
-        if image.dim() == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
+        # CHW, as torchvision reads every tensor; HWC only when the first
+        # dimension cannot be the channels and the last can.
+        if image.dim() == 3 and image.shape[0] not in (1, 3, 4):
+            if image.shape[2] not in (1, 3, 4):
+                raise ValueError(
+                    "FusedTail takes a (C, H, W) uint8 tensor, or (H, W, C), "
+                    "with C 1, 3 or 4, not one of shape "
+                    f"{tuple(image.shape)}")
+        elif image.dim() == 3:
             hwc = image.permute(1, 2, 0)
             if hwc.is_contiguous():  # a CHW view of HWC memory
                 return self._tail.hwc, (hwc.numpy(),), hwc.shape[:2]
