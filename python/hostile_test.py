@@ -9,6 +9,7 @@ import math
 import os
 import pathlib
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -570,6 +571,28 @@ class ObjectLifetimes(unittest.TestCase):
                                   size=MadeOnDemand(300, 260))
         self.assertEqual(next(iter(loader))[0].shape, (4, 300, 260, 3))
         loader.close()
+
+    def test_endless_sequences_are_not_read_to_their_end(self):
+        # range(2**70) was read item by item, holding the GIL, until the
+        # memory ran out; a long list's message held all of it.
+        endless = range(2 ** 70)
+        calls = {"FusedNormalization() argument 'mean'": lambda: (
+                     fusednorm.FusedNormalization(mean=endless, std=[1])),
+                 "FusedNormalization() argument 'erase_scale'": lambda: (
+                     fusednorm.FusedNormalization(erase_scale=endless)),
+                 "Loader() argument 'size'": lambda: fusednorm.Loader(size=endless),
+                 "FusedTail() argument 'std'": lambda: FusedTail(std=endless)}
+        for name, call in calls.items():
+            with self.subTest(name), self.assertRaisesRegex(
+                    ValueError, f"{re.escape(name)} has more than 64 values"):
+                call()
+        with self.assertRaises(ValueError) as cm:
+            fusednorm.FusedNormalization(mean=[0.5] * 10 ** 6, std=[1])
+        self.assertLess(len(str(cm.exception)), 200)
+        # Up to 64, a list too long is named with its values.
+        with self.assertRaisesRegex(ValueError, r"mean = \(0.5(, 0.5){63}\): "
+                                    "needs 1 to 4 values"):
+            fusednorm.FusedNormalization(mean=[0.5] * 64, std=[1])
 
     def test_arrays_as_numbers_and_their_errors(self):
         op = fusednorm.FusedNormalization(flip_p=np.array(0.25))

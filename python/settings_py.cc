@@ -10,6 +10,9 @@
 namespace fusednorm {
 namespace {
 
+// The most items of a sequence read for a setting (which takes up to 4).
+constexpr size_t kMaxItems = 64;
+
 [[noreturn]] void WrongType(const char* callable, const Setting& s,
                             const py::handle& v, const char* expected) {
   throw py::type_error(absl::StrCat(
@@ -61,6 +64,17 @@ std::string FloatText(const py::handle& v) {
   return py::repr(py::float_(py::reinterpret_borrow<py::object>(v)));
 }
 
+[[noreturn]] void TooMany(const char* callable, const Setting& s) {
+  const std::string counts =
+      s.type != SettingType::kFloats ? "1 or 2"
+      : s.min_count == s.max_count
+          ? absl::StrCat(s.min_count)
+          : absl::StrCat(s.min_count, " to ", s.max_count);
+  throw py::value_error(absl::StrCat(callable, "() argument '", s.name,
+                                     "' has more than ", kMaxItems,
+                                     " values; it takes ", counts));
+}
+
 // The numbers of a sequence (not a str), each by `text`.
 template <typename Text>
 std::string Items(const char* callable, const Setting& s, const py::handle& v,
@@ -70,8 +84,10 @@ std::string Items(const char* callable, const Setting& s, const py::handle& v,
       !PySequence_Check(v.ptr()))
     WrongType(callable, s, v, expected);
   std::vector<std::string> parts;
-  // Each item owned while it is read: a sequence may make them on demand.
+  // Each item owned while it is read: a sequence may make them on demand,
+  // without end (range(2**70)), so reading stops past kMaxItems.
   for (const py::object item : py::reinterpret_borrow<py::sequence>(v)) {
+    if (parts.size() == kMaxItems) TooMany(callable, s);
     if (!is_item(item)) WrongType(callable, s, item, expected);
     parts.push_back(text(item));
   }
