@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "core/format_names.h"
+#include "core/image.h"
 #include "core/one_line.h"
 #include "ops/op_args.h"
 
@@ -83,7 +85,19 @@ bool IsBool(const py::handle& v) {
   if (PyBool_Check(v.ptr())) return true;
   // numpy.bool_ (numpy.bool since NumPy 2), without importing NumPy here.
   const std::string type = Py_TYPE(v.ptr())->tp_name;
-  return type == "numpy.bool_" || type == "numpy.bool";
+  if (type == "numpy.bool_" || type == "numpy.bool") return true;
+  // A bool array or tensor (whose one value passes for an int otherwise).
+  if (!PyObject_HasAttrString(v.ptr(), "dtype")) return false;
+  const std::string dtype = py::str(v.attr("dtype"));
+  return dtype == "bool" || dtype == "torch.bool";
+}
+
+void CheckDecisionSides(const char* call, int64_t height, int64_t width) {
+  if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide) {
+    throw py::value_error(absl::StrCat(call, ": height = ", height,
+                                       ", width = ", width,
+                                       ": both must be in 1..", kMaxSide));
+  }
 }
 
 py::dtype NumpyDType(DType dtype) {

@@ -66,8 +66,12 @@ Images ReadImages(const py::buffer& image, bool gray_too = false);
 int ArrayDimensions(const py::handle& v);
 
 // Whether `v` is True or False, NumPy's bools included (as NumPy's
-// integers are ints).
+// integers are ints), or a bool array or tensor.
 bool IsBool(const py::handle& v);
+
+// ValueError unless an image's sides for `call`'s decisions are in
+// 1..kMaxSide.
+void CheckDecisionSides(const char* call, int64_t height, int64_t width);
 
 // The NumPy dtype of `dtype`'s elements (bfloat16: its uint16 bits).
 py::dtype NumpyDType(DType dtype);

@@ -594,6 +594,47 @@ class ObjectLifetimes(unittest.TestCase):
                                     "needs 1 to 4 values"):
             fusednorm.FusedNormalization(mean=[0.5] * 64, std=[1])
 
+    def test_values_that_passed_for_others_are_refused(self):
+        # Each was taken as something else: a bool as an int, bytes as a
+        # size, a path cut at its NUL, a uint8 image as a float32 tensor.
+        op = fusednorm.FusedNormalization()
+        image = np.zeros((4, 4, 3), np.uint8)
+        type_errors = {
+            "index must be an int": lambda: op(image, index=np.bool_(True)),
+            "epoch must be an int": lambda: op(image, epoch=torch.tensor(True)),
+            "'seed' must be an int": lambda: fusednorm.FusedNormalization(
+                seed=torch.tensor(True)),
+            "'batch_size' must be an int": lambda: fusednorm.Loader(
+                batch_size=np.array(True)),
+            "'drop_last' must be a bool": lambda: fusednorm.Loader(
+                drop_last=np.array([True, False])),
+            "'size' must be an int or a": lambda: fusednorm.Loader(
+                size=bytearray(b"x")),
+            "'mean' must be a number or a": lambda: fusednorm.FusedNormalization(
+                mean=memoryview(b"xyz"), std=[1]),
+            "float32 \\(C, H, W\\) array, not uint8": lambda: (
+                fusednorm.transforms.RandomErasing(1.0).apply(
+                    np.zeros((10, 12, 3), np.uint8))),
+            "height must be an int": lambda: FusedTail().decide(1.5, 2)}
+        value_errors = {
+            "'data' holds a NUL byte": lambda: fusednorm.Loader(
+                data="/tmp/a\x00b"),
+            "'cache_dir' holds a NUL byte": lambda: fusednorm.Loader(
+                cache_dir="/tmp/\x00"),
+            "'data' cannot be a file name": lambda: fusednorm.Loader(
+                data="/tmp/\ud800"),
+            "split '\\\\udcff' is not one of train, val": lambda: (
+                fusednorm.Loader(split="\udcff")),
+            "world_size = 2147483648: must be in 1..2147483647": lambda: (
+                fusednorm.Loader(world_size=2 ** 31)),
+            "decide: height = 0, width = 0": lambda: FusedTail().decide(0, 0),
+            "decide: height = 1048577": lambda: FusedTail(
+                rng="torchvision").decide(2 ** 20 + 1, 4)}
+        for errors, kind in ((type_errors, TypeError), (value_errors, ValueError)):
+            for want, call in errors.items():
+                with self.subTest(want), self.assertRaisesRegex(kind, want):
+                    call()
+
     def test_arrays_as_numbers_and_their_errors(self):
         op = fusednorm.FusedNormalization(flip_p=np.array(0.25))
         self.assertEqual(op(np.zeros((2, 2, 3), np.uint8)).shape, (2, 2, 3))

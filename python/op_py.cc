@@ -79,11 +79,7 @@ class PyFusedNormalization {
   py::tuple Decisions(uint64_t index, uint32_t epoch, int64_t height,
                       int64_t width) const {
     CheckIndices(index, 1);
-    if (height < 1 || width < 1 || height > kMaxSide || width > kMaxSide) {
-      throw py::value_error("decisions: height = " + std::to_string(height) +
-                            ", width = " + std::to_string(width) +
-                            ": both must be in 1.." + std::to_string(kMaxSide));
-    }
+    CheckDecisionSides("decisions", height, width);
     SampleStream stream(seed_, epoch, index);
     return DecisionsTuple(op_.Sample(height, width, stream));
   }

@@ -49,7 +49,9 @@ bool IsScalar(const py::handle& v) {
 // An array or tensor of one or more dimensions as the list of its values (a
 // torch tensor is not a sequence to Python); anything else as it is.
 py::object Listed(const py::handle& v) {
-  if (ArrayDimensions(v) > 0) return v.attr("tolist")();
+  // A memoryview is bytes more often than numbers: refused as bytes are.
+  if (ArrayDimensions(v) > 0 && !PyMemoryView_Check(v.ptr()))
+    return v.attr("tolist")();
   return py::reinterpret_borrow<py::object>(v);
 }
 
@@ -62,6 +64,17 @@ std::string IntText(const py::handle& v) {
 std::string FloatText(const py::handle& v) {
   if (IsInt(v)) return IntText(v);
   return py::repr(py::float_(py::reinterpret_borrow<py::object>(v)));
+}
+
+// A bool's value as the setting's text; a bool array of other than one
+// value has none (NumPy: "the truth value ... is ambiguous").
+const char* Truth(const char* callable, const Setting& s, const py::handle& v) {
+  const int truth = PyObject_IsTrue(v.ptr());
+  if (truth < 0) {
+    PyErr_Clear();
+    WrongType(callable, s, v, "a bool");
+  }
+  return truth == 1 ? "true" : "false";
 }
 
 [[noreturn]] void TooMany(const char* callable, const Setting& s) {
@@ -80,7 +93,9 @@ template <typename Text>
 std::string Items(const char* callable, const Setting& s, const py::handle& v,
                   bool (*is_item)(const py::handle&), Text text,
                   const char* expected) {
+  // Bytes are a sequence of ints to Python, not numbers to the user.
   if (py::isinstance<py::str>(v) || py::isinstance<py::bytes>(v) ||
+      PyByteArray_Check(v.ptr()) || PyMemoryView_Check(v.ptr()) ||
       !PySequence_Check(v.ptr()))
     WrongType(callable, s, v, expected);
   std::vector<std::string> parts;
@@ -94,13 +109,48 @@ std::string Items(const char* callable, const Setting& s, const py::handle& v,
   return absl::StrJoin(parts, ",");
 }
 
+// A str or path as the file system takes it: a name that is not UTF-8
+// (os.fsdecode's surrogate escapes) keeps its bytes; a NUL byte, which
+// would end the name early, and a character no name can hold are refused
+// as Python's own calls refuse them.
+std::string PathText(const char* callable, const Setting& s,
+                     const py::handle& v) {
+  std::string text;
+  try {
+    text = py::bytes(py::module_::import("os").attr("fsencode")(v));
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_UnicodeEncodeError)) throw;
+    throw py::value_error(absl::StrCat(
+        callable, "() argument '", s.name,
+        "' cannot be a file name: ", std::string(py::str(e.value()))));
+  }
+  if (text.find('\0') != std::string::npos) {
+    throw py::value_error(
+        absl::StrCat(callable, "() argument '", s.name, "' holds a NUL byte"));
+  }
+  return text;
+}
+
+// A str as a choice's text: one that is not UTF-8 (a lone surrogate) is
+// none of the choices, named as the choices' check names a wrong one.
+std::string ChoiceText(const Setting& s, const py::handle& v) {
+  PyObject* utf8 = PyUnicode_AsUTF8String(v.ptr());
+  if (utf8 == nullptr) {
+    PyErr_Clear();
+    throw py::value_error(absl::StrCat(s.name, " ", std::string(py::repr(v)),
+                                       " is not one of ",
+                                       absl::StrJoin(s.choices, ", ")));
+  }
+  return py::reinterpret_steal<py::bytes>(utf8);
+}
+
 // `v` as the text of setting `s`.
 std::string AsText(const char* callable, const Setting& s,
                    const py::handle& v) {
   switch (s.type) {
     case SettingType::kBool:
       if (!IsBool(v)) WrongType(callable, s, v, "a bool");
-      return PyObject_IsTrue(v.ptr()) == 1 ? "true" : "false";
+      return Truth(callable, s, v);
     case SettingType::kInt:
     case SettingType::kUint64:
       if (!IsInt(v)) WrongType(callable, s, v, "an int");
@@ -127,17 +177,14 @@ std::string AsText(const char* callable, const Setting& s,
         if (!PyUnicode_Check(v.ptr()))
           WrongType(callable, s, v, "an int or a str such as \"64M\"");
       }
-      // As the file system takes it: a name that is not UTF-8 (os.fsdecode's
-      // surrogate escapes) keeps its bytes.
       if (PyUnicode_Check(v.ptr()) || py::hasattr(v, "__fspath__"))
-        return py::bytes(py::module_::import("os").attr("fsencode")(v));
+        return PathText(callable, s, v);
       WrongType(callable, s, v, "a str or a path");
     case SettingType::kChoice:
-      if (IsBool(v) && TakesBool(s))
-        return PyObject_IsTrue(v.ptr()) == 1 ? "true" : "false";
+      if (IsBool(v) && TakesBool(s)) return Truth(callable, s, v);
       if (!PyUnicode_Check(v.ptr()))
         WrongType(callable, s, v, TakesBool(s) ? "a str or a bool" : "a str");
-      return py::str(v);
+      return ChoiceText(s, v);
   }
   WrongType(callable, s, v, "a supported value");
 }

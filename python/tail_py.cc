@@ -98,6 +98,7 @@ class PyTail {
   // The decisions key draws for an h x w image: (flip, (top, left,
   // height, width) or None).
   py::tuple Decisions(uint64_t key, int64_t h, int64_t w) const {
+    CheckDecisionSides("decide", h, w);
     return DecisionsTuple(Decide(h, w, key, std::nullopt, std::nullopt));
   }
 
@@ -255,6 +256,7 @@ class PyDraws : public BoxDraws {
 py::object EraseBox(int64_t height, int64_t width,
                     std::pair<double, double> scale,
                     std::pair<double, double> ratio, py::object draws) {
+  CheckDecisionSides("decide", height, width);
   PyDraws d(std::move(draws));
   const std::optional<CropWindow> box =
       DrawBox(BoxKind::kErase, height, width,

@@ -263,8 +263,15 @@ class PyTransform {
   // with the decision's rectangle set to the op's value.
   py::array Erase(const py::buffer& tensor, std::optional<py::dict> decisions,
                   uint64_t seed, uint32_t epoch, uint64_t index) const {
-    py::array_t<float, py::array::c_style | py::array::forcecast> in(
-        py::reinterpret_borrow<py::object>(tensor));
+    // Another dtype would be converted, not refused, by forcecast below.
+    const py::array given = py::array::ensure(tensor);
+    if (!given || !given.dtype().is(py::dtype::of<float>())) {
+      throw py::type_error(absl::StrCat(
+          "RandomErasing works on the normalized tensor: a float32 (C, H, W) "
+          "array, not ",
+          given ? std::string(py::str(given.dtype())) : "that buffer"));
+    }
+    py::array_t<float, py::array::c_style | py::array::forcecast> in(given);
     if (in.ndim() != 3) {
       throw py::value_error(
           "RandomErasing works on the normalized tensor: a float32 (C, H, W) "

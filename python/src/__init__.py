@@ -405,20 +405,18 @@ def _distributed(kwargs):
     come from (or that nothing says it: every process would read rank 0's
     share)."""
     missing = [k for k in ("rank", "world_size") if kwargs.get(k) is None]
-    if not missing:
-        return kwargs
+    given = kwargs.get("world_size")
+    if not missing or (missing == ["rank"] and not _is_world_size(given)):
+        return kwargs  # the keywords' own checks name what is wrong
     found = _process_rank()
     if found is None:
-        given = kwargs.get("world_size")
-        if (missing == ["rank"] and isinstance(given, _numbers.Integral)
-                and not isinstance(given, bool) and given > 1):
+        if missing == ["rank"] and given > 1:
             raise ValueError(
                 f"world_size = {given} without a rank, and neither "
                 f"torch.distributed nor RANK says this process's: give rank")
         return kwargs
     rank, world, source = found
     if missing == ["rank"]:
-        given = kwargs["world_size"]
         if given == 1:
             return dict(kwargs, rank=0)
         if given != world:
@@ -430,6 +428,12 @@ def _distributed(kwargs):
                              if k in missing})
     _check_process_rank(filled, missing, source)
     return filled
+
+
+def _is_world_size(value):
+    """An int (not a bool) that world_size's own check takes: 1..2**31 - 1."""
+    return (isinstance(value, _numbers.Integral) and not isinstance(value, bool)
+            and 1 <= value < 2**31)
 
 
 def _check_process_rank(kwargs, filled, source):

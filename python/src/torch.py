@@ -156,6 +156,8 @@ class FusedTail:
         drew now, as (flip, (top, left, height, width) or None). It makes the
         same torch draws as that call, so it consumes them: to see a call's
         decisions, seed, decide, seed again, call (as the tests do)."""
+        height, width = fusednorm.transforms._sizes(height, width)
+        self._tail.decisions(0, height, width)  # its sides checked, no draw
         if self._torchvision is not None:
             return self._torchvision.draw(height, width)
         key = _torch.randint(_KEY_RANGE, ()).item()

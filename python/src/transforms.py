@@ -165,11 +165,17 @@ def _type_name(value):
         f"{kind.__module__}.{kind.__qualname__}"
 
 
+def _is_bool(value):
+    """A bool, NumPy's included, or a bool array or tensor."""
+    return (isinstance(value, bool)
+            or str(getattr(value, "dtype", "")) in ("bool", "torch.bool"))
+
+
 def _int(name, value, high):
     """`value` as an int in 0..high for argument `name`: a TypeError for a
     bool, a float or anything without __index__, a ValueError out of
     range (narrower limits are the op's, checked after)."""
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+    if _is_bool(value) or not hasattr(type(value), "__index__"):
         raise TypeError(f"{name} must be an int, not {_type_name(value)}")
     value = _operator.index(value)
     if not 0 <= value <= high:
