@@ -53,6 +53,14 @@ std::string AsKeywordValue(const Setting& s, const std::string& text) {
 
 bool InRange(const Setting& s, double v) { return v >= s.min && v <= s.max; }
 
+// Whether `text` is an integer's digits, with a sign or not, of any length
+// (one past int64 is out of range, not "not an integer").
+bool AllDigits(absl::string_view text) {
+  absl::ConsumePrefix(&text, "-");
+  return !text.empty() &&
+         text.find_first_not_of("0123456789") == absl::string_view::npos;
+}
+
 }  // namespace
 
 const std::string& ResolveAlias(const Setting& s, const std::string& text) {
@@ -158,13 +166,9 @@ absl::StatusOr<int64_t> SettingValues::Int(const Setting& setting) const {
   int64_t v;
   if (!absl::SimpleAtoi(Text(setting), &v)) {
     // Digits past int64 are an integer out of range, and said so.
-    absl::string_view digits = Text(setting);
-    absl::ConsumePrefix(&digits, "-");
-    const bool integer =
-        !digits.empty() &&
-        digits.find_first_not_of("0123456789") == absl::string_view::npos;
-    return Error(setting, integer ? absl::StrCat("must be ", Range(setting))
-                                  : "is not an integer");
+    return Error(setting, AllDigits(Text(setting))
+                              ? absl::StrCat("must be ", Range(setting))
+                              : "is not an integer");
   }
   if (!InRange(setting, static_cast<double>(v)))
     return Error(setting, absl::StrCat("must be ", Range(setting)));
@@ -189,9 +193,16 @@ absl::StatusOr<uint64_t> SettingValues::Bytes(const Setting& setting) const {
       digits.pop_back();
     }
   }
+  constexpr uint64_t kMost = uint64_t{1} << 50;
   uint64_t n;
-  if (!absl::SimpleAtoi(digits, &n) || n > (uint64_t{1} << 50) / scale)
+  const bool parsed = absl::SimpleAtoi(digits, &n);
+  const absl::string_view stripped = absl::StripAsciiWhitespace(digits);
+  if (!parsed && (!AllDigits(stripped) || absl::StartsWith(stripped, "-")))
     return Error(setting, "is not a size like 1G, 500M or 4096");
+  if (!parsed || n > kMost / scale) {  // too many digits, or bytes
+    return Error(setting, absl::StrCat("must be at most ", kMost >> 30,
+                                       "G (2^50 bytes)"));
+  }
   return n * scale;
 }
 
@@ -237,7 +248,11 @@ absl::StatusOr<Size2> SettingValues::Size(const Setting& setting) const {
   std::vector<int64_t> sides;
   for (absl::string_view part : absl::StrSplit(Text(setting), ',')) {
     int64_t v;
-    if (!absl::SimpleAtoi(part, &v)) return Error(setting, "is not N or H,W");
+    if (!absl::SimpleAtoi(part, &v)) {
+      return Error(setting, AllDigits(part)
+                                ? absl::StrCat("sides must be ", Range(setting))
+                                : "is not N or H,W");
+    }
     sides.push_back(v);
   }
   if (sides.size() > 2) return Error(setting, "is not N or H,W");

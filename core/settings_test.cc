@@ -21,10 +21,11 @@ const Setting kMean{
 const Setting kMode{
     "mode", SettingType::kChoice, "fast", "c", {"fast", "exact"}};
 const Setting kSize{"size", SettingType::kSize, "224", "z", {}, 1, 4096};
+const Setting kBytes{"cache_bytes", SettingType::kText, "0", "y"};
 
 SettingValues Values(SettingStyle style = SettingStyle::kKeyword) {
-  return SettingValues({&kFlag, &kCount, &kSeed, &kP, &kMean, &kMode, &kSize},
-                       style);
+  return SettingValues(
+      {&kFlag, &kCount, &kSeed, &kP, &kMean, &kMode, &kSize, &kBytes}, style);
 }
 
 void ExpectError(const absl::Status& s, const std::string& needle) {
@@ -95,6 +96,29 @@ TEST(Settings, BadValuesNameTheSettingAndValue) {
   ExpectError(v.Size(kSize).status(), "sides must be in 1..4096");
   v.Set(kSize, "1,2,3");
   ExpectError(v.Size(kSize).status(), "is not N or H,W");
+  // Digits past int64 are a side out of range, not "not N or H,W".
+  for (const char* big : {"99999999999999999999", "3,99999999999999999999"}) {
+    v.Set(kSize, big);
+    ExpectError(v.Size(kSize).status(), "sides must be in 1..4096");
+  }
+  // A byte count too large is said so, apart from text that is none.
+  for (const auto& [bad, said] :
+       std::vector<std::pair<const char*, const char*>>{
+           {"1048577G", "must be at most 1048576G (2^50 bytes)"},
+           {"9223372036854775807", "must be at most 1048576G"},
+           {"18446744073709551616", "must be at most 1048576G"},
+           {"-5", "is not a size like 1G, 500M or 4096"},
+           {"8E", "is not a size like 1G, 500M or 4096"},
+           {"", "is not a size like 1G, 500M or 4096"}}) {
+    v.Set(kBytes, bad);
+    ExpectError(v.Bytes(kBytes).status(), said);
+  }
+  for (const auto& [good, bytes] :
+       std::vector<std::pair<const char*, uint64_t>>{
+           {"1048576G", uint64_t{1} << 50}, {" 7M", 7 << 20}, {"4096", 4096}}) {
+    v.Set(kBytes, good);
+    EXPECT_EQ(v.Bytes(kBytes).value_or(0), bytes) << good;
+  }
   v.Set(kFlag, "yes");
   ExpectError(v.Bool(kFlag).status(), "is not true or false");
 }

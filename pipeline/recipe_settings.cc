@@ -234,6 +234,27 @@ absl::StatusOr<std::string> ListText(const SettingValues& v,
   return text;
 }
 
+// The data settings that would do nothing: a path no dataset reads, a
+// bound on a cache that is not kept. Said, not ignored.
+absl::Status CheckUnusedDataSettings(const SettingValues& v,
+                                     const RecipeOptions& o) {
+  if (v.Given(kPathSetting) &&
+      (!o.data.empty() || !DatasetReadsFiles(o.dataset))) {
+    return InvalidArgumentCat(
+        SettingName(kPathSetting, v.style()), " \"", o.path, "\": ",
+        o.data.empty() ? absl::StrCat(SettingName(kDatasetSetting, v.style()),
+                                      " ", o.dataset, " reads no files")
+                       : absl::StrCat(SettingName(kDataSetting, v.style()),
+                                      " is read instead"));
+  }
+  if (v.Given(kCacheBytesSetting) && o.cache.dir.empty()) {
+    return InvalidArgumentCat(
+        SettingName(kCacheBytesSetting, v.style()), " bounds ",
+        SettingName(kCacheDirSetting, v.style()), ", which is not given");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
@@ -244,6 +265,7 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   FUSEDNORM_ASSIGN_OR_RETURN(o.cache.bytes, v.Bytes(kCacheBytesSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.dataset, v.Choice(kDatasetSetting));
   o.path = v.Text(kPathSetting);
+  FUSEDNORM_RETURN_IF_ERROR(CheckUnusedDataSettings(v, o));
   FUSEDNORM_ASSIGN_OR_RETURN(o.split, v.Enum(kSplitSetting, SplitNames()));
   FUSEDNORM_ASSIGN_OR_RETURN(o.size, v.Size(kSizeSetting));
   o.size_given = v.Given(kSizeSetting);

@@ -387,9 +387,14 @@ class Limits(unittest.TestCase):
                                   drop_last=np.bool_(True), copy=np.False_)
         self.assertIn("drop_last=True", repr(loader))
         self.assertEqual(len(loader), 2)
+        # Read as a size (then refused without cache_dir, which it bounds).
         for value in (4096, np.int64(1 << 20), "64M"):
-            loader = fusednorm.Loader(images=8, batch_size=4, size=16, cache_bytes=value)
-            self.assertEqual(len(loader), 2)
+            with self.assertRaisesRegex(ValueError, "cache_bytes bounds cache_dir"):
+                fusednorm.Loader(images=8, batch_size=4, size=16, cache_bytes=value)
+        with self.assertRaisesRegex(ValueError, "is not a size like"):
+            fusednorm.Loader(cache_bytes="64Q")
+        with self.assertRaisesRegex(ValueError, "must be at most 1048576G"):
+            fusednorm.Loader(cache_bytes=2**63 - 1)
         with self.assertRaisesRegex(TypeError, "'cache_bytes' must be an int or a str"):
             fusednorm.Loader(cache_bytes=4.5)
 

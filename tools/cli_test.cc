@@ -410,6 +410,14 @@ TEST(Cli, TransformLists) {
        "--dataset mnist reads its files from --path, which is not given"},
       {{"--data=/tmp", "--cache-dir=/tmp/c"},
        "--cache-dir \"/tmp/c\": only remote shards"},
+      // Data settings that would do nothing.
+      {{"--path=/tmp"}, "--path \"/tmp\": --dataset synthetic reads no files"},
+      {{"--data=/tmp", "--path=/tmp"},
+       "--path \"/tmp\": --data is read instead"},
+      {{"--cache-bytes=1M"},
+       "--cache-bytes bounds --cache-dir, which is not given"},
+      {{"--data=/tmp", "--cache-bytes=0"},
+       "--cache-bytes bounds --cache-dir, which is not given"},
       {{"--train-transforms=Resize(32)"},
        "--train-transforms: no transform fixes the output size (end the list "
        "with a crop or an exact Resize)"},
