@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -51,23 +53,37 @@ std::string ClsText(absl::string_view text) {
                       text.size() > 40 ? "...\"" : "\"", " is not an integer");
 }
 
-// Adds member `m` to `samples` (a new sample when its key differs from the
-// last one's); `images` says which samples have their image.
+// The samples of a shard's members so far, which of them have their image,
+// and every key seen (a sample's members come together).
+struct Members {
+  std::vector<ShardEntry>* samples;
+  std::vector<bool> images;
+  std::unordered_set<std::string> keys;
+};
+
+// Adds member `m` to the samples (a new sample when its key differs from
+// the last one's).
 absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
-                       const std::string& path,
-                       std::vector<ShardEntry>* samples,
-                       std::vector<bool>* images) {
+                       const std::string& path, Members* members) {
   std::string key, ext;
   KeyAndExtension(m.name, &key, &ext);
   const Codec* codec = CodecForExtension(ext);
   if (codec == nullptr && ext != "cls") return absl::OkStatus();
+  std::vector<ShardEntry>* samples = members->samples;
+  std::vector<bool>* images = &members->images;
+  const std::string where =
+      absl::StrCat(path, ": member ", EscapeKey(m.name), " at byte ", m.offset);
   if (samples->empty() || samples->back().key != key) {
+    // A key seen before other keys would be a second sample of that key.
+    if (!members->keys.insert(key).second) {
+      return InvalidArgumentCat(where, ": key ", EscapeKey(key),
+                                " again, after other keys (a sample's "
+                                "members are next to each other)");
+    }
     samples->push_back({key, 0, 0, false, "", -1});
     images->push_back(false);
   }
   ShardEntry& s = samples->back();
-  const std::string where =
-      absl::StrCat(path, ": member ", EscapeKey(m.name), " at byte ", m.offset);
   if (ext == "cls") {
     if (!m.link_error.empty())
       return InvalidArgumentCat(where, ": .cls ", m.link_error);
@@ -223,15 +239,14 @@ absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
   index.bytes = bytes.size();
   index.digest =
       digest ? Digest().Bytes(bytes.data(), bytes.size()).Hex() : "-";
-  std::vector<bool> images;
+  Members seen{&index.samples};
   for (const TarMember& m : members) {
-    FUSEDNORM_RETURN_IF_ERROR(
-        AddMember(m, bytes, path, &index.samples, &images));
+    FUSEDNORM_RETURN_IF_ERROR(AddMember(m, bytes, path, &seen));
   }
   for (size_t i = 0; i < index.samples.size(); ++i) {
     const ShardEntry& s = index.samples[i];
     const std::string what = absl::StrCat(path, ": key ", EscapeKey(s.key));
-    if (!images[i])
+    if (!seen.images[i])
       return InvalidArgumentCat(what, " has no ", KnownExtensions(), " member");
     FUSEDNORM_ASSIGN_OR_RETURN(const int c, Channels(s, bytes, what));
     if (index.channels != 0 && c != index.channels) {

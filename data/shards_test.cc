@@ -393,6 +393,11 @@ TEST(Shards, ErrorsNameTheShard) {
        ".cls \"" + std::string(40, 'x') + "...\" is not an integer"},
       {{{"k.jpg", jpg}, {"k.cls", "1"}, {"k.cls", "2"}},
        "a second .cls for key k"},
+      // Apart, a key's members would be two samples of one key.
+      {{{"a.jpg", jpg}, {"a.cls", "1"}, {"b.jpg", jpg}, {"a.jpg", jpg}},
+       "member a.jpg at byte 4608: key a again, after other keys"},
+      {{{"a.jpg", jpg}, {"b.jpg", jpg}, {"a.cls", "1"}},
+       "member a.cls at byte 3584: key a again, after other keys"},
       {{{"k.npy", NpyHeader("<f4", {2, 2, 1}) + std::string(16, '\0')}},
        "dtype <f4 is not uint8"},
       {{{"k.jpg", jpg}, {"m.npy", Npy(Random(2, 2, 1, 5))}},
