@@ -117,7 +117,7 @@ std::vector<std::vector<uint8_t>> MakeImages(const Options& o) {
     for (dirent* e; d != nullptr && (e = readdir(d)) != nullptr;) {
       const std::string name = e->d_name;
       if (name.size() > 4 && name.substr(name.size() - 4) == ".jpg")
-        files.push_back(*ReadFileBytes(o.dir + "/" + name));
+        files.push_back(*ReadFileBytes(o.dir + "/" + name, kMaxImageFileBytes));
     }
     if (d != nullptr) closedir(d);
     return files;

@@ -176,7 +176,7 @@ class Folder : public Dataset {
     out->index = index;
     absl::StrAppend(&out->what, "sample ", index, " (", path, ")");
     FUSEDNORM_RETURN_IF_ERROR(
-        PrefixStatus(ReadFileInto(path, &buffer->bytes),
+        PrefixStatus(ReadFileInto(path, &buffer->bytes, kMaxImageFileBytes),
                      "sample " + std::to_string(index) + ": "));
     out->encoded = buffer->bytes;
     out->label = files_[index].label;
@@ -260,9 +260,9 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenImageFolder(
 absl::StatusOr<std::unique_ptr<Dataset>> OpenMnist(
     const std::string& images_path, const std::string& labels_path) {
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> im,
-                             ReadFileBytes(images_path));
+                             ReadFileBytes(images_path, kMaxDatasetFileBytes));
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> lb,
-                             ReadFileBytes(labels_path));
+                             ReadFileBytes(labels_path, kMaxDatasetFileBytes));
   if (im.size() < 16 || BigEndian32(im.data()) != 0x803) {
     return absl::InvalidArgumentError(
         absl::StrCat(images_path, ": not an idx3 image file (magic 0x803)"));
@@ -308,7 +308,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
   std::vector<int64_t> labels;
   for (const std::string& path : paths) {
     FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
-                               ReadFileBytes(path));
+                               ReadFileBytes(path, kMaxDatasetFileBytes));
     if (bytes.empty() || bytes.size() % kRecord != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": ", bytes.size(),

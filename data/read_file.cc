@@ -22,16 +22,22 @@ bool SameVersion(const struct stat& a, const struct stat& b) {
          a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
 
-// Reads exactly `n` bytes at `dst` from `fd`; false on a short read.
-bool ReadFully(int fd, uint8_t* dst, size_t n) {
+// Reads exactly `n` bytes at `dst` from `fd`: "" when it did, else why not
+// (the read's error, or where the file ended).
+std::string ReadFully(int fd, uint8_t* dst, size_t n) {
+  const size_t wanted = n;
   while (n > 0) {
     const ssize_t r = read(fd, dst, n);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
+    if (r < 0) return absl::StrCat("read error: ", std::strerror(errno));
+    if (r == 0) {
+      return absl::StrCat("the file ended after ", wanted - n, " of its ",
+                          wanted, " bytes (shortened while read?)");
+    }
     dst += r;
     n -= static_cast<size_t>(r);
   }
-  return true;
+  return "";
 }
 
 absl::Status ReadOpen(int fd, const std::string& path,
@@ -56,11 +62,8 @@ absl::Status ReadOpen(int fd, const std::string& path,
     return absl::ResourceExhaustedError(
         absl::StrCat(path, ": cannot allocate ", size, " bytes to read it"));
   }
-  if (!ReadFully(fd, out->data(), size)) {
-    return absl::DataLossError(absl::StrCat(
-        path,
-        ": read error or file shortened while read: ", std::strerror(errno)));
-  }
+  if (const std::string why = ReadFully(fd, out->data(), size); !why.empty())
+    return absl::DataLossError(absl::StrCat(path, ": ", why));
   uint8_t extra;
   const ssize_t more = read(fd, &extra, 1);
   if (more != 0 || fstat(fd, &after) != 0 || !SameVersion(before, after)) {

@@ -21,11 +21,21 @@ namespace fusednorm {
 // `max_bytes`, DataLoss for a read error or a change while reading,
 // ResourceExhausted when the bytes do not fit in memory.
 absl::Status ReadFileInto(const std::string& path, std::vector<uint8_t>* out,
-                          size_t max_bytes = SIZE_MAX);
+                          size_t max_bytes);
 
 // The same into a new vector.
 absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path,
-                                                   size_t max_bytes = SIZE_MAX);
+                                                   size_t max_bytes);
+
+// The bounds the readers of whole files use, so that a file that claims
+// (or sparsely holds) gigabytes is refused before its memory is taken.
+// One image file: the decoders' largest image (codecs' kMaxDecodedPixels,
+// 2^28 pixels) of 4 channels, as an .npy's bytes or more than any
+// compressed file of it, plus 1 MiB.
+inline constexpr size_t kMaxImageFileBytes = (size_t{1} << 30) + (1 << 20);
+// One file of a built-in dataset (an MNIST idx file, a CIFAR-10 batch):
+// 2 GiB, some 40 times MNIST's largest.
+inline constexpr size_t kMaxDatasetFileBytes = size_t{2} << 30;
 
 }  // namespace fusednorm
 

@@ -24,11 +24,9 @@
 namespace fusednorm {
 namespace {
 
-// An index larger than this is refused (a million samples take ~50 MB).
-constexpr uint64_t kMaxIndexBytes = uint64_t{256} << 20;
 // Indexes up to this size are read by the parallel opens; a larger one is
 // read again alone, so that the opens in flight cannot together hold many
-// bodies of up to kMaxIndexBytes (a server may claim any shard size).
+// bodies of up to MaxShardIndexBytes (a server may claim any shard size).
 constexpr uint64_t kParallelIndexBytes = uint64_t{16} << 20;
 // What a parsed index holds per sample besides its key's bytes (a
 // ShardEntry of 96, with room for the work of parsing it).
@@ -545,11 +543,8 @@ absl::Status RemoteStore::OpenShard(uint32_t i, HttpClient* client,
   FUSEDNORM_ASSIGN_OR_RETURN(shard.version, client->Head(shard.url));
   const RemoteUrl index_url = RemoteIndexUrl(shard.url);
   std::vector<uint8_t> bytes;
-  // An index line per sample of at least 512 tar bytes: a quarter of the
-  // shard's size bounds it.
   absl::StatusOr<ObjectVersion> got = GetIndex(
-      index_url, std::min(kMaxIndexBytes, shard.version.size / 4 + 65536),
-      client, &bytes);
+      index_url, MaxShardIndexBytes(shard.version.size), client, &bytes);
   if (got.ok()) {
     FUSEDNORM_RETURN_IF_ERROR(TakeIndexMemory(
         bytes.size() + kBytesPerSample * static_cast<uint64_t>(std::count(

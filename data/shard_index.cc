@@ -222,6 +222,11 @@ std::string ShardIndexPath(const std::string& shard) {
   return shard + ".fnidx";
 }
 
+uint64_t MaxShardIndexBytes(uint64_t shard_bytes) {
+  constexpr uint64_t kMost = uint64_t{256} << 20;
+  return std::min(kMost, shard_bytes / 4 + 65536);
+}
+
 absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
                                       const std::string& path, bool digest) {
   bool ended = false;

@@ -53,6 +53,12 @@ struct ShardIndex {
 // SHARD.fnidx.
 std::string ShardIndexPath(const std::string& shard);
 
+// The largest index read for a shard of `shard_bytes`: an index line per
+// sample of at least 512 tar bytes, so a quarter of the shard's size (and
+// at most 256 MiB, about 5 million samples). A larger one is refused before
+// it is read, wherever it is.
+uint64_t MaxShardIndexBytes(uint64_t shard_bytes);
+
 // `key` with '%', spaces and every byte outside printable ASCII as %XX: as
 // index lines hold keys, and as messages show them (a key is any bytes a
 // tar member name holds, newlines and NULs included).

@@ -157,8 +157,9 @@ absl::StatusOr<ShardIndex> LoadIndex(const MappedFile& file,
   struct stat st;
   if (stat(index_path.c_str(), &st) != 0 && errno == ENOENT)
     return IndexShard(file.bytes(), path, /*digest=*/false);
-  FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> text,
-                             ReadFileBytes(index_path));
+  FUSEDNORM_ASSIGN_OR_RETURN(
+      const std::vector<uint8_t> text,
+      ReadFileBytes(index_path, MaxShardIndexBytes(file.bytes().size())));
   FUSEDNORM_ASSIGN_OR_RETURN(
       ShardIndex index,
       ParseShardIndex(

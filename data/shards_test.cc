@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "codecs/codec.h"
 #include "codecs/encode.h"
 #include "codecs/npy.h"
@@ -262,6 +264,26 @@ TEST(ShardIndex, AShardModifiedInPlaceIsCaughtACopyIsNot) {
             std::string::npos)
       << s;
   std::remove(ShardIndexPath(path).c_str());
+}
+
+TEST(ShardIndex, AnIndexLargerThanItsShardAllowsIsNotRead) {
+  const std::string png = Str(*EncodePng(Random(8, 9, 3, 6)));
+  const std::string path = WriteShard("idx-big.tar", {{"k.png", png}});
+  ASSERT_TRUE(WriteShardIndex(path).ok());
+  // Sparse: 5 GiB that would all be read before the first line's check.
+  const std::string index = ShardIndexPath(path);
+  ASSERT_EQ(truncate(index.c_str(), int64_t{5} << 30), 0);
+  const absl::Status s = OpenShards({path}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  const uint64_t shard_bytes = std::filesystem::file_size(path);
+  EXPECT_NE(s.message().find(
+                absl::StrCat(index, ": 5368709120 bytes, more than the ",
+                             MaxShardIndexBytes(shard_bytes), " it may hold")),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(MaxShardIndexBytes(shard_bytes), shard_bytes / 4 + 65536);
+  EXPECT_EQ(MaxShardIndexBytes(uint64_t{1} << 40), uint64_t{256} << 20);
+  std::remove(index.c_str());
 }
 
 TEST(ShardIndex, KeysAreEscapedForLinesAndMessages) {

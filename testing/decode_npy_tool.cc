@@ -63,7 +63,7 @@ absl::Status Run(int argc, char** argv) {
         "usage: decode_npy_tool IN OUT.npy [TOP LEFT HEIGHT WIDTH]");
   }
   std::vector<uint8_t> bytes;
-  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(argv[1], &bytes));
+  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(argv[1], &bytes, kMaxImageFileBytes));
   Image image;
   if (argc == 3) {
     FUSEDNORM_RETURN_IF_ERROR(DecodeInto(bytes, argv[1], &image));

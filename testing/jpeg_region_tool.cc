@@ -34,7 +34,8 @@ bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 int Transcode(const std::string& in, const std::string& spacing,
               const std::string& out) {
-  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(in);
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      ReadFileBytes(in, kMaxImageFileBytes);
   if (!bytes.ok()) return Fail(std::string(bytes.status().message()));
   const RestartSpacing s =
       spacing == "rows" ? RestartSpacing{true, 0}
@@ -46,7 +47,8 @@ int Transcode(const std::string& in, const std::string& spacing,
 
 int Regions(const std::string& in, const std::string& boxes,
             const std::string& out) {
-  absl::StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(in);
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      ReadFileBytes(in, kMaxImageFileBytes);
   if (!bytes.ok()) return Fail(std::string(bytes.status().message()));
   FILE* f = std::fopen(boxes.c_str(), "r");
   if (f == nullptr) return Fail("cannot open " + boxes);

@@ -140,7 +140,7 @@ absl::Status Run(int argc, char** argv) {
   for (int i = 3; i < argc; ++i)
     FUSEDNORM_RETURN_IF_ERROR(ParseFlag(argv[i], &o));
   std::vector<uint8_t> bytes;
-  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(argv[1], &bytes));
+  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(argv[1], &bytes, kMaxImageFileBytes));
   FUSEDNORM_ASSIGN_OR_RETURN(const NpyArray a, ParseNpyImage(bytes, argv[1]));
   std::FILE* out = std::fopen(argv[2], "wb");
   if (out == nullptr)

@@ -63,7 +63,7 @@ absl::Status FromNpy(const std::string& path, Input* in) {
 }
 
 absl::Status ReadInput(const std::string& path, Input* in) {
-  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &in->bytes));
+  FUSEDNORM_RETURN_IF_ERROR(ReadFileInto(path, &in->bytes, kMaxImageFileBytes));
   if (in->bytes.size() >= 6 &&
       std::memcmp(in->bytes.data(), "\x93NUMPY", 6) == 0)
     return FromNpy(path, in);
