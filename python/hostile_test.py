@@ -878,6 +878,29 @@ class SampleErrors(unittest.TestCase):
             self.assertEqual(loader.skipped, [(0, 1, reason)])
 
 
+    def test_a_loader_lists_its_first_ten_thousand_skips(self):
+        # Its list over every epoch grew without end when a broken shard
+        # was skipped every epoch; each iterator still lists its own epoch.
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "c"))
+            for i in range(1003):
+                with open(os.path.join(d, "c", f"{i}.jpg"), "wb") as f:
+                    f.write(b"\xff\xd8\xff no")
+            loader = fusednorm.Loader(data=d, on_error="skip", batch_size=256,
+                                      size=8, threads=1)
+            self.addCleanup(loader.close)
+            per_epoch = []
+            for _ in range(10):
+                epoch = iter(loader)
+                for _ in epoch:
+                    pass
+                per_epoch.append(len(epoch.skipped))
+            self.assertEqual(per_epoch, [1003] * 10)
+            self.assertEqual(len(loader.skipped), 10000)
+            self.assertEqual(loader.skipped[-1][0], 9)  # epoch 9's first 973
+            self.assertEqual(sum(e == 9 for e, _, _ in loader.skipped), 973)
+
     def test_control_bytes_in_a_name_are_shown_escaped(self):
         # A file's name may hold a terminal's escapes and newlines, or bytes
         # that are not UTF-8 (a Latin-1 name): the messages show them as

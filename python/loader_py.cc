@@ -56,6 +56,8 @@ namespace {
 
 // How long next() waits for a batch before it checks for signals.
 constexpr absl::Duration kSignalCheck = absl::Milliseconds(20);
+// The most skipped samples a Loader lists over its epochs.
+constexpr size_t kMaxLoaderSkips = 10000;
 
 // One epoch's workers, shared by its iterator and the Loader's close().
 struct EpochState {
@@ -105,7 +107,10 @@ struct LoaderCore {
   // any other iter() drops it.
   std::shared_ptr<EpochLoader> newest;
   uint32_t newest_epoch = 0;
-  // (epoch, index, reason) over every epoch, in the order next() saw them.
+  // (epoch, index, reason) over every epoch, in the order next() saw them:
+  // the first kMaxLoaderSkips, so that a run that skips a broken shard's
+  // samples every epoch does not grow without end (each epoch's iterator
+  // lists all of its own).
   std::vector<std::tuple<uint32_t, uint64_t, std::string>> skipped;
 };
 
@@ -339,8 +344,10 @@ class PyEpoch {
     for (size_t k = 0; k < b.count; ++k) {
       if (b.valid[k]) continue;
       state_->skipped.emplace_back(b.sample_indices[k], b.errors[k]);
-      core_->skipped.emplace_back(state_->epoch, b.sample_indices[k],
-                                  b.errors[k]);
+      if (core_->skipped.size() < kMaxLoaderSkips) {
+        core_->skipped.emplace_back(state_->epoch, b.sample_indices[k],
+                                    b.errors[k]);
+      }
     }
   }
 

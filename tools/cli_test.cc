@@ -278,6 +278,30 @@ std::string FolderWithABadFile(int good) {
   return root;
 }
 
+TEST(Cli, SkippedSamplesPastAThousandAreCountedNotListed) {
+  // Each listed reason is kept to the end of the run: a broken shard
+  // skipped every epoch grew the report without end.
+  const std::string root = Dir() + "/many_bad";
+  mkdir(root.c_str(), 0755);
+  mkdir((root + "/a").c_str(), 0755);
+  for (int i = 0; i < 1003; ++i)
+    Write(root + "/a/" + std::to_string(i) + ".jpg", "\xff\xd8\xff no");
+  const Result r = Cli({"run", "--data=" + root, "--batch-size=256", "--size=8",
+                        "--on-error=skip", "--epochs=2"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("2006 skipped"), std::string::npos) << r.out;
+  size_t listed = 0;
+  for (size_t at = r.out.find("\nskipped sample "); at != std::string::npos;
+       at = r.out.find("\nskipped sample ", at + 1)) {
+    ++listed;
+  }
+  EXPECT_EQ(listed, 1000u);
+  EXPECT_NE(r.out.find("\nskipped 1006 more samples, not listed (the first "
+                       "1000 are)\n"),
+            std::string::npos)
+      << r.out.substr(r.out.size() - 300);
+}
+
 TEST(Cli, RunOnErrorFailsOrSkipsAndListsTheFile) {
   const std::string root = FolderWithABadFile(5);
   const std::vector<std::string> base = {

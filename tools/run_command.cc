@@ -33,6 +33,8 @@ namespace fusednorm {
 namespace {
 
 constexpr size_t kPreviewSamples = 16;
+// The most skipped samples the report lists, with why.
+constexpr size_t kMaxListedSkips = 1000;
 
 // What the epochs produced: totals, the skipped samples, and the first
 // samples kept for --preview (--output is written as batches come).
@@ -41,7 +43,9 @@ struct Results {
   DeviceCopier::Stats copies;  // --device-copy
   std::string device;
   size_t skipped = 0;
-  std::vector<std::string> skip_reasons;  // one per skipped sample
+  // Why each skipped sample was skipped: the first kMaxListedSkips (a
+  // broken shard skipped every epoch would fill the memory).
+  std::vector<std::string> skip_reasons;
   std::vector<std::vector<uint8_t>> preview;
   EpochLoader::DecodedPixels decoded;
 };
@@ -220,7 +224,8 @@ absl::Status RunEpoch(const Preprocessor& p, const RunOptions& o,
     if (batch == nullptr) break;
     r->skipped += batch->skipped;
     for (size_t k = 0; k < batch->count; ++k) {
-      if (!batch->valid[k]) r->skip_reasons.push_back(batch->errors[k]);
+      if (!batch->valid[k] && r->skip_reasons.size() < kMaxListedSkips)
+        r->skip_reasons.push_back(batch->errors[k]);
     }
     if (output != nullptr) {
       FUSEDNORM_RETURN_IF_ERROR(
@@ -331,6 +336,11 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
   // file).
   for (const std::string& reason : r.skip_reasons) {
     std::fprintf(out, "skipped %s\n", reason.c_str());
+  }
+  if (r.skipped > r.skip_reasons.size()) {
+    std::fprintf(out,
+                 "skipped %zu more samples, not listed (the first %zu are)\n",
+                 r.skipped - r.skip_reasons.size(), r.skip_reasons.size());
   }
 }
 
