@@ -83,7 +83,10 @@ class Synthetic : public Dataset {
   uint64_t seed_;
 };
 
-// Images held in memory, read in place.
+// Images held in memory, read in place: Images of any sizes, or packed one
+// after another when they share a size (MNIST's and CIFAR-10's), with no
+// allocation per image, whose bookkeeping would outweigh a tiny image's
+// pixels many times.
 class InMemory : public Dataset {
  public:
   InMemory(std::vector<Image> images, std::vector<int64_t> labels,
@@ -91,6 +94,7 @@ class InMemory : public Dataset {
       : images_(std::move(images)),
         labels_(std::move(labels)),
         name_(std::move(name)) {
+    if (!images_.empty()) channels_ = images_[0].channels;
     for (const Image& im : images_) {
       if (im.height != images_[0].height || im.width != images_[0].width)
         return;
@@ -98,19 +102,25 @@ class InMemory : public Dataset {
     if (!images_.empty())
       image_size_ = Size2{images_[0].height, images_[0].width};
   }
+  // labels.size() images of `size` x `channels`, packed in `pixels`.
+  InMemory(std::vector<uint8_t> pixels, Size2 size, int channels,
+           std::vector<int64_t> labels, std::string name)
+      : packed_(std::move(pixels)),
+        labels_(std::move(labels)),
+        name_(std::move(name)),
+        channels_(channels),
+        image_size_(size) {}
   std::string name() const override { return name_; }
-  size_t size() const override { return images_.size(); }
-  int channels() const override {
-    return images_.empty() ? 3 : images_[0].channels;
-  }
+  size_t size() const override { return labels_.size(); }
+  int channels() const override { return channels_; }
   std::optional<Size2> image_size() const override { return image_size_; }
   // The pixels and labels, digested on first use.
   uint64_t IndexDigest() const override {
     std::call_once(digest_once_, [&] {
       Digest d;
-      d.Text("in-memory").Number(images_.size());
-      for (size_t i = 0; i < images_.size(); ++i) {
-        const Image& im = images_[i];
+      d.Text("in-memory").Number(size());
+      for (size_t i = 0; i < size(); ++i) {
+        const ImageView im = At(i);
         d.Number(static_cast<uint64_t>(im.height))
             .Number(static_cast<uint64_t>(im.width))
             .Number(static_cast<uint64_t>(labels_[i]))
@@ -122,19 +132,29 @@ class InMemory : public Dataset {
   }
   absl::Status Read(size_t index, SampleBuffer*,
                     RawSample* out) const override {
-    FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, images_.size()));
+    FUSEDNORM_RETURN_IF_ERROR(CheckIndex(index, size()));
     *out = RawSample();
     out->index = index;
-    out->pixels = images_[index].view();
+    out->pixels = At(index);
     out->label = labels_[index];
     absl::StrAppend(&out->what, "sample ", index);
     return absl::OkStatus();
   }
 
  private:
-  std::vector<Image> images_;
+  ImageView At(size_t i) const {
+    if (packed_.empty()) return images_[i].view();
+    const int64_t row = image_size_->width * channels_;
+    const size_t bytes = static_cast<size_t>(image_size_->height * row);
+    return {absl::MakeConstSpan(packed_).subspan(i * bytes, bytes),
+            image_size_->height, image_size_->width, channels_, row};
+  }
+
+  std::vector<Image> images_;    // or
+  std::vector<uint8_t> packed_;  // size() images of image_size_
   std::vector<int64_t> labels_;
   std::string name_;
+  int channels_ = 3;
   std::optional<Size2> image_size_;  // when every image has it
   mutable std::once_flag digest_once_;
   mutable uint64_t digest_ = 0;
@@ -287,24 +307,18 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenMnist(
     return absl::InvalidArgumentError(
         absl::StrCat(labels_path, ": does not hold exactly ", n, " labels"));
   }
-  std::vector<Image> images(n);
-  std::vector<int64_t> labels(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint8_t* p = im.data() + 16 + i * rows * cols;
-    images[i] = Image{static_cast<int64_t>(rows), static_cast<int64_t>(cols), 1,
-                      std::vector<uint8_t>(p, p + rows * cols)};
-    labels[i] = lb[8 + i];
-  }
-  auto ds = std::unique_ptr<Dataset>(
-      new InMemory(std::move(images), std::move(labels),
-                   absl::StrCat("mnist(", images_path, ")")));
+  std::vector<int64_t> labels(lb.begin() + 8, lb.end());
+  auto ds = std::unique_ptr<Dataset>(new InMemory(
+      std::vector<uint8_t>(im.begin() + 16, im.end()),
+      Size2{static_cast<int64_t>(rows), static_cast<int64_t>(cols)}, 1,
+      std::move(labels), absl::StrCat("mnist(", images_path, ")")));
   return ds;
 }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
     const std::vector<std::string>& paths) {
   constexpr size_t kRecord = 1 + 3072;
-  std::vector<Image> images;
+  std::vector<uint8_t> pixels;  // HWC, one image after another
   std::vector<int64_t> labels;
   for (const std::string& path : paths) {
     FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes,
@@ -321,19 +335,19 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenCifar10(
                                                        " has label ", rec[0],
                                                        " (CIFAR-10 has 0..9)"));
       }
-      Image img{32, 32, 3, std::vector<uint8_t>(3072)};
+      const size_t at = pixels.size();
+      pixels.resize(at + 3072);
       for (int p = 0; p < 1024; ++p) {
         for (int c = 0; c < 3; ++c)
-          img.pixels[p * 3 + c] = rec[1 + c * 1024 + p];
+          pixels[at + p * 3 + c] = rec[1 + c * 1024 + p];
       }
-      images.push_back(std::move(img));
       labels.push_back(rec[0]);
     }
   }
-  if (images.empty())
+  if (labels.empty())
     return absl::InvalidArgumentError("no CIFAR-10 batch files given");
-  return std::unique_ptr<Dataset>(
-      new InMemory(std::move(images), std::move(labels), "cifar10"));
+  return std::unique_ptr<Dataset>(new InMemory(
+      std::move(pixels), Size2{32, 32}, 3, std::move(labels), "cifar10"));
 }
 
 const std::vector<std::string>& DatasetKinds() {

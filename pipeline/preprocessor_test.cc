@@ -532,6 +532,18 @@ TEST(Datasets, Mnist) {
   EXPECT_EQ(s.image.height, 4);
   EXPECT_EQ(s.image.width, 5);
   EXPECT_EQ(s.image.pixels[0], 40);
+  // Packed one after another: every image's own pixels, and the digest of
+  // the same images held one by one (a resume state's stays valid).
+  std::vector<Image> one_by_one;
+  for (size_t i = 0; i < 3; ++i) {
+    const std::vector<uint8_t> want(im.begin() + 16 + i * 20,
+                                    im.begin() + 16 + (i + 1) * 20);
+    EXPECT_EQ(DecodeSample(**ds, i)->image.pixels, want) << i;
+    one_by_one.push_back(Image{4, 5, 1, want});
+  }
+  EXPECT_EQ((*ds)->image_size()->width, 5);
+  EXPECT_EQ((*ds)->IndexDigest(),
+            (*MakeInMemoryDataset(one_by_one, {7, 1, 4}))->IndexDigest());
   // Truncated and wrong-magic files are errors naming the file.
   std::vector<uint8_t> cut(im.begin(), im.end() - 1);
   WriteFile(dir + "/train-images-idx3-ubyte", cut);
@@ -559,6 +571,9 @@ TEST(Datasets, Cifar10) {
   EXPECT_EQ(s.image.pixels[0], 1);    // R plane
   EXPECT_EQ(s.image.pixels[1], 101);  // G plane, interleaved into HWC
   EXPECT_EQ(s.image.pixels[2], 201);
+  EXPECT_EQ(s.image.pixels[3071], 201);
+  EXPECT_EQ(DecodeSample(**ds, 0)->image.pixels[3071], 200);
+  EXPECT_EQ(DecodeSample(**ds, 0)->label, 3);
   bytes.pop_back();
   WriteFile(dir + "/test_batch.bin", bytes);
   ExpectError(OpenDataset("cifar10", dir, true).status(),
