@@ -73,7 +73,8 @@ absl::StatusOr<AtomicFile> AtomicFile::Create(const std::string& path) {
   const int fd = mkostemp(name.data(), O_CLOEXEC);
   if (fd < 0) {
     return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
+        absl::StrCat(path, ": cannot write: cannot make a file beside it (",
+                     name.data(), "): ", std::strerror(errno)));
   }
   // mkostemp makes the file 0600; an output file gets the usual mode.
   fchmod(fd, 0666 & ~Umask());

@@ -124,6 +124,22 @@ TEST(AtomicFile, AbandonedOrFailedWritesLeaveNothing) {
   chmod(dir.c_str(), 0700);
 }
 
+// A file whose folder takes no new file (a missing one; /proc) is named
+// with the file the writing would have begun with, and why.
+TEST(AtomicFile, AFolderThatTakesNoFileSaysSo) {
+  const std::string path = Dir() + "/missing/out.npy";
+  const absl::Status s = WriteFileAtomically(path, {Bytes("x")});
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
+  EXPECT_NE(s.message().find(path +
+                             ": cannot write: cannot make a file "
+                             "beside it (" +
+                             path + ".tmp-"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.message().find("): No such file or directory"), std::string::npos)
+      << s;
+}
+
 // A device, a symbolic link or a directory at the path is refused, before
 // and after the writing, and left as it was.
 TEST(AtomicFile, RefusesToReplaceWhatIsNotARegularFile) {

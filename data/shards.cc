@@ -267,6 +267,18 @@ absl::Status CheckOpenedOnce(
 
 }  // namespace
 
+namespace {
+
+// A brace range's end: digits only (a sign or a space would widen the
+// names' zero padding), as a number.
+bool RangeEnd(absl::string_view digits, uint64_t* value) {
+  return !digits.empty() &&
+         digits.find_first_not_of("0123456789") == absl::string_view::npos &&
+         absl::SimpleAtoi(digits, value);
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
     const std::string& spec) {
   std::vector<std::string> paths;
@@ -280,9 +292,9 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
     uint64_t lo, hi;
     if (dots == absl::string_view::npos || close == absl::string_view::npos ||
         dots > close ||
-        !absl::SimpleAtoi(item.substr(open + 1, dots - open - 1), &lo) ||
-        !absl::SimpleAtoi(item.substr(dots + 2, close - dots - 2), &hi) ||
-        lo > hi || item.find('{', close) != absl::string_view::npos) {
+        !RangeEnd(item.substr(open + 1, dots - open - 1), &lo) ||
+        !RangeEnd(item.substr(dots + 2, close - dots - 2), &hi) || lo > hi ||
+        item.find('{', close) != absl::string_view::npos) {
       return InvalidArgumentCat("shard pattern \"", ShownUrl(item),
                                 "\" is not PREFIX{LO..HI}SUFFIX with LO <= HI "
                                 "(one range per item)");

@@ -68,8 +68,10 @@ TEST(Shards, ExpandsPatternsAndLists) {
   EXPECT_EQ(
       *ExpandShardSpec("x.tar,y-{8..10}.tar"),
       (std::vector<std::string>{"x.tar", "y-8.tar", "y-9.tar", "y-10.tar"}));
+  // A sign or a space in a range took part in the zero padding's width.
   for (const char* bad : {"a{3..1}.tar", "a{x..2}.tar", "a{1..}.tar",
-                          "a{1..2.tar", "", "a{0..1}{0..1}.tar"}) {
+                          "a{1..2.tar", "", "a{0..1}{0..1}.tar", "a{+0..1}.tar",
+                          "a{ 0..1}.tar", "a{0..+1}.tar", "a{-0..1}.tar"}) {
     absl::StatusOr<std::vector<std::string>> r = ExpandShardSpec(bad);
     ASSERT_FALSE(r.ok()) << bad;
     if (*bad != '\0') {
