@@ -37,13 +37,26 @@ void Raise(const absl::Status& status, NotFound not_found) {
   }
 }
 
+namespace {
+
+// A buffer's element type as NumPy names it ("float64"), else its format.
+std::string ElementName(const py::buffer_info& b) {
+  try {
+    return py::str(py::dtype(b));
+  } catch (const std::exception&) {
+    PyErr_Clear();
+    return "format \"" + b.format + "\"";
+  }
+}
+
+}  // namespace
+
 Images ReadImages(const py::buffer& image, bool gray_too) {
   Images im;
   im.buffer = std::make_shared<const py::buffer_info>(image.request());
   const py::buffer_info& b = *im.buffer;
   if (b.format != py::format_descriptor<uint8_t>::format() || b.itemsize != 1)
-    throw py::type_error("image must hold uint8 values, not format \"" +
-                         b.format + "\"");
+    throw py::type_error("image must hold uint8 values, not " + ElementName(b));
   im.gray = gray_too && b.ndim == 2;
   if (b.ndim != 3 && b.ndim != 4 && !im.gray)
     throw py::value_error(std::string("image must have shape (H, W, C) or ") +

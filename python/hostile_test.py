@@ -620,7 +620,19 @@ class ObjectLifetimes(unittest.TestCase):
             "float32 \\(C, H, W\\) array, not uint8": lambda: (
                 fusednorm.transforms.RandomErasing(1.0).apply(
                     np.zeros((10, 12, 3), np.uint8))),
-            "height must be an int": lambda: FusedTail().decide(1.5, 2)}
+            "height must be an int": lambda: FusedTail().decide(1.5, 2),
+            # Its imaginary part was dropped with only a warning.
+            "'flip_p' must be a number, not complex64": lambda: (
+                fusednorm.FusedNormalization(flip_p=np.complex64(1 + 0.7j))),
+            "'erase_p' must be a number, not Tensor": lambda: (
+                fusednorm.FusedNormalization(erase_p=torch.tensor(0.5j))),
+            # An object array of it was made, "not format \"O\"".
+            "image must be a NumPy array or a CPU tensor, not NoneType": (
+                lambda: op(None)),
+            "image must be a NumPy array or a CPU tensor, not str": (
+                lambda: op("abc")),
+            "image must hold uint8 values, not float64": lambda: op(
+                np.zeros((2, 2, 3)))}
         value_errors = {
             "'data' holds a NUL byte": lambda: fusednorm.Loader(
                 data="/tmp/a\x00b"),

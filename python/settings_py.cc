@@ -32,9 +32,17 @@ bool IsInt(const py::handle& v) {
   Py_DECREF(index);
   return true;
 }
+// A complex number, NumPy's and torch's included (whose __float__ drops
+// the imaginary part with only a warning).
+bool IsComplex(const py::handle& v) {
+  if (PyComplex_Check(v.ptr())) return true;
+  if (!PyObject_HasAttrString(v.ptr(), "dtype")) return false;
+  const std::string dtype = py::str(v.attr("dtype"));
+  return dtype.rfind("complex", 0) == 0 || dtype.rfind("torch.complex", 0) == 0;
+}
 bool IsNumber(const py::handle& v) {
   return IsInt(v) || PyFloat_Check(v.ptr()) ||
-         (!IsBool(v) && py::hasattr(v, "__float__") &&
+         (!IsBool(v) && !IsComplex(v) && py::hasattr(v, "__float__") &&
           !py::isinstance<py::str>(v));
 }
 

@@ -70,6 +70,10 @@ def _as_buffer(x, name="image"):
             return x.detach().numpy()
     if isinstance(x, (bytes, bytearray, memoryview, _np.ndarray)):
         return x
+    if not (hasattr(x, "__array__") or hasattr(x, "__array_interface__")):
+        # np.asarray would make an object or a str array of it.
+        raise TypeError(f"{name} must be a NumPy array or a CPU tensor, not "
+                        f"{type(x).__name__}")
     return _np.asarray(x)
 
 
