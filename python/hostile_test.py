@@ -632,7 +632,12 @@ class ObjectLifetimes(unittest.TestCase):
             "image must be a NumPy array or a CPU tensor, not str": (
                 lambda: op("abc")),
             "image must hold uint8 values, not float64": lambda: op(
-                np.zeros((2, 2, 3)))}
+                np.zeros((2, 2, 3))),
+            # NumPy's own words, without the keyword; an IndexError.
+            "'label_smoothing': only size-1 arrays": lambda: fusednorm.Loader(
+                label_smoothing=np.array([])),
+            "'size' must be an int or a": lambda: fusednorm.Loader(
+                size=np.array(1.5))}
         value_errors = {
             "'data' holds a NUL byte": lambda: fusednorm.Loader(
                 data="/tmp/a\x00b"),

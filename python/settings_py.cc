@@ -104,7 +104,7 @@ std::string Items(const char* callable, const Setting& s, const py::handle& v,
   // Bytes are a sequence of ints to Python, not numbers to the user.
   if (py::isinstance<py::str>(v) || py::isinstance<py::bytes>(v) ||
       PyByteArray_Check(v.ptr()) || PyMemoryView_Check(v.ptr()) ||
-      !PySequence_Check(v.ptr()))
+      ArrayDimensions(v) == 0 || !PySequence_Check(v.ptr()))
     WrongType(callable, s, v, expected);
   std::vector<std::string> parts;
   // Each item owned while it is read: a sequence may make them on demand,
@@ -197,6 +197,26 @@ std::string AsText(const char* callable, const Setting& s,
   WrongType(callable, s, v, "a supported value");
 }
 
+// AsText, with the errors of the value's own conversions (its __float__,
+// __index__ or items: NumPy's "only size-1 arrays ...") naming the setting.
+std::string ValueText(const char* callable, const Setting& s,
+                      const py::handle& v) {
+  try {
+    return AsText(callable, s, v);
+  } catch (py::error_already_set& e) {
+    const bool type = e.matches(PyExc_TypeError) || e.matches(PyExc_IndexError);
+    if (!type && !e.matches(PyExc_ValueError) &&
+        !e.matches(PyExc_OverflowError)) {
+      throw;  // KeyboardInterrupt, MemoryError, ...
+    }
+    const std::string why =
+        absl::StrCat(callable, "() argument '", s.name,
+                     "': ", std::string(py::str(e.value())));
+    if (type) throw py::type_error(why);
+    throw py::value_error(why);
+  }
+}
+
 }  // namespace
 
 SettingValues FromKeywords(const py::dict& keywords,
@@ -211,7 +231,7 @@ SettingValues FromKeywords(const py::dict& keywords,
           callable, "() got an unexpected keyword argument '", name, "'"));
     }
     if (value.is_none()) continue;
-    std::string text = AsText(callable, *s, value);
+    std::string text = ValueText(callable, *s, value);
     if (std::string problem =
             EmptyValueProblem(*s, SettingStyle::kKeyword, text);
         !problem.empty()) {
