@@ -56,7 +56,7 @@ std::string ClsText(absl::string_view text) {
 // The samples of a shard's members so far, which of them have their image,
 // and every key seen (a sample's members come together).
 struct Members {
-  std::vector<ShardEntry>* samples;
+  std::vector<ShardEntry>* samples = nullptr;
   std::vector<bool> images;
   std::unordered_set<std::string> keys;
 };
@@ -244,7 +244,8 @@ absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
   index.bytes = bytes.size();
   index.digest =
       digest ? Digest().Bytes(bytes.data(), bytes.size()).Hex() : "-";
-  Members seen{&index.samples};
+  Members seen;
+  seen.samples = &index.samples;
   for (const TarMember& m : members) {
     FUSEDNORM_RETURN_IF_ERROR(AddMember(m, bytes, path, &seen));
   }
