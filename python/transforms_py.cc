@@ -169,10 +169,20 @@ py::dict ToDict(const std::vector<NamedArg>& fields) {
   return d;
 }
 
+// A decisions dict's fields; a value that is no argument value is named
+// by its field.
 std::vector<NamedArg> FromDict(const py::dict& d) {
   std::vector<NamedArg> fields;
-  for (const auto& [k, v] : d)
-    fields.push_back({std::string(py::str(k)), ToArgValue(v, 0)});
+  for (const auto& [k, v] : d) {
+    const std::string name = py::str(k);
+    try {
+      fields.push_back({name, ToArgValue(v, 0)});
+    } catch (const py::value_error& e) {
+      throw py::value_error(absl::StrCat("decision ", name, ": ", e.what()));
+    } catch (const py::type_error& e) {
+      throw py::type_error(absl::StrCat("decision ", name, ": ", e.what()));
+    }
+  }
   return fields;
 }
 
