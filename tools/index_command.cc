@@ -36,7 +36,7 @@ absl::Status IndexCommand(const SettingValues& flags, FILE* out, FILE* err) {
   absl::StatusOr<std::vector<std::string>> paths =
       ExpandShardSpec(ResolveDataPath(data));
   if (!paths.ok()) return AsUsageError(paths.status());
-  Progress progress(err, paths->size());
+  Progress progress(err, paths->size(), "shards", "samples");
   const Interruptible interruptible;  // Ctrl-C stops after the shard
   uint64_t samples = 0, bytes = 0;
   for (const std::string& path : *paths) {

@@ -19,7 +19,7 @@ absl::Status PackCommand(const SettingValues& flags, FILE* out, FILE* err) {
                              PackOptionsFromFlags(flags));
   FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data,
                              OpenRecipeDataset(o.source));
-  Progress progress(err, data->size());
+  Progress progress(err, data->size(), "samples", "samples");
   const Interruptible interruptible;  // Ctrl-C stops after the sample
   FUSEDNORM_ASSIGN_OR_RETURN(const PackReport report,
                              PackDataset(*data, o.pack, [&](size_t) {

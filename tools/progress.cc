@@ -7,8 +7,10 @@
 
 namespace fusednorm {
 
-Progress::Progress(FILE* err, size_t total)
+Progress::Progress(FILE* err, size_t total, const char* unit, const char* items)
     : err_(err),
+      unit_(unit),
+      items_(items),
       tty_(isatty(fileno(err)) != 0),
       total_(total),
       start_(std::chrono::steady_clock::now()),
@@ -27,12 +29,13 @@ void Progress::Batch(size_t images) {
   const double rate = images_ / seconds();
   if (tty_) {
     const int bar = static_cast<int>(30.0 * done_ / total_);
-    std::fprintf(err_, "\r[%s%s] %zu/%zu batches, %.0f images/s",
-                 std::string(bar, '=').c_str(),
-                 std::string(30 - bar, ' ').c_str(), done_, total_, rate);
+    std::fprintf(
+        err_, "\r[%s%s] %zu/%zu %s, %.0f %s/s", std::string(bar, '=').c_str(),
+        std::string(30 - bar, ' ').c_str(), done_, total_, unit_, rate, items_);
   } else if (std::chrono::duration<double>(now - last_line_).count() >= 1.0 ||
              done_ == total_) {
-    std::fprintf(err_, "%zu/%zu batches, %.0f images/s\n", done_, total_, rate);
+    std::fprintf(err_, "%zu/%zu %s, %.0f %s/s\n", done_, total_, unit_, rate,
+                 items_);
     last_line_ = now;
   }
 }

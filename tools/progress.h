@@ -11,10 +11,12 @@ namespace fusednorm {
 
 class Progress {
  public:
-  // `total` batches are expected.
-  Progress(FILE* err, size_t total);
+  // `total` steps are expected, named `unit` ("batches", "shards"), each
+  // of some items named `items` ("images", "samples") for the rate.
+  Progress(FILE* err, size_t total, const char* unit = "batches",
+           const char* items = "images");
 
-  // Counts one more batch of `images` images and reports.
+  // Counts one more step of `images` items and reports.
   void Batch(size_t images);
   // Ends the bar's line (terminal only).
   void Finish();
@@ -25,6 +27,8 @@ class Progress {
 
  private:
   FILE* err_;
+  const char* unit_;
+  const char* items_;
   bool tty_;
   size_t total_, done_ = 0, images_ = 0;
   std::chrono::steady_clock::time_point start_, last_line_;

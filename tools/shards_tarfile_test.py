@@ -234,6 +234,8 @@ class Shards(unittest.TestCase):
             r = run("pack", "--data", os.path.join(d, "src"), "--output", pattern,
                     "--shard-bytes", "8K")
             self.assertEqual(r.returncode, 0, r.stderr)
+            # Progress counts what the command works through (not batches).
+            self.assertRegex(r.stderr, r"\b10/10 samples, [0-9]+ samples/s\n")
             shards = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
             self.assertGreater(len(shards), 2)
             packed = {}
@@ -245,6 +247,8 @@ class Shards(unittest.TestCase):
             r = run("index", "--data", spec)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn(f"indexed {len(shards)} shards (10 samples", r.stdout)
+            self.assertRegex(r.stderr, rf"\b{len(shards)}/{len(shards)} shards, "
+                             r"[0-9]+ samples/s\n")
             for s in shards:  # the same text, digests included
                 with open(os.path.join(d, s + ".fnidx")) as f:
                     self.assertEqual(f.read(), packed[s])
