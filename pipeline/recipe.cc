@@ -17,6 +17,9 @@
 namespace fusednorm {
 
 absl::Status CheckDataSettings(const RecipeOptions& o) {
+  if (IsShardSpec(o.data)) {  // a list or pattern that names no shard well
+    FUSEDNORM_RETURN_IF_ERROR(ExpandShardSpec(o.data).status());
+  }
   if (o.data.empty()) {
     FUSEDNORM_RETURN_IF_ERROR(CheckDatasetKind(o.dataset));
     if (DatasetReadsFiles(o.dataset) && o.path.empty()) {

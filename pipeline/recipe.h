@@ -66,8 +66,9 @@ struct RecipeOptions {
 // Largest output side of the recipe's crops.
 inline constexpr int64_t kMaxCropSide = 4096;
 
-// Checks the data settings together, before any file is opened: a dataset
-// kind that reads files needs a path, and a cache directory remote data.
+// Checks the data settings together, before any file is opened: shards
+// listed or patterned well, a dataset kind that reads files needs a path,
+// and a cache directory remote data.
 absl::Status CheckDataSettings(const RecipeOptions& o);
 
 // Opens the dataset the options name (CheckDataSettings first).

@@ -434,6 +434,10 @@ TEST(Cli, TransformLists) {
        "--dataset mnist reads its files from --path, which is not given"},
       {{"--data=/tmp", "--cache-dir=/tmp/c"},
        "--cache-dir \"/tmp/c\": only remote shards"},
+      // A list or pattern that names no shard well: a usage error, as in
+      // `index` (it was a data error, exit 1).
+      {{"--data=/tmp/a{3..1}.tar"}, "is not PREFIX{LO..HI}SUFFIX"},
+      {{"--data=/tmp/x.tar,/tmp/x.tar"}, "\"/tmp/x.tar\" is listed twice"},
       // Data settings that would do nothing.
       {{"--path=/tmp"}, "--path \"/tmp\": --dataset synthetic reads no files"},
       {{"--data=/tmp", "--path=/tmp"},

@@ -23,6 +23,7 @@
 #include "data/shard_index.h"
 #include "data/shards.h"
 #include "ops/op_settings.h"
+#include "pipeline/recipe.h"
 #include "pipeline/recipe_settings.h"
 #include "tools/exit_code.h"
 #include "tools/flags.h"
@@ -242,6 +243,9 @@ absl::StatusOr<PackCommandOptions> ReadPackOptions(const SettingValues& v) {
   o.source.data = ResolveDataPath(v.Text(kDataSetting));
   FUSEDNORM_ASSIGN_OR_RETURN(o.source.dataset, v.Choice(kDatasetSetting));
   o.source.path = ResolvePath(v.Text(kPathSetting));
+  o.source.names.dataset = SettingName(kDatasetSetting, v.style());
+  o.source.names.path = SettingName(kPathSetting, v.style());
+  FUSEDNORM_RETURN_IF_ERROR(CheckDataSettings(o.source));
   FUSEDNORM_ASSIGN_OR_RETURN(o.pack, PackFromSettings(v));
   o.pack.prefix = ResolvePath(o.pack.prefix);
   const std::string pattern = ResolvePath(v.Text(kShardPatternSetting));
@@ -257,6 +261,7 @@ absl::StatusOr<RunOptions> ReadRunOptions(const SettingValues& v) {
   o.recipe.data = ResolveDataPath(o.recipe.data);
   o.recipe.cache.dir = ResolvePath(o.recipe.cache.dir);
   o.recipe.path = ResolvePath(o.recipe.path);
+  FUSEDNORM_RETURN_IF_ERROR(CheckDataSettings(o.recipe));
   FUSEDNORM_ASSIGN_OR_RETURN(const int64_t epochs, v.Int(kEpochsFlag));
   o.epochs = static_cast<int>(epochs);
   FUSEDNORM_ASSIGN_OR_RETURN(o.device_copy, v.Bool(kDeviceCopyFlag));
