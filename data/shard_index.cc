@@ -229,16 +229,23 @@ uint64_t MaxShardIndexBytes(uint64_t shard_bytes) {
 
 absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
                                       const std::string& path, bool digest) {
-  bool ended = false;
+  TarEnd end;
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<TarMember> members,
-                             ReadTarIndex(bytes, path, &ended));
-  if (!ended) {
+                             ReadTarIndex(bytes, path, &end));
+  if (!end.zero_blocks) {
     // Every tar writer ends with zero blocks; a copy that ran out of room
     // may end at a member's end, its later samples gone without an error.
     std::fprintf(stderr,
                  "fusednorm: warning: %s has no end-of-archive blocks: if it "
                  "was cut short, the samples after the cut are missing\n",
                  OneLine(path).c_str());
+  } else if (end.data_after) {
+    std::fprintf(stderr,
+                 "fusednorm: warning: %s ends at a zero block at byte %zu, "
+                 "and data follows (another archive appended, as `cat a.tar "
+                 "b.tar` makes?): it is not read; repack the shards (tar "
+                 "reads past the end only with -i)\n",
+                 OneLine(path).c_str(), end.at);
   }
   ShardIndex index;
   index.bytes = bytes.size();

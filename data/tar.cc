@@ -272,15 +272,20 @@ void ResolveLinks(const std::vector<Link>& links,
 }  // namespace
 
 absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
-    absl::Span<const uint8_t> bytes, const std::string& what, bool* ended) {
+    absl::Span<const uint8_t> bytes, const std::string& what, TarEnd* end) {
   std::vector<TarMember> members;
   std::vector<Link> links;
   Pending pending;
   size_t at = 0;
-  if (ended != nullptr) *ended = false;
+  TarEnd ignored;
+  if (end == nullptr) end = &ignored;
+  *end = TarEnd();
   while (at + kTarBlock <= bytes.size()) {
     if (AllZero(bytes.data() + at)) {  // the end-of-archive blocks
-      if (ended != nullptr) *ended = true;
+      end->zero_blocks = true;
+      end->at = at;
+      end->data_after = std::any_of(bytes.begin() + at, bytes.end(),
+                                    [](uint8_t b) { return b != 0; });
       break;
     }
     absl::StatusOr<size_t> next =

@@ -38,17 +38,25 @@ struct TarMember {
   std::string link_error;
 };
 
+// How an archive ended: at a zero block (tar writes two), or at its last
+// byte, which a copy cut short at a member's end also does. Bytes other
+// than zeros after the zero blocks are another archive appended (`cat
+// a.tar b.tar`), which tar reads only with --ignore-zeros.
+struct TarEnd {
+  bool zero_blocks = false;
+  size_t at = 0;            // where the first zero block starts
+  bool data_after = false;  // a byte other than zero follows them
+};
+
 // The files of `bytes`, in archive order: regular files, and links
 // resolved to the files they name (hard links by path, as GNU tar writes a
 // file stored twice; symbolic links relative to their directory, through
 // other links, up to 32 deep). Directories and global pax headers are
-// passed over; the archive ends at two zero blocks or at its last byte
-// (*ended, when given, says whether it had its zero blocks: without them
-// it may have been cut short at a member's end). `what` names the archive
-// in errors.
+// passed over; the archive ends at a zero block or at its last byte
+// (*end, when given, says which). `what` names the archive in errors.
 absl::StatusOr<std::vector<TarMember>> ReadTarIndex(
     absl::Span<const uint8_t> bytes, const std::string& what,
-    bool* ended = nullptr);
+    TarEnd* end = nullptr);
 
 // The 512-byte ustar header of a regular file (mode 0644, mtime 0, owner 0),
 // for names up to 255 bytes that have a '/' in the right place to split, or

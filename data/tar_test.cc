@@ -74,14 +74,33 @@ TEST(Tar, PaxAndGnuLongNamesAndSkippedTypes) {
   Add(&archive, "acl", "user::rw-", 'A');
   Add(&archive, "g", "8 a=bcd\n", 'g');
   Add(&archive, "last.cls", "3");
-  bool ended = true;
+  TarEnd end;
+  end.zero_blocks = true;
   absl::StatusOr<std::vector<TarMember>> index =
-      ReadTarIndex(Bytes(archive), "t.tar", &ended);  // ends at EOF
+      ReadTarIndex(Bytes(archive), "t.tar", &end);  // ends at EOF
   ASSERT_TRUE(index.ok()) << index.status();
-  EXPECT_FALSE(ended);  // no end-of-archive blocks: maybe cut short
+  EXPECT_FALSE(end.zero_blocks);  // no end-of-archive blocks: maybe cut short
+  const size_t size = archive.size();
   archive += std::string(2 * kTarBlock, '\0');
-  ASSERT_TRUE(ReadTarIndex(Bytes(archive), "t.tar", &ended).ok());
-  EXPECT_TRUE(ended);
+  ASSERT_TRUE(ReadTarIndex(Bytes(archive), "t.tar", &end).ok());
+  EXPECT_TRUE(end.zero_blocks);
+  EXPECT_EQ(end.at, size);
+  EXPECT_FALSE(end.data_after);
+  // Another archive appended after the blocks: said, and not read.
+  std::string two = archive;
+  Add(&two, "appended.png", "PNG!");
+  absl::StatusOr<std::vector<TarMember>> first =
+      ReadTarIndex(Bytes(two), "t.tar", &end);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), 4u);
+  EXPECT_TRUE(end.data_after);
+  EXPECT_EQ(end.at, size);
+  // A lone zero block ends the archive too (as tar and Python's tarfile
+  // read it), with what follows said.
+  std::string lone = archive.substr(0, size) + std::string(kTarBlock, '\0');
+  Add(&lone, "after.png", "PNG!");
+  ASSERT_EQ(ReadTarIndex(Bytes(lone), "t.tar", &end)->size(), 4u);
+  EXPECT_TRUE(end.data_after);
   ASSERT_EQ(index->size(), 4u);
   EXPECT_EQ((*index)[0].name, "renamed.png");
   EXPECT_EQ((*index)[1].name, "solaris.png");

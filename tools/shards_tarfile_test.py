@@ -7,6 +7,7 @@ without; pack writes that index itself; a stale index is refused."""
 
 import io
 import os
+import re
 import subprocess
 import tarfile
 import tempfile
@@ -311,6 +312,33 @@ class Shards(unittest.TestCase):
             self.assertIn(f"warning: {shard} has no end-of-archive blocks: if "
                           "it was cut short, the samples after the cut are "
                           "missing", r.stderr)
+
+    def test_an_archive_appended_after_the_end_is_warned_of(self):
+        # `cat a.tar b.tar` makes one file that tar (and tarfile) read up to
+        # a's end: b's samples are not read, and that is said.
+        with tempfile.TemporaryDirectory() as d:
+            r = run("pack", "--output", os.path.join(d, "s-%d.tar"),
+                    "--max-side", "16", "--shard-bytes", "64K")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            parts = sorted(p for p in os.listdir(d) if p.endswith(".tar"))
+            self.assertGreater(len(parts), 1)
+            cat = os.path.join(d, "cat.tar")
+            with open(cat, "wb") as out:
+                for p in parts:
+                    with open(os.path.join(d, p), "rb") as f:
+                        out.write(f.read())
+            with tarfile.open(os.path.join(d, parts[0])) as t:
+                first = len({m.name.split(".")[0] for m in t.getmembers()})
+            r = run("run", "--data", cat, "--split", "val", "--size", "8",
+                    "--batch-size", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"{first} images in", r.stdout)
+            self.assertRegex(r.stderr, rf"warning: {re.escape(cat)} ends at a "
+                             r"zero block at byte [0-9]+, and data follows "
+                             r"\(another archive appended")
+            whole = run("run", "--data", os.path.join(d, parts[0]), "--split",
+                        "val", "--size", "8")
+            self.assertNotIn("data follows", whole.stderr)
 
 
 if __name__ == "__main__":
