@@ -265,10 +265,6 @@ absl::Status CheckOpenedOnce(
   return absl::OkStatus();
 }
 
-}  // namespace
-
-namespace {
-
 // A brace range's end: digits only (a sign or a space would widen the
 // names' zero padding), as a number.
 bool RangeEnd(absl::string_view digits, uint64_t* value) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/format_names.h"
 #include "core/image.h"
@@ -38,6 +39,13 @@ void Raise(const absl::Status& status, NotFound not_found) {
 }
 
 namespace {
+
+// The text of `v`'s dtype (an array's, a NumPy scalar's, a tensor's), or ""
+// for a value without one.
+std::string DTypeText(const py::handle& v) {
+  if (!PyObject_HasAttrString(v.ptr(), "dtype")) return "";
+  return py::str(v.attr("dtype"));
+}
 
 // A buffer's element type as NumPy names it ("float64"), else its format.
 std::string ElementName(const py::buffer_info& b) {
@@ -100,9 +108,15 @@ bool IsBool(const py::handle& v) {
   const std::string type = Py_TYPE(v.ptr())->tp_name;
   if (type == "numpy.bool_" || type == "numpy.bool") return true;
   // A bool array or tensor (whose one value passes for an int otherwise).
-  if (!PyObject_HasAttrString(v.ptr(), "dtype")) return false;
-  const std::string dtype = py::str(v.attr("dtype"));
+  const std::string dtype = DTypeText(v);
   return dtype == "bool" || dtype == "torch.bool";
+}
+
+bool IsComplex(const py::handle& v) {
+  if (PyComplex_Check(v.ptr())) return true;
+  const std::string dtype = DTypeText(v);
+  return absl::StartsWith(dtype, "complex") ||
+         absl::StartsWith(dtype, "torch.complex");
 }
 
 void CheckDecisionSides(const char* call, int64_t height, int64_t width) {

@@ -69,6 +69,10 @@ int ArrayDimensions(const py::handle& v);
 // integers are ints), or a bool array or tensor.
 bool IsBool(const py::handle& v);
 
+// Whether `v` is a complex number, NumPy's and torch's included (whose
+// __float__ drops the imaginary part with only a warning).
+bool IsComplex(const py::handle& v);
+
 // ValueError unless an image's sides for `call`'s decisions are in
 // 1..kMaxSide.
 void CheckDecisionSides(const char* call, int64_t height, int64_t width);

@@ -13,11 +13,16 @@ namespace {
 // The most items of a sequence read for a setting (which takes up to 4).
 constexpr size_t kMaxItems = 64;
 
+// How errors name setting `s` of `callable`: "Loader() argument 'size'".
+std::string Argument(const char* callable, const Setting& s) {
+  return absl::StrCat(callable, "() argument '", s.name, "'");
+}
+
 [[noreturn]] void WrongType(const char* callable, const Setting& s,
                             const py::handle& v, const char* expected) {
-  throw py::type_error(absl::StrCat(
-      callable, "() argument '", s.name, "' must be ", expected, ", not ",
-      std::string(py::str(py::type::of(v).attr("__name__")))));
+  throw py::type_error(
+      absl::StrCat(Argument(callable, s), " must be ", expected, ", not ",
+                   std::string(py::str(py::type::of(v).attr("__name__")))));
 }
 
 // An integer (int, numpy integers: anything whose __index__ gives one),
@@ -31,14 +36,6 @@ bool IsInt(const py::handle& v) {
   }
   Py_DECREF(index);
   return true;
-}
-// A complex number, NumPy's and torch's included (whose __float__ drops
-// the imaginary part with only a warning).
-bool IsComplex(const py::handle& v) {
-  if (PyComplex_Check(v.ptr())) return true;
-  if (!PyObject_HasAttrString(v.ptr(), "dtype")) return false;
-  const std::string dtype = py::str(v.attr("dtype"));
-  return dtype.rfind("complex", 0) == 0 || dtype.rfind("torch.complex", 0) == 0;
 }
 bool IsNumber(const py::handle& v) {
   return IsInt(v) || PyFloat_Check(v.ptr()) ||
@@ -91,9 +88,8 @@ const char* Truth(const char* callable, const Setting& s, const py::handle& v) {
       : s.min_count == s.max_count
           ? absl::StrCat(s.min_count)
           : absl::StrCat(s.min_count, " to ", s.max_count);
-  throw py::value_error(absl::StrCat(callable, "() argument '", s.name,
-                                     "' has more than ", kMaxItems,
-                                     " values; it takes ", counts));
+  throw py::value_error(absl::StrCat(Argument(callable, s), " has more than ",
+                                     kMaxItems, " values; it takes ", counts));
 }
 
 // The numbers of a sequence (not a str), each by `text`.
@@ -129,12 +125,12 @@ std::string PathText(const char* callable, const Setting& s,
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_UnicodeEncodeError)) throw;
     throw py::value_error(absl::StrCat(
-        callable, "() argument '", s.name,
-        "' cannot be a file name: ", std::string(py::str(e.value()))));
+        Argument(callable, s),
+        " cannot be a file name: ", std::string(py::str(e.value()))));
   }
   if (text.find('\0') != std::string::npos) {
     throw py::value_error(
-        absl::StrCat(callable, "() argument '", s.name, "' holds a NUL byte"));
+        absl::StrCat(Argument(callable, s), " holds a NUL byte"));
   }
   return text;
 }
@@ -209,9 +205,8 @@ std::string ValueText(const char* callable, const Setting& s,
         !e.matches(PyExc_OverflowError)) {
       throw;  // KeyboardInterrupt, MemoryError, ...
     }
-    const std::string why =
-        absl::StrCat(callable, "() argument '", s.name,
-                     "': ", std::string(py::str(e.value())));
+    const std::string why = absl::StrCat(Argument(callable, s), ": ",
+                                         std::string(py::str(e.value())));
     if (type) throw py::type_error(why);
     throw py::value_error(why);
   }

@@ -157,8 +157,9 @@ class FusedTail:
         same torch draws as that call, so it consumes them: to see a call's
         decisions, seed, decide, seed again, call (as the tests do)."""
         height, width = fusednorm.transforms._sizes(height, width)
-        self._tail.decisions(0, height, width)  # its sides checked, no draw
         if self._torchvision is not None:
+            # Its sides checked before the flip's draw (decisions checks them).
+            self._tail.decisions(0, height, width)
             return self._torchvision.draw(height, width)
         key = _torch.randint(_KEY_RANGE, ()).item()
         return self._tail.decisions(key, height, width)
