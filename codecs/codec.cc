@@ -2,6 +2,7 @@
 // adapter onto its library's decoder.
 #include "codecs/codec.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -29,6 +30,31 @@ bool SniffNpy(absl::Span<const uint8_t> b) {
   return b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0;
 }
 
+// Pixels times 3 channels: what a decode to RGB holds.
+int64_t RgbBytes(int64_t height, int64_t width) { return height * width * 3; }
+
+// A JPEG's decode holds the request's region (all of the image without one)
+// at its scale, widened by the decoder's margins (an estimate from above).
+int64_t JpegBytes(Size2 size, const DecodeRequest& r) {
+  const int s = std::max(r.scale, 1);
+  const Size2 scaled{(size.height + s - 1) / s, (size.width + s - 1) / s};
+  if (!r.region) return RgbBytes(scaled.height, scaled.width);
+  const CropWindow box = ScaleBox(*r.region, s, scaled);
+  constexpr int64_t kWiden = 32;  // margins and iMCU columns, both sides
+  return RgbBytes(std::min(scaled.height, box.height + 2 * kWiden),
+                  std::min(scaled.width, box.width + 2 * kWiden));
+}
+
+int64_t PngBytes(Size2 size, const DecodeRequest&) {
+  return RgbBytes(size.height, size.width);
+}
+
+int64_t NpyBytes(Size2, const DecodeRequest&) { return 0; }
+
+absl::Status Cancelled(const std::string& what) {
+  return absl::CancelledError(absl::StrCat(what, ": decoding cancelled"));
+}
+
 // Sets out's view to all of its storage.
 void ViewAll(DecodedImage* out) {
   out->view = out->storage.view();
@@ -49,7 +75,9 @@ absl::Status DecodeJpegRow(absl::Span<const uint8_t> bytes,
       bytes, what,
       [&](Size2 size) {
         const DecodeRequest r = choose(size);
-        return JpegRequest{r.region, r.scale};
+        JpegRequest j{r.region, r.scale};
+        j.cancel = r.cancel;
+        return j;
       },
       &region);
   out->storage = std::move(region.image);
@@ -66,9 +94,11 @@ absl::Status DecodeJpegRow(absl::Span<const uint8_t> bytes,
 absl::Status DecodePngRow(absl::Span<const uint8_t> bytes,
                           const std::string& what, ChooseDecode choose,
                           DecodedImage* out) {
-  FUSEDNORM_RETURN_IF_ERROR(DecodePng(bytes, what, &out->storage));
+  // All of it is decoded whatever the answer but a cancel.
+  FUSEDNORM_RETURN_IF_ERROR(
+      DecodePng(bytes, what, &out->storage,
+                [&](Size2 size) { return !choose(size).cancel; }));
   ViewAll(out);
-  choose(out->size);  // all of it is decoded whatever the answer
   return absl::OkStatus();
 }
 
@@ -82,7 +112,8 @@ absl::Status DecodeNpyRow(absl::Span<const uint8_t> bytes,
   out->top = out->left = 0;
   out->scale = 1;
   out->size = Size2{a.shape[0], a.shape[1]};
-  choose(out->size);  // all of it is shown whatever the answer
+  // All of it is shown whatever the answer but a cancel.
+  if (choose(out->size).cancel) return Cancelled(what);
   return absl::OkStatus();
 }
 
@@ -90,9 +121,9 @@ absl::Status DecodeNpyRow(absl::Span<const uint8_t> bytes,
 
 absl::Span<const Codec> Codecs() {
   static const auto* codecs = new std::vector<Codec>{
-      {"jpeg", {".jpg", ".jpeg"}, 3, &SniffJpeg, &DecodeJpegRow},
-      {"png", {".png"}, 3, &SniffPng, &DecodePngRow},
-      {"npy", {".npy"}, 0, &SniffNpy, &DecodeNpyRow},
+      {"jpeg", {".jpg", ".jpeg"}, 3, &SniffJpeg, &DecodeJpegRow, &JpegBytes},
+      {"png", {".png"}, 3, &SniffPng, &DecodePngRow, &PngBytes},
+      {"npy", {".npy"}, 0, &SniffNpy, &DecodeNpyRow, &NpyBytes},
   };
   return *codecs;
 }

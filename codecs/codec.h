@@ -5,9 +5,9 @@
 // decodes through Decode(), so a codec added here is read everywhere.
 //
 // Decoding asks `choose` what to decode, exactly once, with the image's
-// size (after reading the header, before decoding the pixels where the
-// format allows): a region of it (nullopt: all), and a DCT scale 1/2, 1/4
-// or 1/8 where the codec supports one (JPEG). A codec may decode more than
+// size (after reading the header, before allocating or decoding any
+// pixel): a region of it (nullopt: all), and a DCT scale 1/2, 1/4 or 1/8
+// where the codec supports one (JPEG); or to decode nothing. A codec may decode more than
 // the region (PNG and .npy decode or show all of it); the pixels inside the
 // region are always the full decode's. Corrupt or truncated data is an
 // InvalidArgument naming `what` (a file or a sample), never a crash.
@@ -33,6 +33,8 @@ namespace fusednorm {
 struct DecodeRequest {
   std::optional<CropWindow> region;  // in the image's own coordinates
   int scale = 1;                     // 1, 2, 4 or 8 (JPEG only)
+  // Decode nothing: the decode fails with a Cancelled status.
+  bool cancel = false;
 };
 
 // A decoded image or part of one: `view` holds the (scaled) image's pixels
@@ -61,6 +63,9 @@ struct Codec {
   absl::Status (*decode)(absl::Span<const uint8_t> bytes,
                          const std::string& what, ChooseDecode choose,
                          DecodedImage* out);
+  // The pixel bytes that decoding the request holds, at most (0: read in
+  // place), from an image of `size`.
+  int64_t (*decoded_bytes)(Size2 size, const DecodeRequest& request);
 };
 
 // Every codec, in sniffing order.

@@ -216,6 +216,8 @@ absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
   FUSEDNORM_RETURN_IF_ERROR(d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
     full = Size2{cinfo->image_height, cinfo->image_width};
     request = choose(full);
+    if (request.cancel)
+      return absl::CancelledError(absl::StrCat(what, ": decoding cancelled"));
     const CropWindow box =
         request.region.value_or(CropWindow{0, 0, full.height, full.width});
     if (absl::Status b = ValidateBox(box, full.height, full.width); !b.ok()) {

@@ -60,6 +60,8 @@ struct JpegRequest {
   // Whether a region may be decoded from its restart segments only (false:
   // always the window decode; benchmarks compare the two).
   bool restart_segments = true;
+  // Decode nothing: the decode fails with a Cancelled status.
+  bool cancel = false;
 };
 
 // `box` of an image in the image decoded at 1/scale (`scaled` is that

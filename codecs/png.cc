@@ -2,10 +2,11 @@
 // fatal error by calling ErrorFn, which longjmps back to ReadPng, the one
 // function that sets the jump; DecodePng makes the status. The file is pushed
 // to libpng a chunk at a time: the pixel memory is allocated between the
-// header and the first row, outside libpng's frames, and reading stops after
-// the chunk that completes the last row. The rows arrive unfiltered (samples
-// below 8 bits unpacked to a byte each, nothing else transformed) and are
-// converted to RGB here, as Pillow converts them.
+// header and the first row (once the caller, told the size, agrees), outside
+// libpng's frames, and reading stops after the chunk that completes the last
+// row. The rows arrive unfiltered (samples below 8 bits unpacked to a byte
+// each, nothing else transformed) and are converted to RGB here, as Pillow
+// converts them.
 #include "codecs/png.h"
 
 #include <png.h>
@@ -47,6 +48,9 @@ struct ReadState {
   // Set before the first row arrives: width * 3 bytes a row.
   uint8_t* pixels = nullptr;
   int64_t rows_received = 0;
+  // Asked before the pixels are allocated; false cancels the decode.
+  const absl::FunctionRef<bool(Size2)>* start = nullptr;
+  bool cancelled = false;
   char message[256] = "";  // what went wrong, after "<what>: "
   char warning[128] = "";  // libpng's last warning
 };
@@ -208,6 +212,11 @@ bool StartImage(ReadState* s, Image* out) {
     std::snprintf(s->message, sizeof(s->message), "not a readable PNG");
     return false;
   }
+  if (!(*s->start)(Size2{s->height, s->width})) {
+    s->cancelled = true;
+    std::snprintf(s->message, sizeof(s->message), "decoding cancelled");
+    return false;
+  }
   out->pixels.resize(static_cast<size_t>(s->width) * s->height * 3);
   s->pixels = out->pixels.data();
   return true;
@@ -288,7 +297,13 @@ struct ReaderDeleter {
 
 absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
                        Image* out) {
+  return DecodePng(bytes, what, out, [](Size2) { return true; });
+}
+
+absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
+                       Image* out, absl::FunctionRef<bool(Size2)> start) {
   ReadState s;
+  s.start = &start;
   ReaderDeleter reader;
   reader.png =
       png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, ErrorFn, WarningFn);
@@ -298,7 +313,9 @@ absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
         absl::StrCat(what, ": cannot allocate libpng's reader"));
   }
   if (!ReadPng(reader.png, reader.info, bytes, &s, out)) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", s.message));
+    const std::string message = absl::StrCat(what, ": ", s.message);
+    if (s.cancelled) return absl::CancelledError(message);
+    return absl::InvalidArgumentError(message);
   }
   if (!s.have_info) {
     return absl::InvalidArgumentError(absl::StrCat(

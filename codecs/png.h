@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "core/image.h"
@@ -36,6 +37,12 @@ namespace fusednorm {
 // any pixel memory is allocated.
 absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
                        Image* out);
+
+// The same, calling `start` with the image's size once the header is read,
+// before the pixel memory is allocated: false stops the decode, which
+// fails with a Cancelled status naming `what`.
+absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
+                       Image* out, absl::FunctionRef<bool(Size2)> start);
 
 }  // namespace fusednorm
 

@@ -138,6 +138,9 @@ struct EpochLoader::Impl {
   bool stop = false;
   size_t max_in_flight = 0;
   StageCounters counters;
+  // Bounds what the workers' large samples hold at once; cancelled by a
+  // stop, so that no worker waits for it then.
+  MemoryBudget budget;
   std::vector<std::thread> workers;
 
   size_t samples = 0;  // of the epoch, over all ranks
@@ -206,7 +209,8 @@ struct EpochLoader::Impl {
     SampleStream stream(s.seed, epoch, sample.stream);
     try {
       absl::StatusOr<int64_t> label = RunSample(
-          *chain, *dataset, index, stream, {s.crop_decode, s.decode_scale},
+          *chain, *dataset, index, stream,
+          {s.crop_decode, s.decode_scale, &budget},
           {absl::MakeSpan(slot.data(), slot.bytes()), pos}, &counters, ws);
       if (label.ok() && chain->num_classes > 0) {
         const absl::Status fits = CheckLabel(*label, chain->num_classes);
@@ -337,6 +341,7 @@ struct EpochLoader::Impl {
   // Stops every worker and wakes every waiter (under mu).
   void StopLocked() {
     stop = true;
+    budget.Cancel();
     work_cv.notify_all();
     done_cv.notify_all();
   }

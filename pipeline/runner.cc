@@ -27,6 +27,42 @@ DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
   return r;
 }
 
+// Takes a large sample's bytes from the budget: its decode's and two op
+// buffers' as large (the ops' outputs, at most); false once the budget is
+// cancelled.
+bool Reserve(const Codec* codec, Size2 size, const DecodeRequest& r,
+             MemoryBudget* budget, Workspace* ws) {
+  if (budget == nullptr || codec == nullptr) return true;
+  const int64_t bytes = 3 * codec->decoded_bytes(size, r);
+  if (!budget->Needs(bytes)) return true;
+  if (!budget->Acquire(bytes)) return false;
+  ws->budgeted = bytes;
+  return true;
+}
+
+// Frees a large sample's buffers and gives its bytes back, however the
+// sample ended (an error, or bad_alloc thrown through).
+class LargeSampleRelease {
+ public:
+  LargeSampleRelease(MemoryBudget* budget, Workspace* ws)
+      : budget_(budget), ws_(ws) {}
+  LargeSampleRelease(const LargeSampleRelease&) = delete;
+  LargeSampleRelease& operator=(const LargeSampleRelease&) = delete;
+  ~LargeSampleRelease() {
+    if (ws_->budgeted == 0) return;
+    ws_->decoded.storage = Image();
+    ws_->a = Image();
+    ws_->b = Image();
+    ws_->ops = OpWorkspace();
+    budget_->Release(ws_->budgeted);
+    ws_->budgeted = 0;
+  }
+
+ private:
+  MemoryBudget* budget_;
+  Workspace* ws_;
+};
+
 // Plans the sample from its size and decodes what the plan needs into
 // ws->decoded (decoded pixels are shown in place). Decoding errors name the
 // sample already; a plan's error gets its name here.
@@ -35,12 +71,15 @@ absl::Status PlanAndDecode(const Chain& chain, const RawSample& raw,
                            Workspace* ws) {
   absl::Status planned, decoded;
   if (raw.is_encoded()) {
+    const Codec* codec = SniffCodec(raw.encoded);
     decoded = Decode(
         raw.encoded, raw.what,
         [&](Size2 size) {
           planned = MakePlan(chain, size, stream, &ws->plan);
-          return planned.ok() ? Request(chain, ws->plan, decode, size)
-                              : DecodeRequest();
+          if (!planned.ok()) return DecodeRequest();
+          DecodeRequest r = Request(chain, ws->plan, decode, size);
+          r.cancel = !Reserve(codec, size, r, decode.budget, ws);
+          return r;
         },
         &ws->decoded);
   } else {
@@ -141,6 +180,7 @@ absl::StatusOr<int64_t> RunSample(const Chain& chain, const Dataset& dataset,
                                   DecodeOptions decode, BatchPlace place,
                                   StageCounters* counters, Workspace* ws) {
   StageClock clock;
+  const LargeSampleRelease release(decode.budget, ws);
   FUSEDNORM_RETURN_IF_ERROR(dataset.Read(index, &ws->read, &ws->raw));
   const absl::Status s =
       RunRead(chain, dataset, stream, decode, place, counters, &clock, ws);

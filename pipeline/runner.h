@@ -25,6 +25,7 @@
 #include "data/dataset.h"
 #include "ops/transforms.h"
 #include "pipeline/chain.h"
+#include "pipeline/memory_budget.h"
 #include "pipeline/plan.h"
 
 namespace fusednorm {
@@ -62,7 +63,8 @@ struct StageCounters {
   std::atomic<int64_t> whole_pixels{0};
 };
 
-// A worker's buffers, reused from sample to sample.
+// A worker's buffers, reused from sample to sample (but for a large one's,
+// freed after it: see DecodeOptions::budget).
 struct Workspace {
   SampleBuffer read;
   RawSample raw;
@@ -70,14 +72,19 @@ struct Workspace {
   DecodedImage decoded;
   Image a, b;  // the real ops' outputs, in turn
   OpWorkspace ops;
+  int64_t budgeted = 0;  // the bytes the sample took from the budget
 };
 
 // How the runner may decode JPEGs for a first op that reads a window: only
 // over the window (the same pixels), and at the largest of 1/8, 1/4, 1/2
 // that keeps the window at least the op's output size (other pixels).
+// With a budget, a sample whose decode and two op buffers as large would
+// pass its free bytes takes them from it before decoding, and frees its
+// buffers after; a cancelled budget cancels the decode.
 struct DecodeOptions {
   bool crop = true;
   bool scale = false;
+  MemoryBudget* budget = nullptr;
 };
 
 // Where the fused op writes: image `position` of the batch buffer `batch`.
