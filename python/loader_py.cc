@@ -216,6 +216,13 @@ class PyEpoch {
     if (std::shared_ptr<EpochLoader> loader = Loader()) loader->Cancel();
   }
 
+  // The batch next() last returned to this thread reached the caller: an
+  // exception from now on gives it back no more.
+  void CallerHasLast() {
+    if (state_->handed && state_->handed->thread == std::this_thread::get_id())
+      state_->handed.reset();
+  }
+
   py::list skipped() const { return py::cast(state_->skipped); }
   uint32_t epoch() const { return state_->epoch; }
   // (pixels decoded, pixels of the whole images) of the JPEG and PNG
@@ -564,6 +571,7 @@ void BindLoader(py::module_& m) {
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", &PyEpoch::Next)
       .def("_give_back", &PyEpoch::GiveBack)
+      .def("_caller_has_last", &PyEpoch::CallerHasLast)
       .def_property_readonly("epoch", &PyEpoch::epoch)
       .def_property_readonly("skipped", &PyEpoch::skipped)
       .def_property_readonly("decoded_pixels", &PyEpoch::decoded_pixels);

@@ -583,7 +583,11 @@ class _Epoch:
         # SIGTERM handler's SystemExit) between any two steps here, after
         # the batch was taken: it is then given back, so that state_dict()
         # does not count a batch the caller never saw. (An exception with no
-        # batch taken, StopIteration included, gives nothing back.)
+        # batch taken, StopIteration included, gives nothing back.) The batch
+        # the call before returned reached the caller: forgotten first, out
+        # of the try, so that an exception before the next one is taken
+        # does not give it back.
+        self._epoch._caller_has_last()
         try:
             if self._guard is None:
                 return self._next()
