@@ -2,6 +2,7 @@
 // as flat JSON (core/flat_json.h), checked against a Preprocessor.
 #include "pipeline/resume_state.h"
 
+#include <limits>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -155,6 +156,12 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   if (s.epoch > kPastLastEpoch) {
     return InvalidArgumentCat(what, ": epoch ", s.epoch,
                               " is past 2^32 (after the last, 2^32 - 1)");
+  }
+  if (s.world_size < 1 ||
+      s.world_size > uint64_t{std::numeric_limits<int>::max()}) {
+    return InvalidArgumentCat(what, ": world_size = ", s.world_size,
+                              " is not a world size (1..",
+                              std::numeric_limits<int>::max(), ")");
   }
   const Fields fields = FieldsOf(s);
   if (json.size() != fields.size() + 1) {

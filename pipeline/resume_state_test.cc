@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "data/dataset.h"
 #include "gtest/gtest.h"
 #include "ops/batch_ops.h"
@@ -252,6 +253,15 @@ TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
   future.replace(future.find("\"version\": 1"), 12, "\"version\": 2");
   ExpectError(ParseResumeState(future, "s.json").status(),
               StatusCode::kInvalidArgument, "version 2 is not a resume state");
+  // Checked, but no world size: refused by name.
+  for (uint64_t world : {uint64_t{0}, uint64_t{1} << 31, uint64_t{1} << 63}) {
+    ResumeState forged = MakeResumeState(p, Split::kTrain, {1, 3});
+    forged.world_size = world;
+    ExpectError(
+        ParseResumeState(ResumeStateJson(forged), "s.json").status(),
+        StatusCode::kInvalidArgument,
+        absl::StrCat("s.json: world_size = ", world, " is not a world size"));
+  }
   ExpectError(ParseResumeState("{\"format\": \"fusednorm-resume-state\", "
                                "\"version\": 1}",
                                "s.json")
