@@ -24,14 +24,6 @@ ArgValue OptionalPairArg(const std::optional<std::pair<double, double>>& p) {
   return p ? PairArg(*p) : ArgValue::None();
 }
 
-// torch.empty(1).uniform_(lo, hi).item(): in float32, x * (hi - lo) + lo
-// (CheckRange keeps lo, hi and hi - lo within float's range).
-double UniformFloat32(double lo, double hi, SampleStream& stream) {
-  const float from = static_cast<float>(lo);
-  const float to = static_cast<float>(hi);
-  return static_cast<float>(stream.Uniform() * (to - from) + from);
-}
-
 // A (min, max) torch draws from in float32: min <= max, both and their
 // difference within float's range (as torch's uniform_ requires);
 // InvalidArgument naming op and argument otherwise.
@@ -120,7 +112,7 @@ absl::StatusOr<Size2> RandomRotation::DecidedOutputSize(
 
 OpDecision RandomRotation::Decide(Size2, SampleStream& stream) const {
   OpDecision d;
-  d.angle = UniformFloat32(degrees_.first, degrees_.second, stream);
+  d.angle = stream.UniformFloat32(degrees_.first, degrees_.second);
   return d;
 }
 
@@ -204,23 +196,23 @@ absl::Status RandomAffine::Validate() const {
 
 OpDecision RandomAffine::Decide(Size2 input, SampleStream& stream) const {
   OpDecision d;
-  d.angle = UniformFloat32(r_.degrees.first, r_.degrees.second, stream);
+  d.angle = stream.UniformFloat32(r_.degrees.first, r_.degrees.second);
   if (r_.translate) {
     const double max_dx =
         r_.translate->first * static_cast<double>(input.width);
     const double max_dy =
         r_.translate->second * static_cast<double>(input.height);
     // int(round(x)).
-    d.translate[0] = RoundHalfEven(UniformFloat32(-max_dx, max_dx, stream));
-    d.translate[1] = RoundHalfEven(UniformFloat32(-max_dy, max_dy, stream));
+    d.translate[0] = RoundHalfEven(stream.UniformFloat32(-max_dx, max_dx));
+    d.translate[1] = RoundHalfEven(stream.UniformFloat32(-max_dy, max_dy));
   }
   if (r_.scale) {
-    d.scale = UniformFloat32(r_.scale->first, r_.scale->second, stream);
+    d.scale = stream.UniformFloat32(r_.scale->first, r_.scale->second);
   }
   if (!r_.shear.empty()) {
-    d.shear[0] = UniformFloat32(r_.shear[0], r_.shear[1], stream);
+    d.shear[0] = stream.UniformFloat32(r_.shear[0], r_.shear[1]);
     if (r_.shear.size() == 4) {
-      d.shear[1] = UniformFloat32(r_.shear[2], r_.shear[3], stream);
+      d.shear[1] = stream.UniformFloat32(r_.shear[2], r_.shear[3]);
     }
   }
   return d;

@@ -138,7 +138,7 @@ OpDecision ColorJitter::Decide(Size2, SampleStream& stream) const {
   for (int k = 0; k < 4; ++k) {
     if (!ranges_[k]) continue;
     const auto [lo, hi] = *ranges_[k];
-    d.factors[k] = lo + (hi - lo) * static_cast<double>(stream.Uniform());
+    d.factors[k] = stream.UniformFloat32(lo, hi);  // as torch draws them
   }
   return d;
 }

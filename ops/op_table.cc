@@ -489,13 +489,18 @@ absl::StatusOr<const OpRow*> RowFor(const OpCall& call, OpKind kind) {
   if (row != nullptr && row->kind == kind) return row;
   const char* what =
       kind == OpKind::kSample ? "a per-sample transform" : "a batch transform";
-  if (row != nullptr) {
+  if (row != nullptr && kind == OpKind::kSample) {
     return TypeError(absl::StrCat(call.name, " is not ", what,
-                                  kind == OpKind::kSample
-                                      ? " (batch transforms have a list of "
-                                        "their own)"
-                                      : "",
-                                  "; those are: ", KnownNames(kind)));
+                                  " (batch transforms have a list of their "
+                                  "own); those are: ",
+                                  KnownNames(kind)));
+  }
+  if (row != nullptr) {
+    return TypeError(absl::StrCat(
+        call.name, " is a per-sample transform, not ", what,
+        " (RandomChoice chooses among batch transforms: a per-sample "
+        "RandomChoice is not supported); the batch transforms are: ",
+        KnownNames(kind)));
   }
   return TypeError(
       absl::StrCat(call.name, " is not ", what,

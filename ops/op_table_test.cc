@@ -282,7 +282,11 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        "the probabilities sum to inf"},
       {"RandomChoice([MixUp(num_classes=3), CutMix(num_classes=4)])",
        "num_classes 3 and 4"},
-      {"RandomChoice([RandomResizedCrop(8)])", "is not a batch transform"},
+      {"RandomChoice([RandomResizedCrop(8)])",
+       "RandomResizedCrop is a per-sample transform, not a batch transform "
+       "(RandomChoice chooses among batch transforms: a per-sample "
+       "RandomChoice is not supported); the batch transforms are: MixUp, "
+       "CutMix, RandomChoice"},
       {"RandomChoice([MixUp(), RandomChoice([CutMix()])])",
        "RandomChoice transforms: RandomChoice(transforms=(CutMix("},
       {"MixUp(labels_getter='x')", "labels_getter = 'x'"},

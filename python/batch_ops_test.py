@@ -130,7 +130,10 @@ class BatchOps(unittest.TestCase):
         with self.assertRaisesRegex(
                 ValueError, "num_classes = 16777217: must be in 1..16777216"):
             T.MixUp().apply(images, [0, 1], {"lam": 0.5}, num_classes=2**24 + 1)
-        with self.assertRaisesRegex(TypeError, "RandomResizedCrop is not a batch"):
+        with self.assertRaisesRegex(
+                TypeError, "RandomResizedCrop is a per-sample transform, not a "
+                r"batch transform \(RandomChoice chooses among batch transforms: "
+                "a per-sample RandomChoice is not supported"):
             T.RandomChoice([T.RandomResizedCrop(8)])
         with self.assertRaisesRegex(TypeError, "labels must be integers, not float64"):
             T.MixUp().apply(images, [0.0, 1.7], {"lam": 0.5}, num_classes=2)

@@ -141,6 +141,15 @@ class SampleStream {
   // Returns a float in [0, 1) from the next word: (word >> 8) * 2^-24.
   float Uniform() { return WordToUniformFloat(NextWord()); }
 
+  // torch.empty(1).uniform_(lo, hi).item(): a float in [lo, hi), computed
+  // in float32 as torch does (u * (hi - lo) + lo), so every draw is a value
+  // torchvision's could be. lo, hi and hi - lo must be within float's range.
+  double UniformFloat32(double lo, double hi) {
+    const float from = static_cast<float>(lo);
+    const float to = static_cast<float>(hi);
+    return static_cast<float>(Uniform() * (to - from) + from);
+  }
+
   // Returns an exactly uniform integer in [lo, hi] (hi inclusive); requires lo
   // <= hi.
   int64_t UniformInt(int64_t lo, int64_t hi) {
