@@ -57,6 +57,46 @@ std::string ElementName(const py::buffer_info& b) {
   }
 }
 
+// Largest image or batch ReadImages copies into rows.
+constexpr int64_t kMaxPackedBytes = int64_t{1} << 32;
+
+// Gathers im's pixels, at the buffer's strides (any sign), into rows of
+// their own.
+void Pack(const py::buffer_info& b, Images* im) {
+  const size_t o = im->batched ? 1 : 0;
+  const int64_t n = im->n, h = im->h, w = im->w, c = im->c;
+  // The shape's product may overflow: each side is checked against what
+  // the bound leaves.
+  const bool empty = n == 0 || h == 0 || w == 0 || c == 0;
+  int64_t left = kMaxPackedBytes;
+  for (const int64_t d : {n, h, w, int64_t{c}}) {
+    if (!empty && d > left) {
+      throw py::value_error(absl::StrCat(
+          "image of shape ", n, "x", h, "x", w, "x", c,
+          " is not contiguous within rows and too large to copy into rows "
+          "(over ",
+          kMaxPackedBytes, " bytes)"));
+    }
+    if (d != 0) left /= d;
+  }
+  const int64_t row = empty ? 0 : w * c;
+  const int64_t sx = b.strides[o + 1], sc = im->gray ? 0 : b.strides[o + 2];
+  auto packed = std::make_shared<std::vector<uint8_t>>(empty ? 0 : n * h * row);
+  uint8_t* out = packed->data();
+  for (int64_t i = 0; i < n && !empty; ++i) {
+    for (int64_t y = 0; y < h; ++y) {
+      const uint8_t* in = im->data + i * im->image_stride + y * im->row_stride;
+      for (int64_t x = 0; x < w; ++x) {
+        for (int64_t k = 0; k < c; ++k) *out++ = in[x * sx + k * sc];
+      }
+    }
+  }
+  im->packed = packed;
+  im->data = packed->data();
+  im->row_stride = row;
+  im->image_stride = h * row;
+}
+
 }  // namespace
 
 Images ReadImages(const py::buffer& image, bool gray_too) {
@@ -80,13 +120,13 @@ Images ReadImages(const py::buffer& image, bool gray_too) {
   // A dimension of size 1 may have any stride (NumPy gives new axes 0).
   const bool packed = (im.c == 1 || b.strides[o + 2] == 1) &&
                       (im.w == 1 || b.strides[o + 1] == im.c);
-  if (!packed || b.strides[o] < 0 || (im.batched && b.strides[0] < 0)) {
-    throw py::value_error(
-        "image pixels must be contiguous within each row (strides (..., C, 1))"
-        "; use numpy.ascontiguousarray");
-  }
   im.row_stride = b.strides[o];
   im.image_stride = im.batched ? b.strides[0] : 0;
+  // Rows that overlap (a stride under a row's bytes: 0 when broadcast) are
+  // copied too, as are reversed ones.
+  const bool overlapping = im.h > 1 && im.c > 0 && im.row_stride / im.c < im.w;
+  if (!packed || overlapping || im.row_stride < 0 || im.image_stride < 0)
+    Pack(b, &im);
   im.bytes =
       im.n == 0 || im.h == 0
           ? 0

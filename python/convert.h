@@ -47,6 +47,9 @@ T Value(absl::StatusOr<T> v) {
 // released, its mmap closed) while the op reads it without the GIL.
 struct Images {
   std::shared_ptr<const py::buffer_info> buffer;
+  // The pixels gathered into rows, when the caller's were not contiguous
+  // within rows (a reversed, transposed, strided or broadcast view).
+  std::shared_ptr<const std::vector<uint8_t>> packed;
   const uint8_t* data;
   int64_t n, h, w;
   int c;
@@ -58,7 +61,8 @@ struct Images {
 
 // Reads a uint8 (H, W, C) or (N, H, W, C) buffer, or with `gray_too` an
 // (H, W) one as one channel: TypeError for another element type, ValueError
-// for another shape or pixels not contiguous within rows.
+// for another shape. Pixels not contiguous within rows are copied into
+// rows first, as numpy.ascontiguousarray would (ValueError past 4 GiB).
 Images ReadImages(const py::buffer& image, bool gray_too = false);
 
 // The dimensions of a NumPy array or scalar or a torch tensor (anything
