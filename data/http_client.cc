@@ -126,7 +126,11 @@ bool ByDate(const ObjectVersion& v) {
 bool SameVersion(const ObjectVersion& open, const ObjectVersion& now) {
   if (now.size != open.size) return false;
   if (!ByDate(open)) {  // a strong ETag, which If-Match checked
-    return now.etag.empty() || now.etag == open.etag;
+    if (!now.etag.empty()) return now.etag == open.etag;
+    // Without it (a server that ignores If-Match may drop it too), the
+    // date the open had must come back.
+    return !open.last_modified.empty() && !now.last_modified.empty() &&
+           SameDate(now.last_modified, open.last_modified);
   }
   // Weak comparison: "W/" aside, the tags must be equal.
   const auto tag = [](absl::string_view e) {

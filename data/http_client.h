@@ -58,10 +58,11 @@ struct ObjectVersion {
 };
 
 // Whether an answer's `now` may be the version `open` describes: the same
-// size and, with a strong ETag, the same ETag where `now` has one; else
-// the same ETag (compared weakly) and Last-Modified (the same second, in
-// whichever format each is written) where both have them, and at least
-// one of those that `open` has.
+// size and, with a strong ETag, the same ETag, or where `now` has none the
+// same Last-Modified; else the same ETag (compared weakly) and
+// Last-Modified (the same second, in whichever format each is written)
+// where both have them. Either way the answer carries at least one of
+// those that `open` has.
 bool SameVersion(const ObjectVersion& open, const ObjectVersion& now);
 
 // The seconds a Retry-After header asks for at time `now`: a number of

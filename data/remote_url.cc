@@ -155,6 +155,17 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
   s.access_key = Env("AWS_ACCESS_KEY_ID");
   s.secret_key = Env("AWS_SECRET_ACCESS_KEY");
   s.session_token = Env("AWS_SESSION_TOKEN");
+  // A credential goes into a header: a line break would end it there
+  // (a token file saved with CRLF). Named, never shown.
+  for (const char* name :
+       {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}) {
+    const std::string v = Env(name);
+    if (std::any_of(v.begin(), v.end(), NotInUrl)) {
+      return InvalidArgumentCat(name,
+                                " holds a space, a control character or a "
+                                "byte past ASCII (a line ending from a file?)");
+    }
+  }
   if (s.access_key.empty() != s.secret_key.empty()) {
     return InvalidArgumentCat(
         s.access_key.empty() ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID",
@@ -175,9 +186,11 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
   }
   for (const char* name : {"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}) {
     if (const std::string e = Env(name); !e.empty()) {
-      if (!IsHttp(e) || Authority(e).empty()) {
+      if (!IsHttp(e) || Authority(e).empty() ||
+          e.find_first_of("?#") != std::string::npos) {
         return InvalidArgumentCat(name, " = \"", ShownUrl(e),
-                                  "\": must be http://HOST[:PORT] or https://");
+                                  "\": must be http://HOST[:PORT] or https:// "
+                                  "(a path may follow; no query or fragment)");
       }
       s.endpoint = e;
       while (absl::EndsWith(s.endpoint, "/")) s.endpoint.pop_back();

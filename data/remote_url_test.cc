@@ -228,6 +228,8 @@ TEST_F(EnvTest, BadValuesNameTheVariable) {
       {"FUSEDNORM_HTTP_AHEAD_MB", "0"},
       {"FUSEDNORM_S3_ADDRESSING", "both"},
       {"AWS_ENDPOINT_URL", "ftp://h"},
+      {"AWS_ENDPOINT_URL", "http://h/?x=1"},
+      {"AWS_ENDPOINT_URL_S3", "http://h#f"},
       {"AWS_ACCESS_KEY_ID", "only-one"},
       {"FUSEDNORM_HTTP_TIMEOUT", "0.0009"},
       {"FUSEDNORM_HTTP_TIMEOUT", "1e-9"},
@@ -248,6 +250,25 @@ TEST_F(EnvTest, BadValuesNameTheVariable) {
     ASSERT_FALSE(s.ok()) << name << "=" << value;
     EXPECT_NE(s.status().message().find(name), std::string::npos) << s.status();
   }
+  // A credential with a line break (or anything else a header cannot hold
+  // as it is) is refused by name, its value never shown.
+  Set("AWS_ACCESS_KEY_ID", "AK");
+  Set("AWS_SECRET_ACCESS_KEY", "SK");
+  for (const char* name :
+       {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}) {
+    for (const char* value :
+         {"zq9\r\nX-Evil: 1", "zq9\n", "zq 9", "zq\xc3\xa9T"}) {
+      Set(name, value);
+      absl::StatusOr<RemoteSettings> s = RemoteSettings::FromEnvironment();
+      ASSERT_FALSE(s.ok()) << name << "=" << value;
+      const std::string m(s.status().message());
+      EXPECT_NE(m.find(name), std::string::npos) << m;
+      EXPECT_EQ(m.find("zq"), std::string::npos) << m;
+    }
+    Set(name, name == std::string("AWS_SESSION_TOKEN") ? "" : "OK");
+  }
+  Set("AWS_ACCESS_KEY_ID", "");
+  Set("AWS_SECRET_ACCESS_KEY", "");
   // A value's control characters are shown as %XX: one line.
   for (const char* name : {"FUSEDNORM_HTTP_INDEX_MB", "FUSEDNORM_HTTP_TIMEOUT",
                            "AWS_REGION", "FUSEDNORM_S3_ADDRESSING"}) {
