@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <mutex>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -93,18 +94,29 @@ class Shards : public Dataset {
 
   // The shards' base names and sizes, and the sample count: the same for
   // a local copy of remote shards.
+  // The shards' base names and sizes, and each one's members as its index
+  // lists them (key, place, kind, label): two shards of one size that
+  // swapped contents, or a shard packed again, differ. Local and remote
+  // openings of the same shards agree. Computed once.
   uint64_t IndexDigest() const override {
-    Digest d;
-    d.Text("shards").Number(size()).Number(names_.size());
-    for (size_t i = 0; i < names_.size(); ++i) {
-      absl::string_view base = names_[i];
-      base = base.substr(0, base.find('?'));
-      const size_t slash = base.rfind('/');
-      if (slash != absl::string_view::npos) base.remove_prefix(slash + 1);
-      d.Text(base).Number(remote_ != nullptr ? remote_->shard_bytes(i)
-                                             : files_[i]->bytes().size());
-    }
-    return d.value();
+    std::call_once(digest_once_, [this] {
+      Digest d;
+      d.Text("shards").Number(size()).Number(names_.size());
+      for (size_t i = 0; i < names_.size(); ++i) {
+        absl::string_view base = names_[i];
+        base = base.substr(0, base.find('?'));
+        const size_t slash = base.rfind('/');
+        if (slash != absl::string_view::npos) base.remove_prefix(slash + 1);
+        d.Text(base).Number(remote_ != nullptr ? remote_->shard_bytes(i)
+                                               : files_[i]->bytes().size());
+        for (const ShardEntry& e : indexes_[i].samples) {
+          d.Text(e.key).Number(e.offset).Number(e.size).Number(e.npy);
+          d.Number(static_cast<uint64_t>(e.label));
+        }
+      }
+      digest_ = d.value();
+    });
+    return digest_;
   }
 
   std::unique_ptr<ReadAheadHandle> ReadAhead(
@@ -145,6 +157,8 @@ class Shards : public Dataset {
   std::vector<std::unique_ptr<MappedFile>> files_;
   std::unique_ptr<RemoteStore> remote_;
   std::vector<ShardIndex> indexes_;
+  mutable std::once_flag digest_once_;
+  mutable uint64_t digest_ = 0;
   std::vector<uint64_t> ends_;
   int channels_;
 };

@@ -187,7 +187,8 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
     return Differs("the epoch's samples", state.samples, here.samples);
   if (state.dataset != here.dataset) {
     return Differs(
-        "the dataset's index digest (its files' names and sizes, or its "
+        "the dataset's index digest (its files' names and sizes, a shard's "
+        "members, or its "
         "contents)",
         Shorten(state.dataset), here.dataset);
   }
