@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -245,13 +246,28 @@ bool IsShardSpec(const std::string& data) {
 
 namespace {
 
+// A path as the listed-once check compares it: a URL's scheme and host
+// in lower case, as they name the same server in any case.
+std::string ListedKey(const std::string& path) {
+  if (!IsRemotePath(path)) return path;
+  const size_t host = path.find("://") + 3;
+  const size_t end = std::min(path.find_first_of("/?#", host), path.size());
+  const size_t at = path.rfind('@', end);  // userinfo keeps its case
+  const size_t from = at != std::string::npos && at >= host ? at + 1 : host;
+  std::string key = path;
+  for (size_t i = 0; i < end; ++i) {
+    if (i < host - 3 || i >= from) key[i] = absl::ascii_tolower(key[i]);
+  }
+  return key;
+}
+
 // A shard listed twice would be read twice an epoch, its samples weighted
 // double without a word: refused, naming it and both positions (1-based).
 absl::Status CheckListedOnce(const std::vector<std::string>& paths) {
-  std::unordered_map<std::string_view, size_t> seen;
+  std::unordered_map<std::string, size_t> seen;
   seen.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
-    auto [it, added] = seen.emplace(paths[i], i);
+    auto [it, added] = seen.emplace(ListedKey(paths[i]), i);
     if (!added) {
       return InvalidArgumentCat("shard \"", ShownUrl(paths[i]),
                                 "\" is listed twice (shards ", it->second + 1,
@@ -297,6 +313,12 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
     if (open == absl::string_view::npos) {
       paths.emplace_back(item);
       continue;
+    }
+    if (IsRemotePath(item) && item.find('?') < open) {
+      return InvalidArgumentCat("shard pattern \"", ShownUrl(item),
+                                "\" has its range in the URL's query, which "
+                                "would read one object under many names; put "
+                                "it in the path");
     }
     const size_t dots = item.find("..", open), close = item.find('}', open);
     uint64_t lo, hi;

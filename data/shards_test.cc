@@ -100,7 +100,12 @@ TEST(Shards, ExpandsPatternsAndLists) {
            {"https://h/s-{0..2}.tar?X-Amz-Signature=k,https://h/s-1.tar?X-Amz-"
             "Signature=k",
             "shard \"https://h/s-1.tar?<query hidden>\" is listed twice "
-            "(shards 2 and 4 "}}) {
+            "(shards 2 and 4 "},
+           // A URL's scheme and host name the server in any case.
+           {"HTTP://Host:81/s.tar,http://host:81/s.tar",
+            "shard \"http://host:81/s.tar\" is listed twice (shards 1 and 2 "},
+           {"http://h/s.tar,hTTp://u@H/x,http://u@h/x",
+            "is listed twice (shards 2 and 3 "}}) {
     absl::StatusOr<std::vector<std::string>> r = ExpandShardSpec(twice);
     ASSERT_FALSE(r.ok()) << twice;
     EXPECT_NE(r.status().message().find(message), std::string::npos)
@@ -108,6 +113,16 @@ TEST(Shards, ExpandsPatternsAndLists) {
     EXPECT_EQ(r.status().message().find("Signature"), std::string::npos);
   }
   EXPECT_EQ(ExpandShardSpec("y-{8..10}.tar,y-09.tar")->size(), 4u);
+  // Paths and a URL's user keep their case.
+  EXPECT_EQ(ExpandShardSpec("http://h/S.tar,http://h/s.tar")->size(), 2u);
+  EXPECT_EQ(ExpandShardSpec("http://U@h/s.tar,http://u@h/s.tar")->size(), 2u);
+  // A range in a URL's query names one object many times.
+  const absl::Status in_query =
+      ExpandShardSpec("http://h/s.tar?v={1..3}").status();
+  EXPECT_NE(in_query.message().find("has its range in the URL's query"),
+            std::string::npos)
+      << in_query;
+  EXPECT_EQ(ExpandShardSpec("http://h/s-{1..3}.tar?v=1")->size(), 3u);
   // The last uint64 as both bounds: one path (the loop once wrapped past it
   // and never ended).
   EXPECT_EQ(
