@@ -214,6 +214,16 @@ bool IsRemotePath(absl::string_view path) {
   return IsHttp(path) || absl::StartsWithIgnoreCase(path, "s3://");
 }
 
+bool HasUrlScheme(absl::string_view text) {
+  const size_t colon = text.find("://");
+  if (colon == absl::string_view::npos || colon == 0 ||
+      !absl::ascii_isalpha(text[0]))
+    return false;
+  return std::all_of(text.begin(), text.begin() + colon, [](char c) {
+    return absl::ascii_isalnum(c) || c == '+' || c == '.' || c == '-';
+  });
+}
+
 bool IsPrintable(absl::string_view text) {
   return std::none_of(text.begin(), text.end(), Unprintable);
 }

@@ -65,6 +65,9 @@ struct RemoteUrl {
 
 // True for http://, https:// and s3:// paths, the scheme in any case.
 bool IsRemotePath(absl::string_view path);
+// Whether `text` starts SCHEME:// (a letter, then letters, digits, + . -),
+// as a URL of any scheme does: "file:///x", "ftp://h/x".
+bool HasUrlScheme(absl::string_view text);
 
 // `url` for messages: without "user:password@" (when the port is not a
 // number, as in "user:pa/ss@host", without all before a later '@', or

@@ -67,7 +67,8 @@ struct SettingNames {
   std::string train = "train_transforms", val = "val_transforms",
               batch = "batch_transforms", num_classes = "num_classes",
               label_smoothing = "label_smoothing", dataset = "dataset",
-              path = "path", cache_dir = "cache_dir", images = "images";
+              path = "path", cache_dir = "cache_dir", images = "images",
+              data = "data";
 };
 
 class Preprocessor {

@@ -1,12 +1,15 @@
 // The standard recipe (recipe.h).
 #include "pipeline/recipe.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/status.h"
 #include "data/dataset.h"
 #include "data/remote_url.h"
@@ -16,7 +19,30 @@
 
 namespace fusednorm {
 
+namespace {
+
+// A data item written as a URL of a scheme that is not read ("file://",
+// "ftp://") and no such path either: refused by name rather than looked
+// for as a path.
+absl::Status CheckScheme(const RecipeOptions& o) {
+  for (absl::string_view item :
+       absl::StrSplit(o.data, ',', absl::SkipEmpty())) {
+    if (!HasUrlScheme(item) || IsRemotePath(item)) continue;
+    struct stat st;
+    if (stat(std::string(item).c_str(), &st) == 0) continue;
+    return InvalidArgumentCat(
+        o.names.data, " \"", ShownUrl(item),
+        "\": ", item.substr(0, item.find("://")),
+        ":// is not read; data is a local path (without file://), or an "
+        "http://, https:// or s3:// URL");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckDataSettings(const RecipeOptions& o) {
+  FUSEDNORM_RETURN_IF_ERROR(CheckScheme(o));
   if (IsShardSpec(o.data)) {  // a list or pattern that names no shard well
     FUSEDNORM_RETURN_IF_ERROR(ExpandShardSpec(o.data).status());
   }

@@ -284,6 +284,7 @@ absl::StatusOr<RecipeOptions> RecipeFromSettings(const SettingValues& v) {
   o.names.label_smoothing = SettingName(kLabelSmoothingSetting, v.style());
   o.names.dataset = SettingName(kDatasetSetting, v.style());
   o.names.path = SettingName(kPathSetting, v.style());
+  o.names.data = SettingName(kDataSetting, v.style());
   o.names.cache_dir = SettingName(kCacheDirSetting, v.style());
   o.names.images = SettingName(kImagesSetting, v.style());
   FUSEDNORM_ASSIGN_OR_RETURN(o.num_classes, v.Int(kNumClassesSetting));

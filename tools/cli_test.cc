@@ -437,6 +437,11 @@ TEST(Cli, TransformLists) {
       // A list or pattern that names no shard well: a usage error, as in
       // `index` (it was a data error, exit 1).
       {{"--data=/tmp/a{3..1}.tar"}, "is not PREFIX{LO..HI}SUFFIX"},
+      // A URL of a scheme that is not read is not looked for as a path.
+      {{"--data=file:///tmp/x.tar"},
+       "--data \"file:///tmp/x.tar\": file:// is not read; data is a local "
+       "path (without file://)"},
+      {{"--data=/tmp/a.tar,FTP://h/b.tar"}, "--data \"FTP://h/b.tar\": FTP://"},
       {{"--data=/tmp/x.tar,/tmp/x.tar"}, "\"/tmp/x.tar\" is listed twice"},
       // Data settings that would do nothing.
       {{"--path=/tmp"}, "--path \"/tmp\": --dataset synthetic reads no files"},

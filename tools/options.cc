@@ -245,6 +245,7 @@ absl::StatusOr<PackCommandOptions> ReadPackOptions(const SettingValues& v) {
   o.source.path = ResolvePath(v.Text(kPathSetting));
   o.source.names.dataset = SettingName(kDatasetSetting, v.style());
   o.source.names.path = SettingName(kPathSetting, v.style());
+  o.source.names.data = SettingName(kDataSetting, v.style());
   FUSEDNORM_RETURN_IF_ERROR(CheckDataSettings(o.source));
   FUSEDNORM_ASSIGN_OR_RETURN(o.pack, PackFromSettings(v));
   o.pack.prefix = ResolvePath(o.pack.prefix);
@@ -312,7 +313,7 @@ bool SamePath(const std::string& a, const std::string& b) {
 
 std::string ResolvePath(const std::string& path) {
   const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || IsRemotePath(path) || wd == nullptr ||
+  if (path.empty() || path[0] == '/' || HasUrlScheme(path) || wd == nullptr ||
       *wd == '\0') {
     return path;
   }
