@@ -166,6 +166,7 @@ struct HttpClient::Request {
 struct HttpClient::Reply {
   long status = 0;
   std::string etag, last_modified;
+  std::string encoding;  // Content-Encoding other than identity, as shown
   bool has_length = false, has_range = false;
   bool unknown_total = false;               // Content-Range: bytes FIRST-LAST/*
   uint64_t length = 0;                      // Content-Length
@@ -238,6 +239,9 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
     r->etag = VersionField(value);
   } else if (name == "last-modified") {
     r->last_modified = VersionField(value);
+  } else if (name == "content-encoding" &&
+             !absl::EqualsIgnoreCase(value, "identity")) {
+    r->encoding = ShownText(value.substr(0, 64));
   } else if (name == "content-length") {
     r->has_length = absl::SimpleAtoi(value, &r->length);
     // A body announced past the bound fails before any byte of it.
@@ -550,8 +554,15 @@ absl::StatusOr<HttpClient::Reply> HttpClient::Perform(
 namespace {
 
 // The error of a final status other than 2xx.
-absl::Status StatusError(const std::string& what, long status) {
-  const std::string m = absl::StrCat(what, ": HTTP ", status);
+absl::Status StatusError(const HttpClient::Request& q, long status) {
+  const std::string m = absl::StrCat(q.What(), ": HTTP ", status);
+  if (status / 100 == 3 && q.url->signed_s3) {
+    return InvalidArgumentCat(
+        m,
+        " (a redirect, not followed for a signed S3 request, whose headers "
+        "would go to another host: set the bucket's region, AWS_REGION, or "
+        "its endpoint)");
+  }
   if (status == 404) return absl::NotFoundError(m + " (not found)");
   if (status == 401 || status == 403) {
     return absl::PermissionDeniedError(
@@ -574,7 +585,7 @@ absl::StatusOr<ObjectVersion> HttpClient::Head(const RemoteUrl& url) {
   q.head = true;
   std::vector<uint8_t> body;
   FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, &body));
-  if (r.status / 100 != 2) return StatusError(q.What(), r.status);
+  if (r.status / 100 != 2) return StatusError(q, r.status);
   if (!r.has_length) {
     return InvalidArgumentCat(q.What(), ": the server gave no Content-Length");
   }
@@ -603,7 +614,7 @@ absl::Status HttpClient::CheckRange(const Request& q,
                                     const std::vector<uint8_t>& body) {
   FUSEDNORM_RETURN_IF_ERROR(got.status());
   const Reply& r = *got;
-  if (r.status / 100 != 2) return StatusError(q.What(), r.status);
+  if (r.status / 100 != 2) return StatusError(q, r.status);
   if (r.status == 206 && r.unknown_total) {
     return InvalidArgumentCat(
         q.What(),
@@ -628,8 +639,13 @@ absl::Status HttpClient::CheckRange(const Request& q,
                               "-", r.last, " instead");
   }
   if (body.size() != q.size) {
-    return InvalidArgumentCat(q.What(), ": the body has ", body.size(),
-                              " bytes where its Content-Range says ", q.size);
+    return InvalidArgumentCat(
+        q.What(), ": the body has ", body.size(),
+        " bytes where its Content-Range says ", q.size,
+        r.encoding.empty()
+            ? ""
+            : absl::StrCat(" (its Content-Encoding is ", r.encoding,
+                           ": the bytes are read only as stored)"));
   }
   return absl::OkStatus();
 }
@@ -686,7 +702,7 @@ absl::StatusOr<ObjectVersion> HttpClient::GetWhole(const RemoteUrl& url,
   q.max_bytes = max_bytes;
   q.oversized = oversized;
   FUSEDNORM_ASSIGN_OR_RETURN(const Reply r, Perform(q, body));
-  if (r.status / 100 != 2) return StatusError(q.What(), r.status);
+  if (r.status / 100 != 2) return StatusError(q, r.status);
   if (r.status != 200) {
     return InvalidArgumentCat(q.What(), ": HTTP ", r.status,
                               " where 200 was expected");

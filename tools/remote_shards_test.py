@@ -7,6 +7,7 @@ local disk, for one and two threads; faults are retried; what cannot be
 read is an error naming the URL, never showing a credential."""
 
 import filecmp
+import gzip
 import http.server
 import os
 import re
@@ -477,6 +478,8 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.weak()
         elif self.path.startswith("/startotal"):
             self.star_total()
+        elif self.path.startswith("/gzip"):
+            self.gzipped()
         elif self.path == "/huge.tar.fnidx":
             self.answer(200, {"Content-Length": str(1 << 40)}, b"x" * 4096)
         elif self.path.endswith(".fnidx"):
@@ -498,6 +501,22 @@ class Hostile(http.server.BaseHTTPRequestHandler):
         self.answer(206, {"Content-Length": str(b - a + 1),
                           "Content-Range": f"bytes {a}-{b}/*"},
                     self.shard[a:b + 1])
+
+    def gzipped(self):
+        """The shard, its ranges compressed unasked (Content-Encoding:
+        gzip), and no index."""
+        if self.path.endswith(".fnidx"):
+            return self.answer(404, {"Content-Length": "0"})
+        r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if r is None:
+            return self.answer(200, {"Content-Length": str(len(self.shard))},
+                               self.shard)
+        a, b = int(r[1]), int(r[2])
+        body = gzip.compress(self.shard[a:b + 1])
+        self.answer(206, {"Content-Length": str(len(body)),
+                          "Content-Encoding": "gzip",
+                          "Content-Range": f"bytes {a}-{b}/{len(self.shard)}"},
+                    body)
 
     def drip_without_end(self):
         """A body of no announced length, 5 bytes a second, for a minute."""
@@ -625,6 +644,10 @@ class HostileServers(unittest.TestCase):
             # not as a server without ranges.
             self.fails(f"{s.url}/startotal.tar", f"{s.url}/startotal.tar",
                        "its Content-Range gives no size")
+            # A body compressed unasked is named by its encoding.
+            self.fails(f"{s.url}/gzip.tar", f"GET {s.url}/gzip.tar bytes",
+                       "(its Content-Encoding is gzip: the bytes are read "
+                       "only as stored)")
             # https never moves to http, even to a good shard.
             self.fails(f"{s.tls_url}/down.tar", f"HEAD {s.tls_url}/down.tar",
                        "a redirect from https to http is refused",
@@ -673,7 +696,8 @@ class HostileServers(unittest.TestCase):
                     "AWS_ENDPOINT_URL": f"{s.url}/redir"}
             r = run(*run_args("s3://bucket/s-00.tar"), env=keys)
             self.assertNotEqual(r.returncode, 0)
-            self.assertIn("HEAD s3://bucket/s-00.tar: HTTP 302", r.stderr)
+            self.assertIn("HEAD s3://bucket/s-00.tar: HTTP 302 (a redirect, "
+                          "not followed for a signed S3 request", r.stderr)
             self.assertNotIn("TOKEN9", r.stderr)
             # A server dripping bytes meets the request's deadline.
             start = time.monotonic()
