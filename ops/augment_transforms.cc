@@ -140,7 +140,10 @@ absl::StatusOr<OpDecision> RandomRotation::DecisionFromFields(
   OpDecision d;
   FUSEDNORM_ASSIGN_OR_RETURN(d.angle, r.Float("angle"));
   FUSEDNORM_RETURN_IF_ERROR(r.Done());
-  if (!std::isfinite(d.angle)) return r.Error("angle", "must be finite");
+  if (!std::isfinite(d.angle)) {
+    return r.Error("angle",
+                   "must be a finite number (not None, NaN or infinity)");
+  }
   return d;
 }
 

@@ -339,6 +339,11 @@ class Limits(unittest.TestCase):
                  "decision top: 9223372036854775808 is too large"),
                 (lambda: op.apply(a, dict(d, left={})), TypeError,
                  "decision left: an argument of type dict"),
+                # A missing or None field is named as such.
+                (lambda: T.ColorJitter(0.4).apply(a, {}), ValueError,
+                 "ColorJitter decision order: missing"),
+                (lambda: T.RandomRotation(9).apply(a, {"angle": None}),
+                 ValueError, r"angle: must be a finite number \(not None"),
                 (lambda: op.decide(6.0, 7), TypeError, "height must be an int, not float"),
                 (lambda: op.decide(6, True), TypeError, "width must be an int, not bool"),
                 (lambda: op.decide(6, 7, seed=-1), ValueError, "seed = -1: must be in 0.."),
