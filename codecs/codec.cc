@@ -74,7 +74,7 @@ absl::Status DecodeJpegRow(absl::Span<const uint8_t> bytes,
   const absl::Status s = DecodeJpegInto(
       bytes, what,
       [&](Size2 size) {
-        const DecodeRequest r = choose(size);
+        const DecodeRequest r = choose({size, region.coefficient_bytes});
         JpegRequest j{r.region, r.scale};
         j.cancel = r.cancel;
         return j;
@@ -97,7 +97,7 @@ absl::Status DecodePngRow(absl::Span<const uint8_t> bytes,
   // All of it is decoded whatever the answer but a cancel.
   FUSEDNORM_RETURN_IF_ERROR(
       DecodePng(bytes, what, &out->storage,
-                [&](Size2 size) { return !choose(size).cancel; }));
+                [&](Size2 size) { return !choose({size}).cancel; }));
   ViewAll(out);
   return absl::OkStatus();
 }
@@ -113,7 +113,7 @@ absl::Status DecodeNpyRow(absl::Span<const uint8_t> bytes,
   out->scale = 1;
   out->size = Size2{a.shape[0], a.shape[1]};
   // All of it is shown whatever the answer but a cancel.
-  if (choose(out->size).cancel) return Cancelled(what);
+  if (choose({out->size}).cancel) return Cancelled(what);
   return absl::OkStatus();
 }
 
@@ -180,7 +180,7 @@ absl::StatusOr<Image> DecodeWhole(absl::Span<const uint8_t> bytes,
                                   const std::string& what) {
   DecodedImage d;
   FUSEDNORM_RETURN_IF_ERROR(Decode(
-      bytes, what, [](Size2) { return DecodeRequest(); }, &d));
+      bytes, what, [](const DecodeHeader&) { return DecodeRequest(); }, &d));
   if (d.view.pixels.data() == d.storage.pixels.data()) return d.storage;
   // Read in place: copy the view into an image of its own.
   Image image;

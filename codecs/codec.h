@@ -49,7 +49,15 @@ struct DecodedImage {
   Size2 size;  // the whole image's size at that scale
 };
 
-using ChooseDecode = absl::FunctionRef<DecodeRequest(Size2 image_size)>;
+// What a header tells `choose`: the image's size, and the bytes the decoder
+// holds whatever is chosen (a JPEG of several scans keeps every DCT
+// coefficient of the image, 2 bytes a sample; 0 for the others).
+struct DecodeHeader {
+  Size2 size;
+  int64_t decoder_bytes = 0;
+};
+
+using ChooseDecode = absl::FunctionRef<DecodeRequest(const DecodeHeader&)>;
 
 struct Codec {
   const char* name;  // "jpeg", "png", "npy"
@@ -64,7 +72,7 @@ struct Codec {
                          const std::string& what, ChooseDecode choose,
                          DecodedImage* out);
   // The pixel bytes that decoding the request holds, at most (0: read in
-  // place), from an image of `size`.
+  // place), from an image of `size` (DecodeHeader::decoder_bytes aside).
   int64_t (*decoded_bytes)(Size2 size, const DecodeRequest& request);
 };
 

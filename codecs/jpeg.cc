@@ -153,6 +153,22 @@ void DecodeWindow(jpeg_decompress_struct* cinfo,
   out->size = Size2{H, W};
 }
 
+// DecodedRegion::coefficient_bytes: libjpeg's whole-image coefficient
+// arrays, each component's blocks padded to its sampling factors.
+int64_t CoefficientBytes(jpeg_decompress_struct* cinfo) {
+  if (!jpeg_has_multiple_scans(cinfo)) return 0;
+  int64_t blocks = 0;
+  for (int c = 0; c < cinfo->num_components; ++c) {
+    const jpeg_component_info& ci = cinfo->comp_info[c];
+    const auto padded = [](int64_t n, int64_t f) {
+      return (n + f - 1) / f * f;
+    };
+    blocks += padded(ci.width_in_blocks, ci.h_samp_factor) *
+              padded(ci.height_in_blocks, ci.v_samp_factor);
+  }
+  return blocks * DCTSIZE2 * static_cast<int64_t>(sizeof(JCOEF));
+}
+
 // The cut of restart segments that covers `box` (with the margin at
 // 1/scale) of the file whose header `cinfo` read, spliced into
 // scratch->jpeg; nullopt where that does not apply. The header walk must
@@ -215,6 +231,7 @@ absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
   Decompressor d(what);
   FUSEDNORM_RETURN_IF_ERROR(d.Run(bytes, [&](jpeg_decompress_struct* cinfo) {
     full = Size2{cinfo->image_height, cinfo->image_width};
+    out->coefficient_bytes = CoefficientBytes(cinfo);
     request = choose(full);
     if (request.cancel)
       return absl::CancelledError(absl::StrCat(what, ": decoding cancelled"));

@@ -46,6 +46,11 @@ struct DecodedRegion {
   Size2 size;     // the whole image's size at that scale
   // Whether only the restart segments under the region were decoded.
   bool from_segments = false;
+  // Set once the header is read, before `choose` is asked: what libjpeg
+  // keeps for a file of several scans (progressive, or components in scans
+  // of their own), every DCT coefficient of the image whatever region or
+  // scale is decoded; 0 for one scan.
+  int64_t coefficient_bytes = 0;
   // The decoder's buffers: move a caller's in and out to reuse them.
   JpegScratch scratch;
 };

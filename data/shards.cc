@@ -314,7 +314,9 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
       paths.emplace_back(item);
       continue;
     }
-    if (IsRemotePath(item) && item.find('?') < open) {
+    // An s3:// key has no query ('?' is a character of the key).
+    if (IsRemotePath(item) && !absl::StartsWithIgnoreCase(item, "s3://") &&
+        item.find('?') < open) {
       return InvalidArgumentCat("shard pattern \"", ShownUrl(item),
                                 "\" has its range in the URL's query, which "
                                 "would read one object under many names; put "

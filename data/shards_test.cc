@@ -123,6 +123,8 @@ TEST(Shards, ExpandsPatternsAndLists) {
             std::string::npos)
       << in_query;
   EXPECT_EQ(ExpandShardSpec("http://h/s-{1..3}.tar?v=1")->size(), 3u);
+  // An s3:// key's '?' is part of the key: four objects.
+  EXPECT_EQ(ExpandShardSpec("s3://b/run?{0..3}.tar")->size(), 4u);
   // The last uint64 as both bounds: one path (the loop once wrapped past it
   // and never ended).
   EXPECT_EQ(

@@ -30,7 +30,8 @@
 
 namespace fusednorm {
 
-inline constexpr uint64_t kResumeStateVersion = 1;
+// 2: a shard dataset's digest covers its members (1 saw names and sizes).
+inline constexpr uint64_t kResumeStateVersion = 2;
 // States take a few hundred bytes; longer text is refused unread.
 inline constexpr size_t kMaxResumeStateBytes = 64 << 10;
 // The epoch a state stands at once epoch 2^32 - 1, the last, is over.

@@ -250,9 +250,9 @@ TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
   ExpectError(ParseResumeState(extra, "s.json").status(),
               StatusCode::kInvalidArgument, "unknown key \"extra\"");
   std::string future = text;
-  future.replace(future.find("\"version\": 1"), 12, "\"version\": 2");
+  future.replace(future.find("\"version\": 2"), 12, "\"version\": 3");
   ExpectError(ParseResumeState(future, "s.json").status(),
-              StatusCode::kInvalidArgument, "version 2 is not a resume state");
+              StatusCode::kInvalidArgument, "version 3 is not a resume state");
   // Checked, but no world size: refused by name.
   for (uint64_t world : {uint64_t{0}, uint64_t{1} << 31, uint64_t{1} << 63}) {
     ResumeState forged = MakeResumeState(p, Split::kTrain, {1, 3});
@@ -263,7 +263,7 @@ TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
         absl::StrCat("s.json: world_size = ", world, " is not a world size"));
   }
   ExpectError(ParseResumeState("{\"format\": \"fusednorm-resume-state\", "
-                               "\"version\": 1}",
+                               "\"version\": 2}",
                                "s.json")
                   .status(),
               StatusCode::kInvalidArgument, "the key \"epoch\" is missing");

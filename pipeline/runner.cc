@@ -27,13 +27,13 @@ DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
   return r;
 }
 
-// Takes a large sample's bytes from the budget: its decode's and two op
-// buffers' as large (the ops' outputs, at most); false once the budget is
-// cancelled.
-bool Reserve(const Codec* codec, Size2 size, const DecodeRequest& r,
+// Takes a large sample's bytes from the budget: its decode's pixels and
+// two op buffers as large (the ops' outputs, at most), and the decoder's
+// own; false once the budget is cancelled.
+bool Reserve(const Codec* codec, const DecodeHeader& h, const DecodeRequest& r,
              MemoryBudget* budget, Workspace* ws) {
   if (budget == nullptr || codec == nullptr) return true;
-  const int64_t bytes = 3 * codec->decoded_bytes(size, r);
+  const int64_t bytes = 3 * codec->decoded_bytes(h.size, r) + h.decoder_bytes;
   if (!budget->Needs(bytes)) return true;
   if (!budget->Acquire(bytes)) return false;
   ws->budgeted = bytes;
@@ -74,11 +74,15 @@ absl::Status PlanAndDecode(const Chain& chain, const RawSample& raw,
     const Codec* codec = SniffCodec(raw.encoded);
     decoded = Decode(
         raw.encoded, raw.what,
-        [&](Size2 size) {
-          planned = MakePlan(chain, size, stream, &ws->plan);
-          if (!planned.ok()) return DecodeRequest();
-          DecodeRequest r = Request(chain, ws->plan, decode, size);
-          r.cancel = !Reserve(codec, size, r, decode.budget, ws);
+        [&](const DecodeHeader& h) {
+          DecodeRequest r;
+          planned = MakePlan(chain, h.size, stream, &ws->plan);
+          // A sample that cannot be planned is not decoded: its error is
+          // the plan's.
+          r.cancel = !planned.ok();
+          if (!planned.ok()) return r;
+          r = Request(chain, ws->plan, decode, h.size);
+          r.cancel = !Reserve(codec, h, r, decode.budget, ws);
           return r;
         },
         &ws->decoded);

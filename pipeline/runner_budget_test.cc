@@ -15,11 +15,12 @@
 #include "codecs/encode.h"
 #include "data/dataset.h"
 #include "gtest/gtest.h"
-#include "ops/geometry.h"
+#include "ops/op_table.h"
 #include "pipeline/chain.h"
 #include "pipeline/memory_budget.h"
 #include "pipeline/runner.h"
 #include "rng/philox.h"
+#include "testing/jpeg_files.h"
 #include "testing/temp_dir.h"
 
 namespace fusednorm {
@@ -52,12 +53,14 @@ std::unique_ptr<Dataset> Folder() {
   return std::move(*d);
 }
 
-// RandomResizedCrop(32): a window of the JPEG, all of the PNG.
-Chain MakeChain() {
-  std::vector<std::unique_ptr<PreprocessOp>> list;
-  list.push_back(std::make_unique<RandomResizedCrop>(32));
+// RandomResizedCrop(32) (a window of a JPEG, all of a PNG), or the list
+// `text`.
+Chain MakeChain(const char* text = "RandomResizedCrop(32)") {
+  absl::StatusOr<std::vector<std::unique_ptr<PreprocessOp>>> list =
+      MakeTransforms(text, "list", OpContext{});
+  EXPECT_TRUE(list.ok()) << list.status();
   ChainOptions options;
-  absl::StatusOr<Chain> chain = BuildChain(list, options);
+  absl::StatusOr<Chain> chain = BuildChain(*list, options);
   EXPECT_TRUE(chain.ok()) << chain.status();
   return std::move(*chain);
 }
@@ -138,6 +141,43 @@ TEST(RunnerBudgetTest, ACancelledBudgetCancelsTheDecodeNamingTheFile) {
   }
 }
 
+// A file of several scans (progressive) keeps every DCT coefficient of the
+// image however small the window decoded: 2 bytes a sample, taken too.
+TEST(RunnerBudgetTest, AProgressiveJpegTakesItsCoefficientsToo) {
+  const std::string dir = MakeTempDir("fusednorm_budget");
+  mkdir((dir + "/c").c_str(), 0755);
+  JpegSpec spec;
+  spec.height = 300;
+  spec.width = 200;
+  spec.h_samp = spec.v_samp = 1;  // 4:4:4
+  spec.progressive = true;
+  WriteFile(dir + "/c/p.jpg",
+            EncodeTestJpeg(spec, NoisyGradient(300, 200, 3, 4)));
+  const std::unique_ptr<Dataset> data = *OpenImageFolder(dir);
+  const Chain chain = MakeChain("RandomResizedCrop(32, scale=(0.01, 0.02))");
+  MemoryBudget budget(0, 1);
+  Workspace ws;
+  ASSERT_TRUE(RunOne(chain, *data, 0, &budget, &ws).status.ok());
+  EXPECT_GE(budget.peak(), 300 * 200 * 3 * 2);
+  EXPECT_LT(budget.peak(), 300 * 200 * 3 * 2 + 3 * 300 * 200 * 3);
+}
+
+// A sample whose plan fails is not decoded (nor charged): its error is the
+// plan's.
+TEST(RunnerBudgetTest, ASampleThatCannotBePlannedIsNotDecoded) {
+  const std::unique_ptr<Dataset> data = Folder();
+  const Chain chain = MakeChain("RandomCrop(400)");
+  for (uint64_t index : {0, 1}) {
+    MemoryBudget budget(0, int64_t{1} << 40);
+    Workspace ws;
+    const Outcome run = RunOne(chain, *data, index, &budget, &ws);
+    EXPECT_EQ(run.status.code(), absl::StatusCode::kInvalidArgument)
+        << run.status;
+    EXPECT_EQ(budget.peak(), 0);
+    EXPECT_EQ(ws.decoded.storage.pixels.capacity(), 0u);
+  }
+}
+
 // Decodes of windows and scales hold no more than the codec's estimate.
 TEST(RunnerBudgetTest, TheJpegEstimateBoundsItsDecodes) {
   for (int64_t h : {301, 64, 9}) {
@@ -158,7 +198,7 @@ TEST(RunnerBudgetTest, TheJpegEstimateBoundsItsDecodes) {
             CropWindow{top, left, 1 + draw(h - top), 1 + draw(203 - left)};
       DecodedImage d;
       ASSERT_TRUE(Decode(
-                      jpg, "x.jpg", [&](Size2) { return r; }, &d)
+                      jpg, "x.jpg", [&](const DecodeHeader&) { return r; }, &d)
                       .ok());
       EXPECT_LE(static_cast<int64_t>(d.storage.pixels.size()),
                 codec->decoded_bytes(Size2{h, 203}, r))

@@ -70,13 +70,26 @@ struct EpochState {
   uint32_t epoch = 0;
   uint64_t generation = 0;   // LoaderCore::generation when it was made
   bool interrupted = false;  // a signal arrived while next() waited
-  // The last batch next() returned, until the next call: the thread it went
-  // to and the position before and after it (GiveBack). Under the GIL.
+  // The last batch next() returned to each thread, until that thread's
+  // next call: the thread and the position before and after it (GiveBack).
+  // Under the GIL.
   struct Handed {
     std::thread::id thread;
     EpochLoader::Position before, after;
   };
-  std::optional<Handed> handed;
+  std::vector<Handed> handed;
+
+  // This thread's entry of `handed`, taken out (nullopt: none).
+  std::optional<Handed> TakeHanded() {
+    const auto me = std::this_thread::get_id();
+    for (auto it = handed.begin(); it != handed.end(); ++it) {
+      if (it->thread != me) continue;
+      const Handed h = *it;
+      handed.erase(it);
+      return h;
+    }
+    return std::nullopt;
+  }
   // (index, reason) of this epoch's skips. Plain C++ values: the state may
   // be freed without the GIL.
   std::vector<std::pair<uint64_t, std::string>> skipped;
@@ -166,7 +179,7 @@ class PyEpoch {
     RaiseIfForked();
     std::shared_ptr<EpochLoader> loader = Loader();
     if (loader == nullptr) Failed({});
-    state_->handed.reset();
+    state_->TakeHanded();
     WaitForBatch(*loader);
     // The position moves with the batch taken, under next_mu, so that it
     // only moves forward when threads share the iterator.
@@ -186,8 +199,8 @@ class PyEpoch {
     // From here until the caller has it, Python may raise instead (a
     // signal's exception, run by a finalizer the arrays' allocation starts,
     // or at this call's end; MemoryError): GiveBack then undoes the move.
-    state_->handed =
-        EpochState::Handed{std::this_thread::get_id(), before, after};
+    state_->handed.push_back(
+        EpochState::Handed{std::this_thread::get_id(), before, after});
     py::tuple out;
     try {
       out = py::make_tuple(Images(*batch), Labels(*batch));
@@ -208,9 +221,8 @@ class PyEpoch {
   // position moves back (unless another thread moved it on), so that a
   // resume yields the batch again. Does nothing after any other outcome.
   void GiveBack() {
-    const std::optional<EpochState::Handed> h = state_->handed;
-    if (!h || h->thread != std::this_thread::get_id()) return;
-    state_->handed.reset();
+    const std::optional<EpochState::Handed> h = state_->TakeHanded();
+    if (!h) return;
     WithoutGil([&] { MovePosition(h->before, &h->after); });
     state_->interrupted = true;
     if (std::shared_ptr<EpochLoader> loader = Loader()) loader->Cancel();
@@ -218,10 +230,7 @@ class PyEpoch {
 
   // The batch next() last returned to this thread reached the caller: an
   // exception from now on gives it back no more.
-  void CallerHasLast() {
-    if (state_->handed && state_->handed->thread == std::this_thread::get_id())
-      state_->handed.reset();
-  }
+  void CallerHasLast() { state_->TakeHanded(); }
 
   py::list skipped() const { return py::cast(state_->skipped); }
   uint32_t epoch() const { return state_->epoch; }

@@ -33,7 +33,7 @@ absl::Status DecodeInto(const std::vector<uint8_t>& bytes,
   DecodedImage d;
   d.storage = std::move(*image);
   const absl::Status s = Decode(
-      bytes, what, [](Size2) { return DecodeRequest(); }, &d);
+      bytes, what, [](const DecodeHeader&) { return DecodeRequest(); }, &d);
   *image = std::move(d.storage);
   return s;
 }
