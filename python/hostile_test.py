@@ -243,32 +243,36 @@ class Concurrency(unittest.TestCase):
         self.assertNotIn("interrupted 0 ", r.stdout)
 
 
+    def raise_in_next(self, exc, tracer):
+        """Two batches, then a __next__ under `tracer` (which raises exc):
+        the state counts the two, and a resume yields the other six."""
+        loader = fusednorm.Loader(images=64, batch_size=8, size=16, threads=1)
+        epoch = iter(loader)
+        got = [next(epoch), next(epoch)]
+        sys.settrace(tracer)
+        try:
+            with self.assertRaises(type(exc)):
+                epoch.__next__()
+        finally:
+            sys.settrace(None)
+        self.assertEqual(loader.state_dict()["batches"], 2, exc)
+        again = fusednorm.Loader(images=64, batch_size=8, size=16)
+        again.load_state_dict(loader.state_dict())
+        self.assertEqual(len(got) + len(list(again)), 8, exc)
+
     def test_any_handler_exception_after_the_batch_was_taken_gives_it_back(self):
         # What a signal handler raises (a SIGTERM handler's SystemExit, a
         # timer's TimeoutError) may land as the wrapper gets the batch:
         # placed there by a tracer, it must leave the batch uncounted, as
         # Ctrl-C does (only KeyboardInterrupt gave it back).
         for exc in (KeyboardInterrupt(), SystemExit("SIGTERM"), TimeoutError("alarm")):
-            loader = fusednorm.Loader(images=64, batch_size=8, size=16, threads=1)
-            epoch = iter(loader)
-            got = [next(epoch), next(epoch)]
-
             def local(frame, event, arg):
                 if event == "return":
                     raise exc
                 return local
 
-            sys.settrace(lambda frame, event, arg:
-                         local if frame.f_code.co_name == "_next" else None)
-            try:
-                with self.assertRaises(type(exc)):
-                    epoch.__next__()
-            finally:
-                sys.settrace(None)
-            self.assertEqual(loader.state_dict()["batches"], 2, exc)
-            again = fusednorm.Loader(images=64, batch_size=8, size=16)
-            again.load_state_dict(loader.state_dict())
-            self.assertEqual(len(got) + len(list(again)), 8, exc)
+            self.raise_in_next(exc, lambda frame, event, arg:
+                               local if frame.f_code.co_name == "_next" else None)
 
     def test_an_exception_before_the_next_batch_is_taken_gives_nothing_back(self):
         # A signal's exception may land in __next__ before it takes a batch
@@ -277,24 +281,11 @@ class Concurrency(unittest.TestCase):
         # SIGALRM loop hit it about once in 6,000 trials, and the state then
         # counted a batch less than the loop had, so a resume repeated it.
         for exc in (KeyboardInterrupt(), SystemExit("SIGTERM")):
-            loader = fusednorm.Loader(images=64, batch_size=8, size=16, threads=1)
-            epoch = iter(loader)
-            got = [next(epoch), next(epoch)]
-
             def tracer(frame, event, arg):
                 if event == "call" and frame.f_code.co_name == "_next":
                     raise exc
 
-            sys.settrace(tracer)
-            try:
-                with self.assertRaises(type(exc)):
-                    epoch.__next__()
-            finally:
-                sys.settrace(None)
-            self.assertEqual(loader.state_dict()["batches"], 2, exc)
-            again = fusednorm.Loader(images=64, batch_size=8, size=16)
-            again.load_state_dict(loader.state_dict())
-            self.assertEqual(len(got) + len(list(again)), 8, exc)
+            self.raise_in_next(exc, tracer)
 
 class Limits(unittest.TestCase):
     def test_resource_limits_are_clear_errors(self):

@@ -488,9 +488,9 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.answer(200, {"Content-Length": size}, self.shard)
 
 
-    def star_total(self):
-        """The shard, its ranges answered with Content-Range bytes a-b/*
-        (no size), and no index."""
+    def ranges(self, total, encode=lambda body: body, headers=()):
+        """The shard without an index, its ranges answered with
+        Content-Range bytes a-b/`total` and their bytes through `encode`."""
         if self.path.endswith(".fnidx"):
             return self.answer(404, {"Content-Length": "0"})
         r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
@@ -498,25 +498,18 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             return self.answer(200, {"Content-Length": str(len(self.shard))},
                                self.shard)
         a, b = int(r[1]), int(r[2])
-        self.answer(206, {"Content-Length": str(b - a + 1),
-                          "Content-Range": f"bytes {a}-{b}/*"},
-                    self.shard[a:b + 1])
+        body = encode(self.shard[a:b + 1])
+        self.answer(206, {"Content-Length": str(len(body)), **dict(headers),
+                          "Content-Range": f"bytes {a}-{b}/{total}"}, body)
+
+    def star_total(self):
+        """Ranges answered with no size (bytes a-b/*)."""
+        self.ranges("*")
 
     def gzipped(self):
-        """The shard, its ranges compressed unasked (Content-Encoding:
-        gzip), and no index."""
-        if self.path.endswith(".fnidx"):
-            return self.answer(404, {"Content-Length": "0"})
-        r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
-        if r is None:
-            return self.answer(200, {"Content-Length": str(len(self.shard))},
-                               self.shard)
-        a, b = int(r[1]), int(r[2])
-        body = gzip.compress(self.shard[a:b + 1])
-        self.answer(206, {"Content-Length": str(len(body)),
-                          "Content-Encoding": "gzip",
-                          "Content-Range": f"bytes {a}-{b}/{len(self.shard)}"},
-                    body)
+        """Ranges compressed unasked (Content-Encoding: gzip)."""
+        self.ranges(len(self.shard), gzip.compress,
+                    {"Content-Encoding": "gzip"})
 
     def drip_without_end(self):
         """A body of no announced length, 5 bytes a second, for a minute."""
