@@ -168,6 +168,7 @@ struct HttpClient::Reply {
   std::string etag, last_modified;
   std::string encoding;  // Content-Encoding other than identity, as shown
   bool has_length = false, has_range = false;
+  bool headers_done = false;                // the blank line after them came
   bool unknown_total = false;               // Content-Range: bytes FIRST-LAST/*
   uint64_t length = 0;                      // Content-Length
   uint64_t first = 0, last = 0, total = 0;  // Content-Range
@@ -230,6 +231,7 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
       absl::SimpleAtoi(line.substr(sp + 1, 3), &r->status);
     return size * n;
   }
+  if (line.empty()) r->headers_done = true;
   const size_t colon = line.find(':');
   if (colon == absl::string_view::npos) return size * n;
   const std::string name = absl::AsciiStrToLower(line.substr(0, colon));
@@ -429,6 +431,9 @@ absl::StatusOr<HttpClient::Reply> HttpClient::End(const Request& q, Transfer* t,
   std::string why =
       absl::StrCat(t->error[0] != 0 ? t->error : curl_easy_strerror(code),
                    " (libcurl error ", static_cast<int>(code), ")");
+  // libcurl's words for a header line longer than it takes (100 KB).
+  if (code == CURLE_OUT_OF_MEMORY && !reply.headers_done)
+    why += ": the answer's headers were too large to read";
   if (Transient(code)) return absl::UnavailableError(why);
   return InvalidArgumentCat(q.What(), ": ", why);
 }

@@ -480,6 +480,8 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.star_total()
         elif self.path.startswith("/gzip"):
             self.gzipped()
+        elif self.path.startswith("/bigheader"):  # one line of 4 MiB
+            self.answer(200, {"X-Big": "a" * (4 << 20), "Content-Length": "0"})
         elif self.path == "/huge.tar.fnidx":
             self.answer(200, {"Content-Length": str(1 << 40)}, b"x" * 4096)
         elif self.path.endswith(".fnidx"):
@@ -637,6 +639,10 @@ class HostileServers(unittest.TestCase):
             # not as a server without ranges.
             self.fails(f"{s.url}/startotal.tar", f"{s.url}/startotal.tar",
                        "its Content-Range gives no size")
+            # A header line longer than libcurl takes: named as such, not
+            # only as libcurl's "Out of memory".
+            self.fails(f"{s.url}/bigheader.tar", f"HEAD {s.url}/bigheader.tar",
+                       "the answer's headers were too large to read")
             # A body compressed unasked is named by its encoding.
             self.fails(f"{s.url}/gzip.tar", f"GET {s.url}/gzip.tar bytes",
                        "(its Content-Encoding is gzip: the bytes are read "
