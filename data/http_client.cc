@@ -443,6 +443,8 @@ void HttpClient::SetOptions(const Request& q, Reply* reply, Watch* watch,
   CURL* c = static_cast<CURL*>(curl_);
   curl_easy_setopt(c, CURLOPT_URL, q.url->url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  // An S3 key is a name, not a path: "a/../b" is not "b".
+  curl_easy_setopt(c, CURLOPT_PATH_AS_IS, q.url->s3 ? 1L : 0L);
   // OnPrerequest refuses an http hop after an https one.
   curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   // A signed request's headers (the session token) must not follow a

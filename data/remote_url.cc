@@ -187,7 +187,8 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromEnvironment() {
   for (const char* name : {"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"}) {
     if (const std::string e = Env(name); !e.empty()) {
       if (!IsHttp(e) || Authority(e).empty() ||
-          e.find_first_of("?#") != std::string::npos) {
+          e.find_first_of("?#") != std::string::npos ||
+          std::any_of(e.begin(), e.end(), NotInUrl)) {
         return InvalidArgumentCat(name, " = \"", ShownUrl(e),
                                   "\": must be http://HOST[:PORT] or https:// "
                                   "(a path may follow; no query or fragment)");
@@ -241,6 +242,8 @@ std::string ShownText(absl::string_view text) {
 }
 
 std::string ShownUrl(absl::string_view url) {
+  // An s3:// key is all path: '?' and '#' are its own characters.
+  if (absl::StartsWithIgnoreCase(url, "s3://")) return ShownText(url);
   const size_t scheme = url.find("://");
   if (scheme == absl::string_view::npos) return std::string(url);
   const size_t host = scheme + 3;
@@ -337,6 +340,7 @@ absl::StatusOr<RemoteUrl> ResolveRemote(const std::string& path,
                                     endpoint.substr(host), "/", EncodeKey(key));
   r.shown = ShownUrl(path);
   r.signed_s3 = !settings.access_key.empty();
+  r.s3 = true;
   return r;
 }
 
@@ -347,7 +351,8 @@ RemoteUrl RemoteIndexUrl(const RemoteUrl& shard) {
                   ? shard.url + ".fnidx"
                   : absl::StrCat(shard.url.substr(0, query), ".fnidx",
                                  shard.url.substr(query));
-  const size_t shown_query = shard.shown.find('?');
+  const size_t shown_query =
+      shard.s3 ? std::string::npos : shard.shown.find('?');
   index.shown = shown_query == std::string::npos
                     ? shard.shown + ".fnidx"
                     : absl::StrCat(shard.shown.substr(0, shown_query), ".fnidx",

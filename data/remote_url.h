@@ -61,6 +61,8 @@ struct RemoteUrl {
   std::string url;         // requested, with any credentials it holds
   std::string shown;       // for messages: ShownUrl(url), or s3://BUCKET/KEY
   bool signed_s3 = false;  // SigV4-signed (RemoteSettings' keys)
+  // An s3:// object: its key goes as it is, dot segments too.
+  bool s3 = false;
 };
 
 // True for http://, https:// and s3:// paths, the scheme in any case.

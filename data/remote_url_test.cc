@@ -18,6 +18,9 @@ TEST(ShownUrlTest, HidesCredentialsAndQueries) {
   EXPECT_EQ(ShownUrl("http://u:p@host"), "http://host");
   EXPECT_EQ(ShownUrl("http://host?sig=2"), "http://host?<query hidden>");
   EXPECT_EQ(ShownUrl("s3://bucket/key.tar"), "s3://bucket/key.tar");
+  // An s3:// key's '?' and '#' are characters of the key, shown.
+  EXPECT_EQ(ShownUrl("s3://bucket/k?1.tar"), "s3://bucket/k?1.tar");
+  EXPECT_EQ(ShownUrl("s3://bucket/a#b.tar"), "s3://bucket/a#b.tar");
   EXPECT_EQ(ShownUrl("local/path.tar"), "local/path.tar");
 }
 
@@ -108,6 +111,15 @@ TEST(RemoteUrlTest, SchemesInAnyCaseAreUrlsWithCredentialsHidden) {
             "HTTP://h/a.tar,/local/b.tar");
   EXPECT_EQ(ResolveRemote("S3://bucket/k.tar", s)->url,
             "https://bucket.s3.us-east-1.amazonaws.com/k.tar");
+  // An s3:// key goes as it is (dot segments too: requests keep the path),
+  // and its index is KEY.fnidx, shown whole.
+  const RemoteUrl q = *ResolveRemote("s3://bucket/a/../k?1.tar", s);
+  EXPECT_TRUE(q.s3);
+  EXPECT_FALSE(r->s3);
+  EXPECT_EQ(q.url, "https://bucket.s3.us-east-1.amazonaws.com/a/../k%3F1.tar");
+  EXPECT_EQ(RemoteIndexUrl(q).url,
+            "https://bucket.s3.us-east-1.amazonaws.com/a/../k%3F1.tar.fnidx");
+  EXPECT_EQ(RemoteIndexUrl(q).shown, "s3://bucket/a/../k?1.tar.fnidx");
 }
 
 TEST(RemoteUrlTest, AFragmentIsRefusedNamingTheUrlWithoutSecrets) {
@@ -230,6 +242,8 @@ TEST_F(EnvTest, BadValuesNameTheVariable) {
       {"AWS_ENDPOINT_URL", "ftp://h"},
       {"AWS_ENDPOINT_URL", "http://h/?x=1"},
       {"AWS_ENDPOINT_URL_S3", "http://h#f"},
+      {"AWS_ENDPOINT_URL", "http://h/\r\nX: 1"},
+      {"AWS_ENDPOINT_URL", "http://h /x"},
       {"AWS_ACCESS_KEY_ID", "only-one"},
       {"FUSEDNORM_HTTP_TIMEOUT", "0.0009"},
       {"FUSEDNORM_HTTP_TIMEOUT", "1e-9"},

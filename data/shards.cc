@@ -246,10 +246,12 @@ bool IsShardSpec(const std::string& data) {
 
 namespace {
 
-// A path as the listed-once check compares it: a URL's scheme and host
-// in lower case, as they name the same server in any case.
+// A path as the listed-once check compares it: an http(s) URL's scheme and
+// host in lower case, as they name the same server in any case (an s3://
+// bucket in upper case is no bucket, and refused as such).
 std::string ListedKey(const std::string& path) {
-  if (!IsRemotePath(path)) return path;
+  if (!IsRemotePath(path) || absl::StartsWithIgnoreCase(path, "s3://"))
+    return path;
   const size_t host = path.find("://") + 3;
   const size_t end = std::min(path.find_first_of("/?#", host), path.size());
   const size_t at = path.rfind('@', end);  // userinfo keeps its case

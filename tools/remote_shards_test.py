@@ -410,6 +410,7 @@ class Hostile(http.server.BaseHTTPRequestHandler):
     http_url = ""  # where /down.tar redirects to
     https_url = ""  # where /up.tar redirects to
     big_index_gets = 0  # GETs of /bigindex.tar.fnidx
+    paths = []  # every request's path, as it came
 
     def log_message(self, *args):
         pass
@@ -426,6 +427,7 @@ class Hostile(http.server.BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self):
+        Hostile.paths.append(self.path)
         size = str(len(self.shard))
         if self.path.startswith("/loop"):
             self.answer(302, {"Location": self.path, "Content-Length": "0"})
@@ -688,6 +690,11 @@ class HostileServers(unittest.TestCase):
             self.fails(f"{s.url}/huge.tar",
                        f"GET {s.url}/huge.tar.fnidx",
                        "bytes expected; refused")
+            # An s3:// key is a name: its dot segments are sent as they
+            # are, not resolved away into another object's path.
+            run(*run_args("s3://bucket/x/../s-00.tar"),
+                env={"AWS_ENDPOINT_URL": s.url})
+            self.assertIn("/bucket/x/../s-00.tar", Hostile.paths)
             # A signed S3 request is not redirected: its token would go
             # to the redirect's host.
             keys = {"AWS_ACCESS_KEY_ID": "AK", "AWS_SECRET_ACCESS_KEY": "SK",
