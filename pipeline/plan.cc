@@ -1,6 +1,8 @@
 // MakePlan (plan.h).
 #include "pipeline/plan.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 
@@ -10,6 +12,7 @@ absl::Status MakePlan(const Chain& chain, Size2 image, SampleStream& stream,
                       SamplePlan* plan) {
   plan->ops.resize(chain.ops.size());
   plan->fused = Augmentation();
+  plan->largest_output = 0;
   Size2 size = image;
   for (const Chain::Step& step : chain.steps) {
     const PreprocessOp& op = *step.op;
@@ -30,6 +33,8 @@ absl::Status MakePlan(const Chain& chain, Size2 image, SampleStream& stream,
       return PrefixStatus(next.status(), absl::StrCat(op.name(), ": "));
     }
     size = *next;
+    plan->largest_output =
+        std::max(plan->largest_output, size.height * size.width);
   }
   if (size.height != chain.size.height || size.width != chain.size.width) {
     return InvalidArgumentCat("after the transforms it is ", size.height, "x",

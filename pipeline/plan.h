@@ -7,6 +7,7 @@
 #ifndef FUSEDNORM_PIPELINE_PLAN_H_
 #define FUSEDNORM_PIPELINE_PLAN_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,6 +22,7 @@ namespace fusednorm {
 struct SamplePlan {
   std::vector<OpDecision> ops;  // one per real op of the chain
   Augmentation fused;           // the flip and erase rectangle
+  int64_t largest_output = 0;   // the most pixels a real op makes
 };
 
 // Draws the plan of an image of `image` size through `chain` into *plan

@@ -2,6 +2,7 @@
 // into the batch, check the source.
 #include "pipeline/runner.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -27,13 +28,16 @@ DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
   return r;
 }
 
-// Takes a large sample's bytes from the budget: its decode's pixels and
-// two op buffers as large (the ops' outputs, at most), and the decoder's
-// own; false once the budget is cancelled.
+// Takes a large sample's bytes from the budget: its decode's pixels, two op
+// buffers as large as the decode or the largest output its plan makes (4
+// bytes a pixel), whichever is larger, and the decoder's own; false once
+// the budget is cancelled.
 bool Reserve(const Codec* codec, const DecodeHeader& h, const DecodeRequest& r,
              MemoryBudget* budget, Workspace* ws) {
   if (budget == nullptr || codec == nullptr) return true;
-  const int64_t bytes = 3 * codec->decoded_bytes(h.size, r) + h.decoder_bytes;
+  const int64_t pixels = codec->decoded_bytes(h.size, r);
+  const int64_t outputs = std::max(pixels, 4 * ws->plan.largest_output);
+  const int64_t bytes = pixels + 2 * outputs + h.decoder_bytes;
   if (!budget->Needs(bytes)) return true;
   if (!budget->Acquire(bytes)) return false;
   ws->budgeted = bytes;

@@ -78,9 +78,10 @@ struct Workspace {
 // How the runner may decode JPEGs for a first op that reads a window: only
 // over the window (the same pixels), and at the largest of 1/8, 1/4, 1/2
 // that keeps the window at least the op's output size (other pixels).
-// With a budget, a sample whose decode and two op buffers as large would
-// pass its free bytes takes them from it before decoding, and frees its
-// buffers after; a cancelled budget cancels the decode.
+// With a budget, a sample whose decode and two op buffers (as large as it,
+// or as the plan's largest output) would pass its free bytes takes them
+// from it before decoding, and frees its buffers after; a cancelled budget
+// cancels the decode.
 struct DecodeOptions {
   bool crop = true;
   bool scale = false;

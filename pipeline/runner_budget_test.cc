@@ -162,6 +162,21 @@ TEST(RunnerBudgetTest, AProgressiveJpegTakesItsCoefficientsToo) {
   EXPECT_LT(budget.peak(), 300 * 200 * 3 * 2 + 3 * 300 * 200 * 3);
 }
 
+// An op may make far more pixels than the decode holds (a tiny, wide
+// image resized by its shorter side): the largest output, at 4 bytes a
+// pixel, counts twice where it is larger than the decode.
+TEST(RunnerBudgetTest, TheLargestOutputCountsWhereItIsLarger) {
+  const std::string dir = MakeTempDir("fusednorm_budget");
+  mkdir((dir + "/c").c_str(), 0755);
+  WriteFile(dir + "/c/w.png", *EncodePng(Noise(2, 300, 5)));
+  const std::unique_ptr<Dataset> data = *OpenImageFolder(dir);
+  const Chain chain = MakeChain("Resize(64), CenterCrop(8)");
+  MemoryBudget budget(0, 1);
+  Workspace ws;
+  ASSERT_TRUE(RunOne(chain, *data, 0, &budget, &ws).status.ok());
+  EXPECT_EQ(budget.peak(), 2 * 300 * 3 + 2 * (4 * 64 * 9600));
+}
+
 // A sample whose plan fails is not decoded (nor charged): its error is the
 // plan's.
 TEST(RunnerBudgetTest, ASampleThatCannotBePlannedIsNotDecoded) {

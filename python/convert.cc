@@ -71,8 +71,12 @@ void Pack(const py::buffer_info& b, Images* im) {
   int64_t left = kMaxPackedBytes;
   for (const int64_t d : {n, h, w, int64_t{c}}) {
     if (!empty && d > left) {
+      // The shape as given: (N,) H, W (, C).
+      const std::string shape =
+          absl::StrCat(im->batched ? absl::StrCat(n, "x") : "", h, "x", w,
+                       im->gray ? "" : absl::StrCat("x", c));
       throw py::value_error(absl::StrCat(
-          "image of shape ", n, "x", h, "x", w, "x", c,
+          "image of shape ", shape,
           " is not contiguous within rows and too large to copy into rows "
           "(over ",
           kMaxPackedBytes, " bytes)"));

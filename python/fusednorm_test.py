@@ -277,9 +277,11 @@ class Views(unittest.TestCase):
                     fusednorm.resized_crop(v, 1, 2, 3, 10, 8),
                     fusednorm.resized_crop(c, 1, 2, 3, 10, 8)))
         huge = np.broadcast_to(np.zeros((1, 1, 3), np.uint8), (1 << 20, 1 << 20, 3))
-        with self.assertRaisesRegex(ValueError, "1x1048576x1048576x3 is not "
+        with self.assertRaisesRegex(ValueError, "shape 1048576x1048576x3 is not "
                                     "contiguous within rows and too large to copy"):
             op(huge)
+        with self.assertRaisesRegex(ValueError, "shape 2x1048576x1048576x3 is"):
+            op(np.broadcast_to(huge, (2,) + huge.shape))
 
 
 class Errors(unittest.TestCase):
