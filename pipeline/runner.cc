@@ -79,13 +79,11 @@ absl::Status PlanAndDecode(const Chain& chain, const RawSample& raw,
     decoded = Decode(
         raw.encoded, raw.what,
         [&](const DecodeHeader& h) {
-          DecodeRequest r;
           planned = MakePlan(chain, h.size, stream, &ws->plan);
           // A sample that cannot be planned is not decoded: its error is
           // the plan's.
-          r.cancel = !planned.ok();
-          if (!planned.ok()) return r;
-          r = Request(chain, ws->plan, decode, h.size);
+          if (!planned.ok()) return DecodeRequest{{}, 1, /*cancel=*/true};
+          DecodeRequest r = Request(chain, ws->plan, decode, h.size);
           r.cancel = !Reserve(codec, h, r, decode.budget, ws);
           return r;
         },

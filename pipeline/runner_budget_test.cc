@@ -26,15 +26,11 @@
 namespace fusednorm {
 namespace {
 
-// An RGB image of random bytes.
+// An RGB image of noisy gradients (testing/jpeg_files.h).
 Image Noise(int64_t h, int64_t w, uint32_t seed) {
-  Image im{h, w, 3, std::vector<uint8_t>(h * w * 3)};
-  uint32_t x = seed * 2654435761u + 1;
-  for (uint8_t& p : im.pixels) {
-    x = x * 1664525u + 1013904223u;
-    p = static_cast<uint8_t>(x >> 24);
-  }
-  return im;
+  return Image{
+      h, w, 3,
+      NoisyGradient(static_cast<int>(h), static_cast<int>(w), 3, seed)};
 }
 
 void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
