@@ -112,7 +112,8 @@ def speed(binary, local, remote, servers):
         print(f"  at the read-ahead's bound ({BOUND_MB} MiB): "
               f"{best['bound']:.0f} images/s: "
               f"{best['bound'] / best['local']:.3f}x; "
-              + bound_report.strip().splitlines()[-1].split("; ")[-1])
+              + "; ".join(bound_report.strip().splitlines()[-1]
+                          .split("; ")[-2:]))
         print(f"  nginx and the proxy used {cpu / (3 * requests) * 1e6:.0f} "
               f"us of CPU per request")
     return report

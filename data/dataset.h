@@ -71,6 +71,9 @@ struct NetworkCounters {
   uint64_t retries = 0;
   uint64_t from_cache = 0;  // samples read from a local copy of their shard
   double wait_seconds = 0;  // readers' time waiting for bytes, summed
+  // Times the read-ahead stopped at its memory bound (FUSEDNORM_HTTP_AHEAD_MB)
+  // until readers made room.
+  uint64_t bound_stops = 0;
 };
 
 class Dataset {

@@ -234,7 +234,7 @@ class RemoteStore::Ahead {
     entries_.erase(it);
     done_.wait(lock, [&] { return entry->cached || entry->done; });
     held_ -= entry->held;
-    if (waiting_for_room_ && multi_ != nullptr) {
+    if (waiting_for_room_ && multi_ != nullptr && RoomToWake()) {
       waiting_for_room_ = false;
       multi_->Wake();
     }
@@ -305,7 +305,17 @@ class RemoteStore::Ahead {
     }
     // Out of bytes, a sample read makes room; out of requests, a GET that
     // ends does, and wakes Run itself.
-    waiting_for_room_ = !stop_ && held_ >= store_->settings_.ahead_bytes;
+    const bool out_of_room = !stop_ && held_ >= store_->settings_.ahead_bytes;
+    if (out_of_room && !waiting_for_room_) ++store_->bound_stops_;
+    waiting_for_room_ = out_of_room;
+  }
+
+  // Whether a fetch thread out of bytes has enough room again to be woken
+  // (under mu_): a quarter of the bound, so that it starts its next
+  // fetches together, one wake for many samples read, not one each.
+  bool RoomToWake() const {
+    const uint64_t bound = store_->settings_.ahead_bytes;
+    return held_ <= bound - bound / 4;
   }
 
   // Counts `entry` in held_: its size, or its buffer's capacity (under
@@ -466,7 +476,8 @@ class RemoteStore::Ahead {
   bool filling_ = false;           // a shard is being copied to the cache
   uint32_t fill_next_ = kNoShard;  // the shard to copy next
   bool no_copies_ = false;         // the copying thread did not start
-  // The fetch thread is out of bytes: the next sample read wakes it.
+  // The fetch thread is out of bytes: a sample read that leaves room
+  // (RoomToWake) wakes it.
   bool waiting_for_room_ = false;
   std::atomic<bool> cancel_{false};  // the threads' requests stop
   // Drawn from the order, not yet fetched: each sample and its place.
@@ -831,6 +842,7 @@ NetworkCounters RemoteStore::network() const {
   n.retries = counters_.retries.load();
   n.from_cache = from_cache_.load();
   n.wait_seconds = wait_ns_.load() * 1e-9;
+  n.bound_stops = bound_stops_.load();
   return n;
 }
 

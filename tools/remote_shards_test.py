@@ -95,8 +95,7 @@ class Remote(unittest.TestCase):
             self.assertIn(" requests, ", r.stdout)
             self.assertIn(" 0 retries", r.stdout)
             self.same(n.url, split="val")
-            # At the read-ahead's memory bound (the shards hold 4 MB):
-            # fetch threads wait for room the readers make.
+            # At the read-ahead's memory bound (the shards hold 4 MB).
             self.same(n.url, env={"FUSEDNORM_HTTP_AHEAD_MB": "1"})
         with rs.Nginx(self.data, tls=True) as n:
             self.same(n.url, env={"SSL_CERT_FILE": n.ca_file}, threads=(2,))
@@ -105,6 +104,29 @@ class Remote(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0)
             self.assertIn(f"HEAD {n.url}/s-", r.stderr)
             self.assertIn("certificate", r.stderr)
+
+    def test_read_ahead_at_its_bound_starts_many_requests_a_wake(self):
+        # Readers slower than the network (large outputs, one thread):
+        # the read-ahead stops at its memory bound and waits for room the
+        # readers make; woken, it starts many samples' requests, not one
+        # for each sample read.
+        slow = ("--train-transforms",
+                "RandomResizedCrop(448), ColorJitter(0.4, 0.4, 0.4, 0.1)")
+        want = os.path.join(self.tmp, "local-slow.npy")
+        r = run(*run_args(os.path.join(self.data, SPEC), want), *slow)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with rs.Nginx(self.data) as n:
+            got = os.path.join(self.tmp, "remote-slow.npy")
+            r = run(*run_args(f"{n.url}/{SPEC}", got), *slow,
+                    env={"FUSEDNORM_HTTP_AHEAD_MB": "1"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(want, "rb") as a, open(got, "rb") as b:
+            self.assertTrue(a.read() == b.read(), "other bytes")
+        samples = int(re.search(r"(\d+) images in", r.stdout).group(1))
+        stops = int(re.search(r"at its memory bound (\d+) times",
+                              r.stdout).group(1))
+        self.assertGreater(stops, 0, r.stdout)
+        self.assertLessEqual(stops, samples // 8, r.stdout)
 
     def test_readers_ahead_of_the_read_ahead_fetch_each_sample_once(self):
         # One GET in flight, each 10 ms late: four readers overtake the
