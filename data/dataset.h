@@ -74,6 +74,8 @@ struct NetworkCounters {
   // Times the read-ahead stopped at its memory bound (FUSEDNORM_HTTP_AHEAD_MB)
   // until readers made room.
   uint64_t bound_stops = 0;
+  // CPU time of the threads that fetch ahead of the readers, summed.
+  double fetch_cpu_seconds = 0;
 };
 
 class Dataset {

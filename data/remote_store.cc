@@ -3,6 +3,8 @@
 // they hold.
 #include "data/remote_store.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -90,6 +92,13 @@ absl::Status ParallelFor(size_t n, int threads,
   return started;
 }
 
+// The CPU time this thread used so far, in nanoseconds.
+uint64_t ThreadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
 // The last of the idle objects `idle` (guarded by *mu), or make()'s when
 // there is none: the store's pools of clients and multi handles.
 template <typename T, typename Make>
@@ -163,6 +172,7 @@ class RemoteStore::Ahead {
     in_flight_.clear();
     done_.notify_all();
     multi_->set_cancel(nullptr);
+    store_->fetch_cpu_ns_ += ThreadCpuNs();
     store_->GiveMulti(std::move(multi_));
   }
 
@@ -843,6 +853,7 @@ NetworkCounters RemoteStore::network() const {
   n.from_cache = from_cache_.load();
   n.wait_seconds = wait_ns_.load() * 1e-9;
   n.bound_stops = bound_stops_.load();
+  n.fetch_cpu_seconds = fetch_cpu_ns_.load() * 1e-9;
   return n;
 }
 

@@ -140,6 +140,7 @@ class RemoteStore {
   mutable std::atomic<uint64_t> from_cache_{0};
   mutable std::atomic<uint64_t> wait_ns_{0};
   mutable std::atomic<uint64_t> bound_stops_{0};
+  mutable std::atomic<uint64_t> fetch_cpu_ns_{0};
   mutable std::mutex mu_;
   // Opening: one shard without an index, or one index read again alone
   // (GetIndex), at a time.

@@ -127,6 +127,10 @@ class Remote(unittest.TestCase):
                               r.stdout).group(1))
         self.assertGreater(stops, 0, r.stdout)
         self.assertLessEqual(stops, samples // 8, r.stdout)
+        # The report counts the fetching thread's CPU time (about 900
+        # requests: some hundredths of a second).
+        cpu = float(re.search(r"used ([0-9.]+) s of CPU", r.stdout).group(1))
+        self.assertGreater(cpu, 0, r.stdout)
 
     def test_readers_ahead_of_the_read_ahead_fetch_each_sample_once(self):
         # One GET in flight, each 10 ms late: four readers overtake the

@@ -316,12 +316,13 @@ void Report(FILE* out, const Preprocessor& p, const RunOptions& o,
     std::fprintf(out,
                  "network: %llu requests, %.3f MB fetched, %llu retries, "
                  "%llu samples from cache_dir; the read-ahead stopped at its "
-                 "memory bound %llu times; workers waited %.2f s for bytes\n",
+                 "memory bound %llu times and used %.2f s of CPU; workers "
+                 "waited %.2f s for bytes\n",
                  static_cast<unsigned long long>(net.requests),
                  net.bytes * 1e-6, static_cast<unsigned long long>(net.retries),
                  static_cast<unsigned long long>(net.from_cache),
                  static_cast<unsigned long long>(net.bound_stops),
-                 net.wait_seconds);
+                 net.fetch_cpu_seconds, net.wait_seconds);
   }
   if (o.device_copy) {
     const DeviceCopier::Stats& c = r.copies;
