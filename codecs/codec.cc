@@ -51,10 +51,6 @@ int64_t PngBytes(Size2 size, const DecodeRequest&) {
 
 int64_t NpyBytes(Size2, const DecodeRequest&) { return 0; }
 
-absl::Status Cancelled(const std::string& what) {
-  return absl::CancelledError(absl::StrCat(what, ": decoding cancelled"));
-}
-
 // Sets out's view to all of its storage.
 void ViewAll(DecodedImage* out) {
   out->view = out->storage.view();
@@ -113,7 +109,7 @@ absl::Status DecodeNpyRow(absl::Span<const uint8_t> bytes,
   out->scale = 1;
   out->size = Size2{a.shape[0], a.shape[1]};
   // All of it is shown whatever the answer but a cancel.
-  if (choose({out->size}).cancel) return Cancelled(what);
+  if (choose({out->size}).cancel) return DecodingCancelled(what);
   return absl::OkStatus();
 }
 

@@ -100,6 +100,10 @@ void ReadRows(jpeg_decompress_struct* cinfo, int64_t rows, uint8_t* row,
 
 }  // namespace
 
+absl::Status DecodingCancelled(const std::string& what) {
+  return absl::CancelledError(absl::StrCat(what, ": decoding cancelled"));
+}
+
 CropWindow ScaleBox(const CropWindow& box, int scale, Size2 scaled) {
   const int64_t top = box.top / scale, left = box.left / scale;
   const int64_t bottom =
@@ -233,8 +237,7 @@ absl::Status DecodeJpegInto(absl::Span<const uint8_t> bytes,
     full = Size2{cinfo->image_height, cinfo->image_width};
     out->coefficient_bytes = CoefficientBytes(cinfo);
     request = choose(full);
-    if (request.cancel)
-      return absl::CancelledError(absl::StrCat(what, ": decoding cancelled"));
+    if (request.cancel) return DecodingCancelled(what);
     const CropWindow box =
         request.region.value_or(CropWindow{0, 0, full.height, full.width});
     if (absl::Status b = ValidateBox(box, full.height, full.width); !b.ok()) {

@@ -69,6 +69,10 @@ struct JpegRequest {
   bool cancel = false;
 };
 
+// The status of a decode told to decode nothing (JpegRequest::cancel, and
+// the same for every codec): Cancelled, naming `what`.
+absl::Status DecodingCancelled(const std::string& what);
+
 // `box` of an image in the image decoded at 1/scale (`scaled` is that
 // image's size): the scaled pixels that cover it.
 CropWindow ScaleBox(const CropWindow& box, int scale, Size2 scaled);

@@ -214,7 +214,6 @@ bool StartImage(ReadState* s, Image* out) {
   }
   if (!(*s->start)(Size2{s->height, s->width})) {
     s->cancelled = true;
-    std::snprintf(s->message, sizeof(s->message), "decoding cancelled");
     return false;
   }
   out->pixels.resize(static_cast<size_t>(s->width) * s->height * 3);
@@ -313,9 +312,8 @@ absl::Status DecodePng(absl::Span<const uint8_t> bytes, const std::string& what,
         absl::StrCat(what, ": cannot allocate libpng's reader"));
   }
   if (!ReadPng(reader.png, reader.info, bytes, &s, out)) {
-    const std::string message = absl::StrCat(what, ": ", s.message);
-    if (s.cancelled) return absl::CancelledError(message);
-    return absl::InvalidArgumentError(message);
+    if (s.cancelled) return DecodingCancelled(what);
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", s.message));
   }
   if (!s.have_info) {
     return absl::InvalidArgumentError(absl::StrCat(
