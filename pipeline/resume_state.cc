@@ -55,6 +55,18 @@ std::string Check(const Fields& fields) {
   return d.Hex();
 }
 
+// `text`, or its first 40 bytes and "...": what an error shows of a value.
+std::string Shorten(const std::string& text) {
+  return text.size() <= 40 ? text : text.substr(0, 40) + "...";
+}
+
+// What an error shows of a field's value.
+std::string Shown(const FlatJsonValue& value) {
+  if (const uint64_t* n = std::get_if<uint64_t>(&value))
+    return absl::StrCat(*n);
+  return absl::StrCat("\"", Shorten(std::get<std::string>(value)), "\"");
+}
+
 // Reads field `key` of `json` into `out` (a number or a string).
 template <typename T>
 absl::Status Take(const std::map<std::string, FlatJsonValue>& json,
@@ -64,17 +76,12 @@ absl::Status Take(const std::map<std::string, FlatJsonValue>& json,
     return InvalidArgumentCat(what, ": the key \"", key, "\" is missing");
   const T* v = std::get_if<T>(&it->second);
   if (v == nullptr) {
-    return InvalidArgumentCat(
-        what, ": \"", key, "\" must be a ",
-        std::is_same_v<T, uint64_t> ? "number" : "string");
+    return InvalidArgumentCat(what, ": \"", key, "\" must be a ",
+                              std::is_same_v<T, uint64_t> ? "number" : "string",
+                              ", not ", Shown(it->second));
   }
   *out = *v;
   return absl::OkStatus();
-}
-
-// `text`, or its first 40 bytes and "...": what an error shows of a value.
-std::string Shorten(const std::string& text) {
-  return text.size() <= 40 ? text : text.substr(0, 40) + "...";
 }
 
 // "name = a in the state, b here".

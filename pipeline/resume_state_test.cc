@@ -262,6 +262,15 @@ TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
         StatusCode::kInvalidArgument,
         absl::StrCat("s.json: world_size = ", world, " is not a world size"));
   }
+  // A field of the other type: the error shows the value given.
+  std::string typed = text;
+  typed.replace(typed.find("\"version\": 2"), 12, "\"version\": \"2\"");
+  ExpectError(ParseResumeState(typed, "s.json").status(),
+              StatusCode::kInvalidArgument,
+              "s.json: \"version\" must be a number, not \"2\"");
+  ExpectError(ParseResumeState("{\"format\": 7}", "s.json").status(),
+              StatusCode::kInvalidArgument,
+              "s.json: \"format\" must be a string, not 7");
   ExpectError(ParseResumeState("{\"format\": \"fusednorm-resume-state\", "
                                "\"version\": 2}",
                                "s.json")
