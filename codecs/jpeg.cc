@@ -66,7 +66,8 @@ class Decompressor {
     const int64_t h = cinfo_.image_height, w = cinfo_.image_width;
     if (h < 1 || w < 1 || h * w > kMaxDecodedPixels) {
       return absl::InvalidArgumentError(
-          absl::StrCat(what_, ": JPEG size ", w, "x", h, " is not supported"));
+          absl::StrCat(what_, ": JPEG size ", w, "x", h, " is not supported",
+                       TooManyPixels()));
     }
     return body(&cinfo_);
   }
@@ -99,6 +100,11 @@ void ReadRows(jpeg_decompress_struct* cinfo, int64_t rows, uint8_t* row,
 }
 
 }  // namespace
+
+std::string TooManyPixels() {
+  return absl::StrCat(" (more than the ", kMaxDecodedPixels,
+                      " pixels Pillow decodes: a decompression bomb)");
+}
 
 absl::Status DecodingCancelled(const std::string& what) {
   return absl::CancelledError(absl::StrCat(what, ": decoding cancelled"));

@@ -26,8 +26,13 @@
 
 namespace fusednorm {
 
-// Largest image (pixels) the decoders accept.
-inline constexpr int64_t kMaxDecodedPixels = int64_t{1} << 28;
+// Largest image (pixels) the decoders accept: Pillow's, which refuses more
+// than twice Image.MAX_IMAGE_PIXELS as a decompression bomb (so torchvision
+// on PIL images cannot read such a file either). A few hundred bytes of
+// JPEG may declare that many pixels.
+inline constexpr int64_t kMaxDecodedPixels = 2 * int64_t{89478485};
+// Why, for messages: " (more than the ... pixels Pillow decodes)".
+std::string TooManyPixels();
 
 // What the JPEG decoder reuses from call to call: the spliced restart
 // segments and the gray/CMYK row buffer. It lives outside the decoder's

@@ -153,5 +153,47 @@ TEST(Jpeg, ChooserSeesTheSizeAndErrors) {
   EXPECT_FALSE(DecodeJpeg(std::vector<uint8_t>{0xff, 0xd8, 0xff}, "b").ok());
 }
 
+// `jpeg` (baseline) with its frame header declaring `height` x `width`.
+std::vector<uint8_t> Declaring(std::vector<uint8_t> jpeg, int height,
+                               int width) {
+  for (size_t i = 0; i + 8 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xff && jpeg[i + 1] == 0xc0) {
+      jpeg[i + 5] = height >> 8, jpeg[i + 6] = height & 0xff;
+      jpeg[i + 7] = width >> 8, jpeg[i + 8] = width & 0xff;
+      return jpeg;
+    }
+  }
+  ADD_FAILURE() << "no SOF0 marker";
+  return jpeg;
+}
+
+TEST(Jpeg, RefusesMorePixelsThanPillowDecodes) {
+  // A few hundred bytes may declare a decompression bomb: Pillow refuses
+  // more than 178956970 pixels (twice Image.MAX_IMAGE_PIXELS), and so does
+  // the decoder, before allocating any.
+  const std::vector<uint8_t> jpeg = Encode(16, 16, TJSAMP_444, TJPF_RGB, 0);
+  absl::StatusOr<DecodedRegion> r =
+      DecodeJpeg(Declaring(jpeg, 13378, 13377), "bomb.jpg");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "bomb.jpg: JPEG size 13377x13378 is not supported (more than the "
+            "178956970 pixels Pillow decodes: a decompression bomb)");
+  // 13377 x 13377 = 178944129 pixels is allowed: the chooser sees it.
+  Size2 seen;
+  DecodedRegion region;
+  const absl::Status s = DecodeJpegInto(
+      Declaring(jpeg, 13377, 13377), "big.jpg",
+      [&](Size2 size) {
+        seen = size;
+        JpegRequest cancel;
+        cancel.cancel = true;
+        return cancel;
+      },
+      &region);
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  EXPECT_EQ(seen.height, 13377);
+  EXPECT_EQ(seen.width, 13377);
+}
+
 }  // namespace
 }  // namespace fusednorm

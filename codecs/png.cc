@@ -112,7 +112,8 @@ void CheckSize(png_structp png, ReadState* s) {
   const int64_t pixels = int64_t{s->width} * s->height;
   if (pixels > kMaxDecodedPixels) {
     std::snprintf(s->message, sizeof(s->message),
-                  "PNG size %ux%u is not supported", s->width, s->height);
+                  "PNG size %ux%u is not supported%s", s->width, s->height,
+                  TooManyPixels().c_str());
     png_longjmp(png, 1);
   }
   const int64_t least = pixels * s->file_bits / 8;  // bytes of image data
@@ -268,8 +269,9 @@ void Configure(png_structp png, ReadState* s) {
   static const png_byte kTrns[5] = "tRNS";
   png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
   png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, kTrns, 1);
-  // kMaxDecodedPixels bounds the size, not libpng's 1000000-pixel sides.
-  png_set_user_limits(png, kMaxDecodedPixels, kMaxDecodedPixels);
+  // CheckSize bounds the size (naming why), not libpng's 1000000-pixel
+  // sides: libpng's own limit is the PNG format's.
+  png_set_user_limits(png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
   // zlib's largest window whatever the stream's header says, as Pillow's
   // inflateInit.
   png_set_option(png, PNG_MAXIMUM_INFLATE_WINDOW, PNG_OPTION_ON);

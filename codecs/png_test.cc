@@ -75,8 +75,19 @@ TEST(Png, RejectsTooManyPixelsBeforeAllocating) {
                             "big.png: PNG size 65536x8192 is not supported");
   ExpectRejectedUnallocated(Resized(png, 1 << 28, 2),
                             "big.png: PNG size 268435456x2 is not supported");
+  ExpectRejectedUnallocated(Resized(png, 0x7fffffff, 1),
+                            "big.png: PNG size 2147483647x1 is not supported");
   ExpectRejectedUnallocated(Resized(png, 1, (1 << 28) + 1),
-                            "big.png: not a readable PNG");
+                            "big.png: PNG size 1x268435457 is not supported");
+  // Pillow's decompression-bomb limit, 178956970 pixels: one more is
+  // refused for its size, that many for its bytes (4x4 pixels' worth).
+  ExpectRejectedUnallocated(
+      Resized(png, 178956971, 1),
+      "big.png: PNG size 178956971x1 is not supported (more than the "
+      "178956970 pixels Pillow decodes: a decompression bomb)");
+  ExpectRejectedUnallocated(Resized(png, 178956970, 1),
+                            "big.png: corrupt or truncated PNG: 178956970x1 "
+                            "pixels cannot be in the ");
 }
 
 TEST(Png, RejectsMoreImageDataThanTheFileCanHoldBeforeAllocating) {

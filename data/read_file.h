@@ -29,9 +29,9 @@ absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path,
 
 // The bounds the readers of whole files use, so that a file that claims
 // (or sparsely holds) gigabytes is refused before its memory is taken.
-// One image file: the decoders' largest image (codecs' kMaxDecodedPixels,
-// 2^28 pixels) of 4 channels, as an .npy's bytes or more than any
-// compressed file of it, plus 1 MiB.
+// One image file: 2^28 pixels of 4 channels (more than the decoders'
+// largest image, codecs' kMaxDecodedPixels), as an .npy's bytes or more
+// than any compressed file of it, plus 1 MiB.
 inline constexpr size_t kMaxImageFileBytes = (size_t{1} << 30) + (1 << 20);
 // One file of a built-in dataset (an MNIST idx file, a CIFAR-10 batch):
 // 2 GiB, some 40 times MNIST's largest.
