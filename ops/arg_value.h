@@ -22,21 +22,21 @@ struct OpCall;  // ops/transform_list.h
 
 struct ArgValue {
   enum class Kind {
-    kNone,    // None
-    kBool,    // True, False
-    kInt,     // an integer: 176, -1
-    kFloat,   // a number with a fraction or an exponent: 0.5, 1e-3, inf
-    kText,    // a quoted string: 'bicubic'
-    kName,    // a bare name: bicubic, InterpolationMode.BICUBIC
-    kTuple,   // (a, b) or [a, b]
-    kCall,    // an op inside an argument: RandomChoice([MixUp(0.2)])
+    kNone,   // None
+    kBool,   // True, False
+    kInt,    // an integer: 176, -1
+    kFloat,  // a number with a fraction or an exponent: 0.5, 1e-3, inf
+    kText,   // a quoted string: 'bicubic'
+    kName,   // a bare name: bicubic, InterpolationMode.BICUBIC
+    kTuple,  // (a, b) or [a, b]
+    kCall,   // an op inside an argument: RandomChoice([MixUp(0.2)])
   };
   Kind kind = Kind::kNone;
   bool boolean = false;
   int64_t integer = 0;
   double number = 0;
-  std::string text;              // kText, kName
-  std::vector<ArgValue> items;   // kTuple
+  std::string text;                    // kText, kName
+  std::vector<ArgValue> items;         // kTuple
   std::shared_ptr<const OpCall> call;  // kCall
 
   static ArgValue None() { return {}; }

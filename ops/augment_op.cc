@@ -15,9 +15,9 @@ namespace fusednorm {
 namespace {
 
 constexpr const char* kNames[kAugmentOps] = {
-    "Identity",   "ShearX",    "ShearY",     "TranslateX",   "TranslateY",
-    "Rotate",     "Brightness", "Color",     "Contrast",     "Sharpness",
-    "Posterize",  "Solarize",  "AutoContrast", "Equalize",   "Invert"};
+    "Identity",  "ShearX",     "ShearY",       "TranslateX", "TranslateY",
+    "Rotate",    "Brightness", "Color",        "Contrast",   "Sharpness",
+    "Posterize", "Solarize",   "AutoContrast", "Equalize",   "Invert"};
 
 // math.degrees' factor (CPython: 180.0 / Py_MATH_PI).
 constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
@@ -35,15 +35,13 @@ absl::Status Affine(const AugmentContext& c, const ImageView& input,
                     Point2 translate, Point2 shear,
                     std::optional<Point2> center, AffineScratch* scratch,
                     Image* output) {
-  return TorchvisionAffine(*c.kernel, input, 0.0, translate, 1.0, shear,
-                           center, c.filter, c.fill, scratch, output);
+  return TorchvisionAffine(*c.kernel, input, 0.0, translate, 1.0, shear, center,
+                           c.filter, c.fill, scratch, output);
 }
 
 }  // namespace
 
-const char* AugmentOpName(AugmentOp op) {
-  return kNames[static_cast<int>(op)];
-}
+const char* AugmentOpName(AugmentOp op) { return kNames[static_cast<int>(op)]; }
 
 std::optional<AugmentOp> AugmentOpNamed(absl::string_view name) {
   for (int k = 0; k < kAugmentOps; ++k) {
@@ -86,9 +84,9 @@ absl::Status CheckMagnitude(AugmentOp op, double m) {
   }
 }
 
-absl::Status ApplyAugmentOp(AugmentOp op, double m,
-                            const AugmentContext& c, const ImageView& input,
-                            AffineScratch* scratch, Image* output) {
+absl::Status ApplyAugmentOp(AugmentOp op, double m, const AugmentContext& c,
+                            const ImageView& input, AffineScratch* scratch,
+                            Image* output) {
   FUSEDNORM_RETURN_IF_ERROR(CheckMagnitude(op, m));
   const AugmentKernelInfo& k = *c.kernel;
   switch (op) {

@@ -7,17 +7,17 @@ namespace fusednorm {
 namespace {
 
 constexpr AugmentOp kWideOps[] = {
-    AugmentOp::kIdentity,   AugmentOp::kShearX,     AugmentOp::kShearY,
-    AugmentOp::kTranslateX, AugmentOp::kTranslateY, AugmentOp::kRotate,
-    AugmentOp::kBrightness, AugmentOp::kColor,      AugmentOp::kContrast,
-    AugmentOp::kSharpness,  AugmentOp::kPosterize,  AugmentOp::kSolarize,
+    AugmentOp::kIdentity,     AugmentOp::kShearX,     AugmentOp::kShearY,
+    AugmentOp::kTranslateX,   AugmentOp::kTranslateY, AugmentOp::kRotate,
+    AugmentOp::kBrightness,   AugmentOp::kColor,      AugmentOp::kContrast,
+    AugmentOp::kSharpness,    AugmentOp::kPosterize,  AugmentOp::kSolarize,
     AugmentOp::kAutoContrast, AugmentOp::kEqualize};
 
 constexpr AugmentOp kAutoOps[] = {
-    AugmentOp::kShearX,     AugmentOp::kShearY,    AugmentOp::kTranslateX,
-    AugmentOp::kTranslateY, AugmentOp::kRotate,    AugmentOp::kBrightness,
-    AugmentOp::kColor,      AugmentOp::kContrast,  AugmentOp::kSharpness,
-    AugmentOp::kPosterize,  AugmentOp::kSolarize,  AugmentOp::kAutoContrast,
+    AugmentOp::kShearX,     AugmentOp::kShearY,   AugmentOp::kTranslateX,
+    AugmentOp::kTranslateY, AugmentOp::kRotate,   AugmentOp::kBrightness,
+    AugmentOp::kColor,      AugmentOp::kContrast, AugmentOp::kSharpness,
+    AugmentOp::kPosterize,  AugmentOp::kSolarize, AugmentOp::kAutoContrast,
     AugmentOp::kEqualize,   AugmentOp::kInvert};
 
 // 8 - round(index / ((bins - 1) / divisor)) in torch's float32 division,

@@ -37,9 +37,7 @@ namespace fusednorm {
 // decision as the list of ops applied.
 class AugmentPolicy : public PreprocessOp {
  public:
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override {
-    return input;
-  }
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override { return input; }
   bool KeepsSize() const override { return true; }
   absl::StatusOr<int> OutputChannels(int channels) const override;
   absl::Status Validate() const override;

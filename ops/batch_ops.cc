@@ -397,8 +397,8 @@ absl::StatusOr<BatchDecision> RandomChoice::DecisionFromFields(
 // ---- applying ----
 
 void MixBatch(const BatchDecision& d, const BatchShape& s,
-              const MixKernelInfo& kernel, uint8_t* data, size_t count,
-              std::vector<uint8_t>* scratch) {
+              const MixKernelInfo& kernel, const std::vector<bool>& ok,
+              uint8_t* data, size_t count, std::vector<uint8_t>* scratch) {
   if (d.kind == BatchDecision::Kind::kNone || count == 0) return;
   const size_t bytes = s.sample_bytes;
   // Sample i mixes with the original of sample i - 1: from the last down
@@ -407,7 +407,9 @@ void MixBatch(const BatchDecision& d, const BatchShape& s,
   uint8_t* last = scratch->data();
   std::memcpy(last, data + (count - 1) * bytes, bytes);
   for (size_t i = count; i-- > 0;) {
-    const uint8_t* partner = i == 0 ? last : data + (i - 1) * bytes;
+    const size_t p = (i + count - 1) % count;
+    if (!MixesWithPartner(ok[i], ok[p])) continue;
+    const uint8_t* partner = i == 0 ? last : data + p * bytes;
     MixSample(d, s, kernel, partner, data + i * bytes);
   }
 }
@@ -431,16 +433,21 @@ void MakeTargets(const BatchDecision& d, absl::Span<const int64_t> labels,
   const bool mixed = d.kind != BatchDecision::Kind::kNone;
   const float own = mixed ? static_cast<float>(d.lam) : 1.0f;
   const float other = static_cast<float>(1.0 - d.lam);
-  for (size_t i = 0; i < n && K > 0; ++i) {
-    float* row = targets + i * K;
-    const int64_t partner = labels[(i + n - 1) % n];
-    if (mixed && partner >= 0) row[partner] = other;
-    if (labels[i] >= 0) row[labels[i]] = row[labels[i]] + own;
-  }
-  if (label_smoothing == 0) return;
   const float keep = static_cast<float>(1.0 - label_smoothing);
   const float add = static_cast<float>(label_smoothing / num_classes);
-  for (size_t j = 0; j < n * K; ++j) targets[j] = targets[j] * keep + add;
+  for (size_t i = 0; i < n && K > 0; ++i) {
+    if (labels[i] < 0) continue;  // skipped: zeros
+    float* row = targets + i * K;
+    const int64_t partner = labels[(i + n - 1) % n];
+    if (mixed && MixesWithPartner(true, partner >= 0)) {
+      row[partner] = other;
+      row[labels[i]] = row[labels[i]] + own;
+    } else {
+      row[labels[i]] = 1.0f;
+    }
+    if (label_smoothing == 0) continue;
+    for (size_t j = 0; j < K; ++j) row[j] = row[j] * keep + add;
+  }
 }
 
 }  // namespace fusednorm

@@ -161,6 +161,16 @@ inline SampleStream BatchStream(uint64_t seed, uint32_t epoch, uint64_t batch) {
 // A draw from Beta(alpha, alpha) (alpha > 0) from `stream`.
 double DrawBeta(double alpha, SampleStream& stream);
 
+// Whether a sample is mixed with its partner (the sample before it,
+// roll(1)), given whether each is a sample or a skipped one (its worker
+// failed: zeros, label -1). A skipped sample is mixed with nothing, so its
+// row stays zeros (image and soft target), and the sample whose partner it
+// is keeps its own image and target: a skipped sample never leaks into a
+// real one.
+inline bool MixesWithPartner(bool sample_ok, bool partner_ok) {
+  return sample_ok && partner_ok;
+}
+
 // Applies `d` to one sample: `cur` (in place) with `partner`, the original
 // of the sample before it (roll(1)), MixUp's values with `kernel`.
 void MixSample(const BatchDecision& d, const BatchShape& shape,
@@ -168,16 +178,18 @@ void MixSample(const BatchDecision& d, const BatchShape& shape,
                uint8_t* cur);
 
 // Applies `d` to the `count` samples at `data` (in place), MixUp's values
-// with `kernel` (kernels/mix/mix_dispatch.h); `scratch` holds the last
+// with `kernel` (kernels/mix/mix_dispatch.h), where MixesWithPartner says,
+// `ok[i]` telling whether sample i is a sample; `scratch` holds the last
 // sample's original while the others are mixed (grown as needed).
 void MixBatch(const BatchDecision& d, const BatchShape& shape,
-              const MixKernelInfo& kernel, uint8_t* data, size_t count,
-              std::vector<uint8_t>* scratch);
+              const MixKernelInfo& kernel, const std::vector<bool>& ok,
+              uint8_t* data, size_t count, std::vector<uint8_t>* scratch);
 
 // Writes the soft targets of `labels` (count x num_classes float32, row i
 // for sample i) mixed as `d` mixes the images, smoothed by
-// `label_smoothing`. A label of -1 (a skipped sample) has an all-zero row
-// before mixing; other labels must be in [0, num_classes).
+// `label_smoothing`. A label of -1 is a skipped sample: its row is all
+// zeros (smoothed too) and it mixes with nothing (MixesWithPartner); other
+// labels must be in [0, num_classes).
 void MakeTargets(const BatchDecision& d, absl::Span<const int64_t> labels,
                  int64_t num_classes, double label_smoothing, float* targets);
 

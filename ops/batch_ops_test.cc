@@ -108,7 +108,8 @@ TEST(MixBatch, MixUpIsTheRolledBatchTimesOneMinusLamPlusTheBatchTimesLam) {
           d.kind = BatchDecision::Kind::kMixUp;
           d.lam = 0.3141592653589793;
           std::vector<uint8_t> scratch;
-          MixBatch(d, s, *kernel, data.data(), n, &scratch);
+          MixBatch(d, s, *kernel, std::vector<bool>(n, true), data.data(), n,
+                   &scratch);
           const float a = static_cast<float>(1.0 - d.lam);
           const float b = static_cast<float>(d.lam);
           const size_t values =
@@ -135,7 +136,8 @@ TEST(MixBatch, CutMixPastesThePartnersBox) {
     d.kind = BatchDecision::Kind::kCutMix;
     d.x1 = 2, d.y1 = 1, d.x2 = 8, d.y2 = 4;
     std::vector<uint8_t> scratch;
-    MixBatch(d, s, DefaultMix(), data.data(), n, &scratch);
+    MixBatch(d, s, DefaultMix(), std::vector<bool>(n, true), data.data(), n,
+             &scratch);
     const int stored = layout == Layout::kHWC4 ? 4 : 3;
     for (size_t i = 0; i < n; ++i) {
       const uint8_t* got = &data[i * s.sample_bytes];
@@ -169,13 +171,53 @@ TEST(MakeTargets, OneHotMixedAndSmoothed) {
   MakeTargets(d, labels, 3, 0.0, t.data());
   const float a = static_cast<float>(1.0 - 0.7), b = static_cast<float>(0.7);
   // Row i: the partner (label of i - 1) gets 1 - lam, its own label lam.
-  EXPECT_EQ(t, (std::vector<float>{0, 0, b, b, 0, a, a + b, 0, 0, a, 0, 0}));
+  // The skipped sample (-1) mixes with nothing: its row stays zeros, and
+  // row 0, whose partner it is, keeps its own one-hot target.
+  EXPECT_EQ(t, (std::vector<float>{0, 0, 1, b, 0, a, a + b, 0, 0, 0, 0, 0}));
   MakeTargets(d, labels, 3, 0.1, t.data());
   const float keep = static_cast<float>(1.0 - 0.1);
   const float add = static_cast<float>(0.1 / 3);
-  EXPECT_EQ(t[2], b * keep + add);
+  EXPECT_EQ(t[2], 1 * keep + add);
   EXPECT_EQ(t[0], 0 * keep + add);
   EXPECT_EQ(t[5], a * keep + add);
+  // Smoothing leaves a skipped row zeros: it adds nothing to a loss.
+  EXPECT_EQ(std::vector<float>(t.begin() + 9, t.end()),
+            (std::vector<float>{0, 0, 0}));
+}
+
+TEST(MixBatch, SkippedSamplesMixWithNothing) {
+  // Every place of one skipped sample in a batch of 4, MixUp and CutMix:
+  // the skipped one keeps its zeros, the one after it (its partner's
+  // place: roll(1)) its own values, the others mix as before.
+  const BatchShape s = Shape(DType::kFloat32, Layout::kHWC, 4, 5, 3);
+  const size_t n = 4;
+  BatchDecision mixup;
+  mixup.kind = BatchDecision::Kind::kMixUp;
+  mixup.lam = 0.375;
+  BatchDecision cutmix;
+  cutmix.kind = BatchDecision::Kind::kCutMix;
+  cutmix.x1 = 1, cutmix.y1 = 0, cutmix.x2 = 4, cutmix.y2 = 3;
+  for (const BatchDecision& d : {mixup, cutmix}) {
+    for (size_t skipped = 0; skipped < n; ++skipped) {
+      SCOPED_TRACE(
+          absl::StrCat(static_cast<int>(d.kind), " skipped ", skipped));
+      std::vector<uint8_t> data = Batch(s, n, 11);
+      std::fill_n(&data[skipped * s.sample_bytes], s.sample_bytes, 0);
+      std::vector<bool> ok(n, true);
+      ok[skipped] = false;
+      std::vector<uint8_t> want = data, all = data, scratch;
+      MixBatch(d, s, DefaultMix(), std::vector<bool>(n, true), all.data(), n,
+               &scratch);
+      for (size_t i = 0; i < n; ++i) {
+        if (i != skipped && i != (skipped + 1) % n) {
+          std::memcpy(&want[i * s.sample_bytes], &all[i * s.sample_bytes],
+                      s.sample_bytes);
+        }
+      }
+      MixBatch(d, s, DefaultMix(), ok, data.data(), n, &scratch);
+      EXPECT_EQ(data, want);
+    }
+  }
 }
 
 TEST(Decide, CutMixBoxAndAdjustedLam) {

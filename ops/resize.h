@@ -107,10 +107,10 @@ class Resizer {
 
 // One resize with a Resizer and a workspace of its own, for one-off callers
 // (a loop over images keeps a Resizer and a ResizeWorkspace instead).
-absl::Status ResizeBox(
-    const ImageView& input, const CropWindow& box, Size2 size,
-    ResizeFilter filter, Image* output, absl::string_view kernel = "",
-    Interpolation interpolation = Interpolation::kBilinear);
+absl::Status ResizeBox(const ImageView& input, const CropWindow& box,
+                       Size2 size, ResizeFilter filter, Image* output,
+                       absl::string_view kernel = "",
+                       Interpolation interpolation = Interpolation::kBilinear);
 
 }  // namespace fusednorm
 

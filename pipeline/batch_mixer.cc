@@ -14,6 +14,7 @@ void BatchMixer::Open(const BatchDecision& d, const BatchShape& shape,
   data_ = data;
   count_ = count;
   landed_.assign(count, false);
+  ok_.assign(count, false);
   busy_ = false;
   const bool mixes = d.kind != BatchDecision::Kind::kNone && count > 0;
   next_ = mixes ? count : 0;
@@ -28,7 +29,10 @@ void BatchMixer::SaveIfLast(size_t pos) {
               shape_.sample_bytes);
 }
 
-void BatchMixer::Landed(size_t pos) { landed_[pos] = true; }
+void BatchMixer::Landed(size_t pos, bool ok) {
+  landed_[pos] = true;
+  ok_[pos] = ok;
+}
 
 bool BatchMixer::Claim(size_t* pos) {
   if (busy_ || next_ == 0) return false;
@@ -42,6 +46,7 @@ bool BatchMixer::Claim(size_t* pos) {
 }
 
 void BatchMixer::Mix(size_t pos) const {
+  if (!MixesWithPartner(ok_[pos], ok_[(pos + count_ - 1) % count_])) return;
   const size_t bytes = shape_.sample_bytes;
   const uint8_t* partner = pos == 0 ? last_.data() : data_ + (pos - 1) * bytes;
   MixSample(d_, shape_, *kernel_, partner, data_ + pos * bytes);

@@ -41,8 +41,9 @@ class BatchMixer {
   // Copies sample `pos` when it is the last, after it is written and
   // before it is Landed (its worker owns it then, without the lock).
   void SaveIfLast(size_t pos);
-  // Sample `pos` is in.
-  void Landed(size_t pos);
+  // Sample `pos` is in: a sample (`ok`) or a skipped one, which is mixed
+  // with nothing (MixesWithPartner).
+  void Landed(size_t pos, bool ok);
   // The next sample to mix into *pos when it can be mixed now and no other
   // thread is mixing; Mix(*pos) outside the lock, then Done(*pos).
   bool Claim(size_t* pos);
@@ -58,7 +59,8 @@ class BatchMixer {
   uint8_t* data_ = nullptr;
   size_t count_ = 0;
   std::vector<bool> landed_;
-  size_t next_ = 0;  // samples next_ .. count_ - 1 are mixed
+  std::vector<bool> ok_;  // per sample: not skipped
+  size_t next_ = 0;       // samples next_ .. count_ - 1 are mixed
   bool busy_ = false;
   std::vector<uint8_t> last_;  // the last sample's original
 };

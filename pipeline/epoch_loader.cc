@@ -286,7 +286,7 @@ struct EpochLoader::Impl {
       }
     }
     ++done[r];
-    mixers[r].Landed(pos);
+    mixers[r].Landed(pos, label.ok());
   }
 
   // Mixes what the batch at ring position `r` can mix now, unlocking `lock`

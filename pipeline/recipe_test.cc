@@ -328,7 +328,9 @@ void ExpectMixedBatches(DType dtype, Layout layout, size_t batch_size,
     const BatchDecision d = (*batch_op)[0]->Decide({size, size}, stream);
     kinds.insert(static_cast<int>(d.kind));
     std::vector<uint8_t> scratch;
-    MixBatch(d, shape, **SelectMixKernel(""), bytes.data(), n, &scratch);
+    std::vector<bool> ok;
+    for (const int64_t label : labels) ok.push_back(label >= 0);
+    MixBatch(d, shape, **SelectMixKernel(""), ok, bytes.data(), n, &scratch);
     std::vector<float> targets(n * 10);
     MakeTargets(d, labels, 10, 0.1, targets.data());
     for (size_t k = 0; k < n; ++k) {

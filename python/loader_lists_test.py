@@ -296,6 +296,45 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "set num_classes"):
             fusednorm.Loader(batch_transforms=T.MixUp())
 
+    def test_skipped_samples_are_mixed_with_nothing(self):
+        # A folder with broken files, skipped (on_error='skip'): a skipped
+        # sample's row stays zeros, image and soft target (smoothed too),
+        # and the sample whose partner it is keeps its own image and
+        # target; the rest is the batch op's apply() on the plain batch.
+        rng = np.random.default_rng(5)
+        with tempfile.TemporaryDirectory() as root:
+            for c in range(2):
+                os.makedirs(os.path.join(root, f"c{c}"))
+                for i in range(14):
+                    Image.fromarray(rng.integers(0, 256, (20, 24, 3), np.uint8)).save(
+                        os.path.join(root, f"c{c}", f"{i:02d}.jpg"))
+                for i in range(3):
+                    open(os.path.join(root, f"c{c}", f"{i:02d}x.jpg"), "wb").close()
+            lists = dict(data=root, dataset="folder", images=0, on_error="skip",
+                         train_transforms="RandomResizedCrop(16)", layout="chw")
+            mix = T.RandomChoice([T.MixUp(0.2), T.CutMix(1.0)])
+            plain = epoch(**lists)
+            mixed = epoch(**lists, batch_transforms=mix, num_classes=2,
+                          label_smoothing=0.1)
+        skips = set()
+        for b, ((x, labels), (mx, targets)) in enumerate(zip(plain, mixed)):
+            d = mix.decide(16, 16, seed=3, epoch=0, batch=b)
+            want_x, want_t = mix.apply(x, labels, d, num_classes=2,
+                                       label_smoothing=0.1)
+            self.assertTrue(np.array_equal(mx, want_x), (b, d))
+            self.assertTrue(np.array_equal(targets, want_t), (b, d))
+            n = len(labels)
+            for i in np.flatnonzero(labels < 0):
+                skips.add(i)
+                self.assertFalse(mx[i].any(), (b, i))
+                self.assertFalse(targets[i].any(), (b, i))
+                j = (i + 1) % n
+                if labels[j] >= 0:
+                    self.assertTrue(np.array_equal(mx[j], x[j]), (b, j))
+                    self.assertAlmostEqual(targets[j].sum(), 1.0, places=6)
+                    self.assertAlmostEqual(targets[j][labels[j]], 0.95, places=6)
+        self.assertGreaterEqual(len(skips), 3, "skipped samples in several places")
+
     def test_repeated_augmentations_keep_rasamplers_length(self):
         for world, rank in ((1, 0), (2, 1), (3, 2)):
             loader = fusednorm.Loader(dataset="synthetic", images=600,

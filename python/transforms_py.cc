@@ -451,9 +451,11 @@ class PyBatchTransform {
     std::memcpy(out.mutable_data(), contiguous.data(), images.nbytes());
     py::array_t<float> targets({n, num_classes});
     const MixKernelInfo& kernel = *Value(SelectMixKernel(""));
+    std::vector<bool> ok(l.size());
+    for (size_t i = 0; i < l.size(); ++i) ok[i] = l[i] >= 0;
     WithoutGil([&] {
       std::vector<uint8_t> scratch;
-      MixBatch(d, s, kernel, static_cast<uint8_t*>(out.mutable_data()),
+      MixBatch(d, s, kernel, ok, static_cast<uint8_t*>(out.mutable_data()),
                static_cast<size_t>(n), &scratch);
       MakeTargets(d, l, num_classes, label_smoothing, targets.mutable_data());
     });

@@ -124,7 +124,8 @@ class BatchTransform:
               label_smoothing=0.0, layout="chw"):
         """(mixed images, soft targets) of a float32 or float16 batch,
         (N, C, H, W) for layout "chw" or (N, H, W, C) for "hwc", and its
-        int labels (-1: a skipped sample, an all-zero target row).
+        int labels (-1: a skipped sample, mixed with nothing: its target row
+        is all zeros, and the sample after it keeps its own image and target).
         `num_classes` defaults to the op's own (MixUp(alpha, num_classes))."""
         import numpy as np
         num_classes = self._classes(num_classes)
