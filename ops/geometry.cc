@@ -263,16 +263,27 @@ CropWindow RandomResizedCrop::Window(int64_t height, int64_t width,
     return *box;
   }
   // Fallback: the central crop, its aspect ratio clamped into [ratio_min,
-  // ratio_max].
+  // ratio_max]. A ratio far from the image's may round a side to 0, as in
+  // torchvision: an empty crop, whose output is black (IsEmptyCrop).
   const double in_ratio = static_cast<double>(width) / height;
   int64_t w = width, h = height;
   if (in_ratio < ratio_min_) {
-    h = std::max<int64_t>(1, RoundHalfEven(w / ratio_min_));
+    h = std::min(height, RoundHalfEven(w / ratio_min_));
   } else if (in_ratio > ratio_max_) {
-    w = std::max<int64_t>(1, RoundHalfEven(h * ratio_max_));
+    w = std::min(width, RoundHalfEven(h * ratio_max_));
   }
   return {(height - h) / 2, (width - w) / 2, h, w};
 }
+
+namespace {
+
+// Whether `w` is an empty crop (a side of 0) of an `input`-sized image:
+// RandomResizedCrop's fallback may draw one, as torchvision's does.
+bool IsEmptyCrop(const CropWindow& w, Size2 input) {
+  return (w.height == 0 || w.width == 0) && w.Inside(input);
+}
+
+}  // namespace
 
 absl::Status RandomResizedCrop::Apply(const ImageView& input,
                                       const OpDecision& decision,
@@ -280,6 +291,16 @@ absl::Status RandomResizedCrop::Apply(const ImageView& input,
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   if (!decision.window) {
     return InvalidArgumentCat(name(), ": Apply needs the window Decide drew");
+  }
+  if (IsEmptyCrop(*decision.window, {input.height, input.width})) {
+    // Pillow resizes an empty image to zeros, alpha included.
+    FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+    output->height = size_.height;
+    output->width = size_.width;
+    output->channels = input.channels;
+    output->pixels.assign(
+        static_cast<size_t>(size_.height * size_.width * input.channels), 0);
+    return absl::OkStatus();
   }
   return resizer_->Resize(input, *decision.window, size_, &ws->resize, output);
 }
@@ -302,8 +323,10 @@ absl::StatusOr<OpDecision> RandomResizedCrop::DecisionFromFields(
   FUSEDNORM_ASSIGN_OR_RETURN(w.height, r.Int("height"));
   FUSEDNORM_ASSIGN_OR_RETURN(w.width, r.Int("width"));
   FUSEDNORM_RETURN_IF_ERROR(r.Done());
-  FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
-      ValidateBox(w, input.height, input.width), "RandomResizedCrop: "));
+  if (!IsEmptyCrop(w, input)) {
+    FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
+        ValidateBox(w, input.height, input.width), "RandomResizedCrop: "));
+  }
   OpDecision d;
   d.window = w;
   return d;

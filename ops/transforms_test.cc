@@ -185,6 +185,11 @@ TEST(RandomResizedCrop, WindowsInsideReproducibleAndFallback) {
 // no box fits, as in torchvision, and RandomResizedCrop falls back to its
 // central crop (the sanitizer build checks that nothing overflows).
 TEST(RandomResizedCrop, ExtremeRangesFitNoBox) {
+  // The fallback's windows, as torchvision's get_params gives them: a
+  // ratio no side can reach rounds the other side to 0.
+  const std::map<double, CropWindow> fallback = {{0.75, {0, 0, 120, 90}},
+                                                 {1e40, {60, 0, 0, 90}},
+                                                 {1e-40, {0, 45, 120, 0}}};
   for (const BoxRange range :
        {BoxRange{0.08, 1e300, 0.75, 4.0 / 3}, BoxRange{0.5, 1.0, 1e40, 1e40},
         BoxRange{0.5, 1.0, 1e-40, 1e-40}}) {
@@ -207,11 +212,48 @@ TEST(RandomResizedCrop, ExtremeRangesFitNoBox) {
     ASSERT_TRUE(rrc.Validate().ok()) << rrc.name();
     SampleStream s(4, 0, 1);
     const CropWindow w = rrc.Window(120, 90, s);
-    EXPECT_GE(w.top, 0);
-    EXPECT_GE(w.height, 1);
-    EXPECT_LE(w.top + w.height, 120);
-    EXPECT_LE(w.left + w.width, 90);
+    const CropWindow want = fallback.at(range.ratio_min);
+    EXPECT_EQ(w.top, want.top);
+    EXPECT_EQ(w.left, want.left);
+    EXPECT_EQ(w.height, want.height);
+    EXPECT_EQ(w.width, want.width);
   }
+}
+
+// torchvision's fallback may round a side to 0 (a ratio far from the
+// image's): Pillow then resizes an empty crop, which gives zeros, alpha
+// included. The same window, the same black output, and the decision is
+// one apply() takes; a crop not inside the image is still refused.
+TEST(RandomResizedCrop, EmptyFallbackIsBlackAsTorchvisions) {
+  const RandomResizedCrop rrc(8, 0.5, 1.0, 0.01, 0.02);
+  for (const int channels : {1, 3, 4}) {
+    const Image img = Pattern(8, 3, channels);
+    SampleStream s(1, 0, 0);
+    const OpDecision d = rrc.Decide({8, 3}, s);
+    ASSERT_TRUE(d.window.has_value());
+    EXPECT_EQ(d.window->top, 0);
+    EXPECT_EQ(d.window->left, 1);
+    EXPECT_EQ(d.window->height, 8);
+    EXPECT_EQ(d.window->width, 0);  // round(8 * 0.02)
+    OpWorkspace ws;
+    Image out;
+    out.pixels.assign(8 * 8 * 4, 0xab);  // poisoned
+    ASSERT_TRUE(rrc.Apply(img.view(), d, &ws, &out).ok());
+    EXPECT_EQ(out.height, 8);
+    EXPECT_EQ(out.width, 8);
+    EXPECT_EQ(out.channels, channels);
+    EXPECT_EQ(out.pixels, std::vector<uint8_t>(8 * 8 * channels, 0));
+  }
+  const auto fields = [](int64_t left, int64_t width) {
+    return std::vector<NamedArg>{{"top", ArgValue::Int(0)},
+                                 {"left", ArgValue::Int(left)},
+                                 {"height", ArgValue::Int(8)},
+                                 {"width", ArgValue::Int(width)}};
+  };
+  EXPECT_TRUE(rrc.DecisionFromFields(fields(1, 0), {8, 3}).ok());
+  EXPECT_TRUE(rrc.DecisionFromFields(fields(3, 0), {8, 3}).ok());
+  EXPECT_FALSE(rrc.DecisionFromFields(fields(4, 0), {8, 3}).ok());
+  EXPECT_FALSE(rrc.DecisionFromFields(fields(1, -1), {8, 3}).ok());
 }
 
 TEST(Transforms, BadInputsAreErrors) {

@@ -21,7 +21,9 @@ DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
   DecodeRequest r;
   if (chain.ops.empty() || !plan.ops[0].window) return r;
   const CropWindow& window = *plan.ops[0].window;
-  if (!window.Inside(size)) return r;
+  // Outside (padding), or empty (RandomResizedCrop's black fallback,
+  // which reads no pixel): the whole image.
+  if (!window.Inside(size) || window.height < 1 || window.width < 1) return r;
   if (decode.crop) r.region = window;
   const std::optional<Size2> out = chain.ops[0]->FixedOutputSize();
   if (decode.scale && out) r.scale = DecodeScale(window, *out);

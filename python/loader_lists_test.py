@@ -296,6 +296,17 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "set num_classes"):
             fusednorm.Loader(batch_transforms=T.MixUp())
 
+    def test_an_empty_fallback_crop_is_black_as_torchvisions(self):
+        # A ratio no crop of these images can have: torchvision's central
+        # fallback rounds the width to 0 and Pillow resizes the empty crop
+        # to zeros; normalized, each channel is -mean / std.
+        for x, _ in epoch(layout="chw", train_transforms=(
+                "RandomResizedCrop(8, scale=(0.5, 1), ratio=(1e-4, 2e-4))")):
+            for c, (m, s) in enumerate(zip((0.485, 0.456, 0.406),
+                                           (0.229, 0.224, 0.225))):
+                self.assertEqual(len(np.unique(x[:, c])), 1)
+                self.assertAlmostEqual(float(x[0, c, 0, 0]), -m / s, places=5)
+
     def test_skipped_samples_are_mixed_with_nothing(self):
         # A folder with broken files, skipped (on_error='skip'): a skipped
         # sample's row stays zeros, image and soft target (smoothed too),
