@@ -297,18 +297,52 @@ class Errors(unittest.TestCase):
                   lambda f: TV.AutoAugment(fill=f),
                   lambda f: TV.RandAugment(fill=f),
                   lambda f: TV.TrivialAugmentWide(fill=f)]
-        for fill in (np.uint8(9), np.int64(9), np.float32(9), np.float16(9)):
-            self.assertEqual(np.asarray(F.pad(pil, 1, fill=fill))[0, 0].tolist(),
-                             [9, 0, 0])
+        ours = [lambda f: T.RandomCrop(5, padding=1, fill=f),
+                lambda f: T.RandomRotation(10, fill=f),
+                lambda f: T.RandomAffine(10, fill=f),
+                lambda f: T.AutoAugment(fill=f),
+                lambda f: T.RandAugment(fill=f),
+                lambda f: T.TrivialAugmentWide(fill=f)]
+        for fill in (np.uint8(9), np.int64(9), np.float32(9), np.float16(9),
+                     torch.tensor(9), np.array([9])):
+            # Through affine's fill (pad refuses a tensor or an array).
+            moved = F.affine(pil, 0, [2, 0], 1, [0, 0], fill=fill)
+            self.assertEqual(np.asarray(moved)[0, 0].tolist(), [9, 0, 0])
             for make in makers:
-                with self.subTest(fill=repr(fill), t=type(make(0)).__name__), \
+                try:
+                    tv = make(fill)
+                except TypeError:  # RandomRotation's own check refuses tensors
+                    continue
+                with self.subTest(fill=repr(fill), t=type(tv).__name__), \
                         self.assertRaisesRegex(TypeError, "one packed colour"):
-                    T.from_torchvision(make(fill))
+                    T.from_torchvision(tv)
+            # fusednorm's own classes take torchvision's arguments: the same
+            # fill would mean the same packed colour, refused too.
+            for make in ours:
+                with self.subTest(fill=repr(fill), ours=True), \
+                        self.assertRaisesRegex(TypeError, "one packed colour"):
+                    make(fill)
+        with self.assertRaisesRegex(TypeError, "not a fill torchvision"):
+            T.from_torchvision(TV.TrivialAugmentWide(fill=np.array([1, 2, 3])))
         for fill in (np.float64(9), 9, 9.0):
             self.assertEqual(np.asarray(F.pad(pil, 1, fill=fill))[0, 0].tolist(),
                              [9, 9, 9])
             for make in makers:
                 self.assertEqual(T.from_torchvision(make(fill)).fill, 9)
+
+    def test_autoaugment_runs_the_policies_list_torchvision_runs(self):
+        # torchvision runs `policies`, made from `policy` at construction:
+        # a policy set afterwards changes nothing there, and a list of
+        # one's own is not a policy fusednorm runs (never dropped).
+        t = TV.AutoAugment()
+        t.policy = TV.AutoAugmentPolicy.CIFAR10
+        self.assertEqual(T.from_torchvision(t).policy, "AutoAugmentPolicy.IMAGENET")
+        t = TV.AutoAugment(TV.AutoAugmentPolicy.SVHN)
+        self.assertEqual(T.from_torchvision(t).policy, "AutoAugmentPolicy.SVHN")
+        t.policies = [(("Invert", 1.0, None), ("Invert", 1.0, None))]
+        with self.assertRaisesRegex(TypeError, "AutoAugment: its policies are not "
+                                    "the list of any AutoAugmentPolicy"):
+            T.from_torchvision(t)
 
     def test_v2_per_type_fills_give_the_images_fill(self):
         # v2 keeps `fill` as given; a dict is looked up by the input's type,

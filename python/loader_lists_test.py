@@ -218,6 +218,14 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "interpolation = lanczos"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(
                 8, interpolation=TV.InterpolationMode.LANCZOS)])
+        # A size set after construction: an int makes torchvision resize the
+        # crop's shorter side (not square), refused, never made square.
+        for size in (300, [300]):
+            t = TV.RandomResizedCrop(176)
+            t.size = size
+            with self.assertRaisesRegex(TypeError, "RandomResizedCrop: size=.*300.* "
+                                        "makes torchvision resize each crop's shorter side"):
+                fusednorm.Loader(train_transforms=[t])
         with self.assertRaisesRegex(TypeError, "value = 'random'"):
             fusednorm.Loader(train_transforms=[TV.CenterCrop(8), TV.ToTensor(),
                                                TV.RandomErasing(value="random")])

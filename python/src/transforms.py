@@ -46,6 +46,10 @@ class Transform:
     _name = None
 
     def __init__(self, *args, resize_filter="pil", **kwargs):
+        if self._name in _FILL_AT:  # fill as torchvision's means it
+            at = _FILL_AT[self._name]
+            _check_fill(self._name, kwargs["fill"] if "fill" in kwargs else
+                        args[at] if at < len(args) else None)
         self._op = _fusednorm.Transform(self._name, args, kwargs, resize_filter)
 
     @property
@@ -258,6 +262,10 @@ def _docstring(row):
 
 
 _classes = {}
+# The position of each op's fill among its arguments.
+_FILL_AT = {r["name"]: [p for p, _, _ in r["params"]].index("fill")
+            for r in _fusednorm.op_rows()
+            if "fill" in [p for p, _, _ in r["params"]]}
 for _row in _fusednorm.op_rows():
     _base = Transform if _row["kind"] == "sample" else BatchTransform
     _classes[_row["name"]] = type(_row["name"], (_base,), {
@@ -298,20 +306,61 @@ def _dtype(t):
     return dtype
 
 
+def _check_fill(name, fill):
+    """TypeError unless `fill` means to torchvision v1 what it means to
+    fusednorm: v1 spreads only an int or a float over the channels; another
+    single number (a NumPy scalar, a 0-d tensor) reaches Pillow as int(fill),
+    one packed colour, and an array or tensor of several fails there."""
+    if fill is None or isinstance(fill, (int, float, list, tuple, str)):
+        return
+    if isinstance(fill, _Number) or getattr(fill, "size", None) == 1 or (
+            callable(getattr(fill, "numel", None)) and fill.numel() == 1):
+        raise TypeError(
+            f"{name}: fill={fill!r} ({type(fill).__name__}) is one packed "
+            f"colour to torchvision, (value, 0, 0) on RGB images, not a "
+            f"value for every channel: give an int, a float or a tuple")
+    raise TypeError(
+        f"{name}: fill={fill!r} ({type(fill).__name__}) is not a fill "
+        f"torchvision's transforms of PIL images take: give an int, a float "
+        f"or a tuple")
+
+
 def _fill(t):
     fill = t.fill
     if isinstance(fill, dict):  # v2's per-type fills: the images'
         fill = _for_images(type(t).__name__, "fill", fill)
-    if (isinstance(fill, _Number) and not isinstance(fill, (int, float))
-            and ".v2." not in type(t).__module__):
-        # v1 spreads only int and float over the channels; another number
-        # (a NumPy scalar) reaches Pillow as one packed colour.
-        raise TypeError(
-            f"{type(t).__name__}: fill={fill!r} ({type(fill).__name__}) is "
-            f"one packed colour to torchvision, (value, 0, 0) on RGB images, "
-            f"not a value for every channel: give an int, a float or a "
-            f"tuple")
+    if ".v2." not in type(t).__module__:
+        _check_fill(type(t).__name__, fill)
     return _sequence(fill)
+
+
+def _policy(t):
+    """AutoAugment's policy: torchvision runs the list `policies` its
+    constructor made from `policy` (v2: `_policies`), whatever was set
+    since, so the list is what names it; a list of one's own is refused."""
+    policies = getattr(t, "policies", getattr(t, "_policies", None))
+    for policy in type(t.policy):
+        if t._get_policies(policy) == policies:
+            return policy
+    raise TypeError(
+        f"{type(t).__name__}: its policies are not the list of any "
+        f"AutoAugmentPolicy (a list of one's own, or one changed after "
+        f"construction): fusednorm runs the named policies only "
+        f"({', '.join(p.name for p in type(t.policy))})")
+
+
+def _crop_size(t):
+    """RandomResizedCrop's size: its constructor makes it (h, w); an int or
+    one value set since makes torchvision resize the crop's shorter side,
+    an output of the crop's shape, which fusednorm does not make."""
+    size = _sequence(t.size)
+    if not isinstance(size, tuple) or len(size) != 2:
+        raise TypeError(
+            f"{type(t).__name__}: size={t.size!r} makes torchvision resize "
+            f"each crop's shorter side to it (its constructor makes size "
+            f"(h, w)); fusednorm's crops are h x w: construct it with the "
+            f"size")
+    return size
 
 
 def _for_images(name, key, values):
@@ -356,7 +405,7 @@ def _random_crop(t):
 # torchvision class -> its arguments, read from the object's attributes.
 _TORCHVISION = {
     "RandomResizedCrop": lambda t: dict(
-        size=_sequence(t.size), scale=_sequence(t.scale),
+        size=_crop_size(t), scale=_sequence(t.scale),
         ratio=_sequence(t.ratio), interpolation=t.interpolation,
         antialias=getattr(t, "antialias", None)),
     "Resize": lambda t: dict(
@@ -384,7 +433,7 @@ _TORCHVISION = {
     "ToDtype": lambda t: dict(dtype=_dtype(t), scale=getattr(t, "scale", False)),
     "ConvertImageDtype": lambda t: dict(dtype=t.dtype),
     "AutoAugment": lambda t: dict(
-        policy=t.policy, interpolation=t.interpolation, fill=_fill(t)),
+        policy=_policy(t), interpolation=t.interpolation, fill=_fill(t)),
     "RandAugment": lambda t: dict(
         num_ops=t.num_ops, magnitude=t.magnitude,
         num_magnitude_bins=t.num_magnitude_bins,
