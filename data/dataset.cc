@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "codecs/codec.h"
 #include "core/digest.h"
@@ -277,20 +278,41 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenImageFolder(
   return std::unique_ptr<Dataset>(new Folder(root, std::move(files)));
 }
 
+namespace {
+
+// InvalidArgument naming `path` unless `bytes` starts with an idx header of
+// `header` bytes and `magic`: what the file is instead (empty, too short, or
+// the magic it has).
+absl::Status CheckIdxHeader(const std::vector<uint8_t>& bytes, size_t header,
+                            uint32_t magic, const std::string& path,
+                            const char* what) {
+  if (bytes.empty())
+    return InvalidArgumentCat(path, ": the file is empty, not ", what);
+  if (bytes.size() < header) {
+    return InvalidArgumentCat(path, ": ", bytes.size(), " bytes, shorter than ",
+                              what, "'s ", header, "-byte header");
+  }
+  const uint32_t found = BigEndian32(bytes.data());
+  if (found != magic) {
+    return InvalidArgumentCat(path, ": not ", what, " (magic ",
+                              absl::StrFormat("0x%x", found), ", not ",
+                              absl::StrFormat("0x%x", magic), ")");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Dataset>> OpenMnist(
     const std::string& images_path, const std::string& labels_path) {
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> im,
                              ReadFileBytes(images_path, kMaxDatasetFileBytes));
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<uint8_t> lb,
                              ReadFileBytes(labels_path, kMaxDatasetFileBytes));
-  if (im.size() < 16 || BigEndian32(im.data()) != 0x803) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(images_path, ": not an idx3 image file (magic 0x803)"));
-  }
-  if (lb.size() < 8 || BigEndian32(lb.data()) != 0x801) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(labels_path, ": not an idx1 label file (magic 0x801)"));
-  }
+  FUSEDNORM_RETURN_IF_ERROR(
+      CheckIdxHeader(im, 16, 0x803, images_path, "an idx3 image file"));
+  FUSEDNORM_RETURN_IF_ERROR(
+      CheckIdxHeader(lb, 8, 0x801, labels_path, "an idx1 label file"));
   const uint64_t n = BigEndian32(im.data() + 4),
                  rows = BigEndian32(im.data() + 8),
                  cols = BigEndian32(im.data() + 12);

@@ -552,7 +552,16 @@ TEST(Datasets, Mnist) {
   im[3] = 0x01;
   WriteFile(dir + "/train-images-idx3-ubyte", im);
   ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
-              "magic 0x803");
+              "train-images-idx3-ubyte: not an idx3 image file (magic 0x801, "
+              "not 0x803)");
+  WriteFile(dir + "/train-images-idx3-ubyte", {});
+  ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
+              "train-images-idx3-ubyte: the file is empty, not an idx3 image "
+              "file");
+  WriteFile(dir + "/train-images-idx3-ubyte", {0, 0, 8, 3});
+  ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
+              "train-images-idx3-ubyte: 4 bytes, shorter than an idx3 image "
+              "file's 16-byte header");
 }
 
 TEST(Datasets, Cifar10) {
