@@ -140,10 +140,14 @@ Images ReadImages(const py::buffer& image, bool gray_too) {
 }
 
 int ArrayDimensions(const py::handle& v) {
-  if (PyUnicode_Check(v.ptr()) || !py::hasattr(v, "ndim") ||
-      !py::hasattr(v, "tolist"))
+  // A class (numpy.float32, numpy.ndarray) has the attributes too, as
+  // descriptors: no array.
+  if (PyUnicode_Check(v.ptr()) || PyType_Check(v.ptr()) ||
+      !py::hasattr(v, "ndim") || !py::hasattr(v, "tolist"))
     return -1;
-  return py::int_(v.attr("ndim")).cast<int>();
+  const py::object ndim = v.attr("ndim");
+  if (!PyLong_Check(ndim.ptr())) return -1;
+  return ndim.cast<int>();
 }
 
 bool IsBool(const py::handle& v) {

@@ -392,8 +392,18 @@ class Limits(unittest.TestCase):
         self.assertEqual(repr(T.Resize(np.int64(32))), repr(T.Resize(32)))
         self.assertEqual(repr(T.RandomResizedCrop(np.array([24, 32]))),
                          repr(T.RandomResizedCrop((24, 32))))
-        with self.assertRaisesRegex(ValueError, "Resize argument 1: .* too large"):
+        # A positional argument is named by its parameter.
+        with self.assertRaisesRegex(ValueError, "Resize size: .* too large"):
             T.Resize(2**70)
+        with self.assertRaisesRegex(ValueError, "ColorJitter brightness: .* too large"):
+            T.ColorJitter(2**70)
+        # A class (its ndim is a descriptor) is no array: named as a type.
+        with self.assertRaisesRegex(TypeError, "ConvertImageDtype dtype: an "
+                                    "argument of type type is not one"):
+            T.ConvertImageDtype(np.float32)
+        with self.assertRaisesRegex(TypeError, "Normalize mean: an argument of "
+                                    "type type is not one"):
+            T.Normalize(np.ndarray, [1.0])
         with self.assertRaisesRegex(ValueError, "CenterCrop size: .* too large"):
             T.CenterCrop(size=np.array([2**70], dtype=object))
         with self.assertRaisesRegex(TypeError, "Resize interpolation: an argument of type"):

@@ -152,9 +152,14 @@ OpCall MakeCall(const std::string& name, const py::tuple& args,
                 const py::dict& kwargs) {
   OpCall call;
   call.name = name;
+  const OpRow* row = FindOpRow(name);
   for (size_t i = 0; i < args.size(); ++i) {
-    call.args.push_back(
-        {"", Argument(args[i], absl::StrCat(name, " argument ", i + 1))});
+    // Named by its parameter where the op has one there (more positional
+    // arguments than parameters are refused later, naming the op).
+    const std::string where = row != nullptr && i < row->params.size()
+                                  ? absl::StrCat(name, " ", row->params[i].name)
+                                  : absl::StrCat(name, " argument ", i + 1);
+    call.args.push_back({"", Argument(args[i], where)});
   }
   for (const auto& [k, v] : kwargs) {
     const std::string key = py::str(k);
