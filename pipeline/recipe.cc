@@ -194,10 +194,9 @@ absl::Status CheckSize(const std::string& list_name,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o,
-                                            std::optional<Size2> image_size) {
+// MakeRecipeLists but for the lists' output sizes, which may need the
+// dataset's image size.
+absl::StatusOr<RecipeLists> MakeUnsizedLists(const RecipeOptions& o) {
   if (o.size.height < 1 || o.size.width < 1 || o.size.height > kMaxCropSide ||
       o.size.width > kMaxCropSide) {
     return InvalidArgumentCat("size = ", o.size.height, "x", o.size.width,
@@ -229,8 +228,6 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o,
   FUSEDNORM_RETURN_IF_ERROR(TakeNormalize(o.names.val, o.normalization_given,
                                           &lists.val, &lists.normalization,
                                           &taken));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.train, lists.train, image_size));
-  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.val, lists.val, image_size));
   if (!o.batch_transforms.empty()) {
     FUSEDNORM_ASSIGN_OR_RETURN(
         std::vector<std::unique_ptr<BatchOp>> batch,
@@ -243,6 +240,20 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o,
     if (!batch.empty()) lists.batch = std::move(batch[0]);
   }
   return lists;
+}
+
+}  // namespace
+
+absl::StatusOr<RecipeLists> MakeRecipeLists(const RecipeOptions& o,
+                                            std::optional<Size2> image_size) {
+  FUSEDNORM_ASSIGN_OR_RETURN(RecipeLists lists, MakeUnsizedLists(o));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.train, lists.train, image_size));
+  FUSEDNORM_RETURN_IF_ERROR(CheckSize(o.names.val, lists.val, image_size));
+  return lists;
+}
+
+absl::Status CheckRecipeLists(const RecipeOptions& o) {
+  return MakeUnsizedLists(o).status();
 }
 
 LoaderSettings RecipeOptions::DefaultRecipeLoader() {

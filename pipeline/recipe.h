@@ -90,6 +90,11 @@ absl::StatusOr<RecipeLists> MakeRecipeLists(
     const RecipeOptions& options,
     std::optional<Size2> image_size = std::nullopt);
 
+// MakeRecipeLists' checks that need no dataset (every op and argument, the
+// lists' grammar and order; not their output sizes), so that a bad list is
+// reported before a missing or slow dataset is opened.
+absl::Status CheckRecipeLists(const RecipeOptions& options);
+
 // The Preprocessor of the recipe over `dataset`; its errors are
 // MakeRecipeLists' and Commit()'s.
 absl::StatusOr<Preprocessor> BuildRecipe(

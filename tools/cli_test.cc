@@ -460,6 +460,10 @@ TEST(Cli, TransformLists) {
       {{"--train-transforms= "},
        "--train-transforms is an empty list: name at least one transform"},
       {{"--num-classes=-1"}, "--num-classes=-1: must be in 0..16777216"},
+      // A bad list is reported before missing data is looked for.
+      {{"--data=/nonexistent/fusednorm-data",
+        "--train-transforms=ColorJitter(hue=0.6), RandomResizedCrop(8)"},
+       "--train-transforms position 0 (ColorJitter): ColorJitter hue = 0.6"},
       {{"--repeated-augmentations=2", "--images=100"}, "RASampler keeps"},
   };
   for (const auto& b : bad) {

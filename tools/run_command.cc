@@ -363,6 +363,9 @@ absl::Status WritePreviewFile(FILE* out, const Preprocessor& p,
 
 absl::Status RunCommand(const SettingValues& flags, FILE* out, FILE* err) {
   FUSEDNORM_ASSIGN_OR_RETURN(const RunOptions o, RunOptionsFromFlags(flags));
+  // The lists came from flags: checked before the data is opened.
+  if (absl::Status lists = CheckRecipeLists(o.recipe); !lists.ok())
+    return AsUsageError(lists);
   FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data,
                              OpenRecipeDataset(o.recipe));
   // Everything the builder checks came from a flag.
