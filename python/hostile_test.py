@@ -314,6 +314,17 @@ class Limits(unittest.TestCase):
             with self.subTest(kwargs=kwargs), self.assertRaises(TypeError):
                 fusednorm.Loader(**SMALL | kwargs)
 
+    def test_a_loader_inside_torchs_dataloader_says_what_it_is(self):
+        # torch takes an object with __len__ for a dataset of samples and
+        # indexes it: a TypeError saying a Loader is iterated instead.
+        import torch.utils.data
+        with fusednorm.Loader(**SMALL) as loader:
+            with self.assertRaisesRegex(TypeError, "a fusednorm.Loader is not "
+                                        "indexed: iterate it"):
+                next(iter(torch.utils.data.DataLoader(loader)))
+            with self.assertRaisesRegex(TypeError, "is not indexed"):
+                loader[0]
+
     def test_decide_and_apply_name_the_wrong_argument(self):
         from fusednorm import transforms as T
         op, mix = T.RandomCrop(4, padding=2), T.MixUp(0.2, num_classes=3)
@@ -462,8 +473,8 @@ class Limits(unittest.TestCase):
                 fusednorm.Loader(images=8, size=16, **kw)
 
     def test_a_data_folder_whose_path_is_not_utf8(self):
-        # Its name as os.fsdecode gives it (surrogate escapes), a str or a
-        # Path: read as torchvision's ImageFolder reads it, shown escaped.
+        # Its name as os.fsdecode gives it (surrogate escapes), a str, a
+        # Path or bytes: read as torchvision's ImageFolder reads it, shown escaped.
         import tempfile
         with tempfile.TemporaryDirectory() as d:
             root = os.path.join(d, os.fsdecode(b"caf\xe9-\xff"))
@@ -472,7 +483,7 @@ class Limits(unittest.TestCase):
                 for i in range(2):
                     Image.new("RGB", (12, 10), (40 * i, 3, 9)).save(
                         os.path.join(root, c, f"{i}.png"))
-            for data in (root, pathlib.Path(root)):
+            for data in (root, pathlib.Path(root), os.fsencode(root)):
                 loader = fusednorm.Loader(data=data, split="val", size=8,
                                           batch_size=4)
                 (images, labels), = list(loader)

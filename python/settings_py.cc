@@ -181,7 +181,9 @@ std::string AsText(const char* callable, const Setting& s,
         if (!PyUnicode_Check(v.ptr()))
           WrongType(callable, s, v, "an int or a str such as \"64M\"");
       }
-      if (PyUnicode_Check(v.ptr()) || py::hasattr(v, "__fspath__"))
+      // A path as os takes one: str, bytes or os.PathLike.
+      if (PyUnicode_Check(v.ptr()) || PyBytes_Check(v.ptr()) ||
+          py::hasattr(v, "__fspath__"))
         return PathText(callable, s, v);
       WrongType(callable, s, v, "a str or a path");
     case SettingType::kChoice:

@@ -290,7 +290,7 @@ class Loader:
         """Loader(key=value, ...) of the keywords given (transform lists as
         their text; URLs in data= without user, password or query)."""
         kwargs = dict(self._kwargs)
-        if isinstance(kwargs.get("data"), str):  # no credentials, no queries
+        if isinstance(kwargs.get("data"), (str, bytes)):  # no credentials, no queries
             kwargs["data"] = _os.fsdecode(_fusednorm._shown_data(
                 _os.fsencode(kwargs["data"])))
         return _call_repr("Loader", self.settings, kwargs)
@@ -303,6 +303,15 @@ class Loader:
 
     def __len__(self):
         return len(self._loader)
+
+    def __getitem__(self, key):
+        # torch's DataLoader takes an object with __len__ for a dataset of
+        # samples and indexes it: say what a Loader is instead.
+        raise TypeError(
+            "a fusednorm.Loader is not indexed: iterate it (for images, labels "
+            "in loader); it makes whole batches with its own threads, "
+            "shuffling and decisions, so it takes torch.utils.data."
+            "DataLoader's place rather than going inside one")
 
     def __copy__(self):
         # A shallow copy would share the workers and the state, and closing
