@@ -35,4 +35,9 @@ std::string ShortestDouble(double v) {
                                  .ptr);
 }
 
+std::string Shortened(absl::string_view text, size_t most) {
+  if (text.size() <= most) return std::string(text);
+  return absl::StrCat(text.substr(0, most), "...");
+}
+
 }  // namespace fusednorm

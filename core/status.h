@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 // Evaluates `expr` (an absl::Status) and returns it from the enclosing function
 // if not OK.
@@ -39,6 +40,10 @@ int ShortestDigits(double v, int* exponent);
 // `v` in those digits, as printf's %g writes them (1.0000001, 0.5, 1e+39),
 // whatever the program's locale.
 std::string ShortestDouble(double v);
+
+// `text`, or its first `most` bytes and "...": what a message shows of a
+// value that may be long (a 5,000-digit number, a file's text).
+std::string Shortened(absl::string_view text, size_t most = 40);
 
 namespace status_internal {
 // What a message shows of one part: a float or double in all the digits it

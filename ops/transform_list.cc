@@ -265,7 +265,8 @@ class Parser {
           !digits.empty())
         return ArgValue::Int(v);
       if (errno == ERANGE)
-        return Error(absl::StrCat(digits, " is too large for an integer"));
+        return Error(
+            absl::StrCat(Shortened(digits), " is too large for an integer"));
     } else {
       // from_chars ignores the locale (strtod would stop at the point where
       // the program's locale writes a comma); it takes no '+'.

@@ -136,6 +136,15 @@ TEST(TransformList, ErrorsNameTheCharacterAndTheOp) {
   }
 }
 
+// A number of thousands of digits is shown by its first 40 and "...".
+TEST(TransformList, HugeNumbersAreShownShortened) {
+  const std::string huge = "Resize(" + std::string(5000, '9') + ")";
+  const absl::Status s = ParseTransformList(huge, "list").status();
+  ExpectError(s, StatusCode::kInvalidArgument,
+              std::string(40, '9') + "... is too large for an integer");
+  EXPECT_LT(s.message().size(), 200u) << s.message().size();
+}
+
 // Hostile nesting is refused, not recursed into without bound.
 TEST(TransformList, DeepNestingIsRefused) {
   std::string deep = "Op(";

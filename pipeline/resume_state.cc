@@ -55,16 +55,11 @@ std::string Check(const Fields& fields) {
   return d.Hex();
 }
 
-// `text`, or its first 40 bytes and "...": what an error shows of a value.
-std::string Shorten(const std::string& text) {
-  return text.size() <= 40 ? text : text.substr(0, 40) + "...";
-}
-
 // What an error shows of a field's value.
 std::string Shown(const FlatJsonValue& value) {
   if (const uint64_t* n = std::get_if<uint64_t>(&value))
     return absl::StrCat(*n);
-  return absl::StrCat("\"", Shorten(std::get<std::string>(value)), "\"");
+  return absl::StrCat("\"", Shortened(std::get<std::string>(value)), "\"");
 }
 
 // Reads field `key` of `json` into `out` (a number or a string).
@@ -136,7 +131,7 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   uint64_t version = 0;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "version", what, &version));
   if (format != kFormat || version != kResumeStateVersion) {
-    return InvalidArgumentCat(what, ": format \"", Shorten(format),
+    return InvalidArgumentCat(what, ": format \"", Shortened(format),
                               "\" version ", version,
                               " is not a resume state this build "
                               "reads (\"",
@@ -180,7 +175,7 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
     }
   }
   if (check != Check(fields)) {
-    return InvalidArgumentCat(what, ": its check (", Shorten(check),
+    return InvalidArgumentCat(what, ": its check (", Shortened(check),
                               ") does not match its content (", Check(fields),
                               "): the state was edited or damaged");
   }
@@ -197,11 +192,11 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
         "the dataset's index digest (its files' names and sizes, a shard's "
         "members, or its "
         "contents)",
-        Shorten(state.dataset), here.dataset);
+        Shortened(state.dataset), here.dataset);
   }
   if (state.seed != here.seed) return Differs("seed", state.seed, here.seed);
   if (state.split != here.split)
-    return Differs("split", Shorten(state.split), here.split);
+    return Differs("split", Shortened(state.split), here.split);
   if (state.batch_size != here.batch_size)
     return Differs("batch_size", state.batch_size, here.batch_size);
   if (state.shuffle != here.shuffle)
@@ -219,7 +214,7 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
         state.world_size, ", not ", here.world_size);
   }
   if (state.recipe != here.recipe) {
-    return Differs("the transforms' digest", Shorten(state.recipe),
+    return Differs("the transforms' digest", Shortened(state.recipe),
                    absl::StrCat(here.recipe, " (this run's transforms: ",
                                 p.PixelRecipe(split), ")"));
   }

@@ -65,7 +65,7 @@ ArgValue ToArgValue(py::handle v, int depth) {
     if (!index) throw py::error_already_set();
     const long long x = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     if (overflow != 0) {
-      throw py::value_error(absl::StrCat(std::string(py::repr(v)),
+      throw py::value_error(absl::StrCat(Shortened(std::string(py::repr(v))),
                                          " is too large for an integer"));
     }
     return ArgValue::Int(x);
