@@ -104,8 +104,9 @@ class Limits(unittest.TestCase):
 
     @NO_LIMITS_UNDER_ASAN
     def test_a_sample_too_large_for_memory_is_named(self):
-        # A JPEG whose header says 16000x12000: its pixels do not fit under
-        # the limit, and the error names the file.
+        # A JPEG whose header says 12000x12000 (under the decoders' limit,
+        # Pillow's): its pixels do not fit under the memory limit, and the
+        # error names the file.
         from PIL import Image
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "c"))
@@ -113,7 +114,7 @@ class Limits(unittest.TestCase):
             Image.new("RGB", (64, 48), (1, 2, 3)).save(small, "JPEG")
             data = bytearray(small.getvalue())
             sof = data.find(b"\xff\xc0")
-            data[sof + 5:sof + 9] = (12000).to_bytes(2, "big") + (16000).to_bytes(2, "big")
+            data[sof + 5:sof + 9] = (12000).to_bytes(2, "big") * 2
             big = os.path.join(d, "c", "big.jpg")
             with open(big, "wb") as f:
                 f.write(data)
