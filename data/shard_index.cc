@@ -61,6 +61,12 @@ struct Members {
   std::unordered_set<std::string> keys;
 };
 
+// Makes sample `s` fail when read, saying why after "its image " (the
+// first reason given stands). The index keeps the reason as a link's.
+void SampleFails(ShardEntry* s, std::string why) {
+  if (s->link_error.empty()) s->link_error = std::move(why);
+}
+
 // Adds member `m` to the samples (a new sample when its key differs from
 // the last one's).
 absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
@@ -85,16 +91,21 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
   }
   ShardEntry& s = samples->back();
   if (ext == "cls") {
-    if (!m.link_error.empty())
-      return InvalidArgumentCat(where, ": .cls ", m.link_error);
     if (s.label != -1)  // -1 until a .cls sets it
       return InvalidArgumentCat(where, ": a second .cls for key ",
                                 EscapeKey(key));
+    // A .cls that is no label fails its sample when it is read (on_error
+    // decides, as for a corrupt image), not the shard.
     const absl::string_view text(
         reinterpret_cast<const char*>(bytes.data() + m.offset), m.size);
     const absl::string_view digits = absl::StripAsciiWhitespace(text);
-    if (!absl::SimpleAtoi(digits, &s.label))
-      return InvalidArgumentCat(where, ": .cls ", ClsText(digits));
+    if (!m.link_error.empty()) {
+      SampleFails(&s, absl::StrCat("has a .cls that ", m.link_error));
+    } else if (!absl::SimpleAtoi(digits, &s.label)) {
+      s.label = -1;
+      SampleFails(
+          &s, absl::StrCat("has a .cls that is no label: ", ClsText(digits)));
+    }
     return absl::OkStatus();
   }
   if (images->back())
@@ -104,19 +115,24 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
   s.npy = codec->channels == 0;  // the file says (.npy)
   s.offset = m.offset;
   s.size = m.size;
-  s.link_error = m.link_error;
+  if (!m.link_error.empty()) SampleFails(&s, m.link_error);
   return absl::OkStatus();
 }
 
 // The channel count of sample `s` (3 for encoded images; an .npy's header
-// says its own).
-absl::StatusOr<int> Channels(const ShardEntry& s,
-                             absl::Span<const uint8_t> bytes,
-                             const std::string& what) {
-  if (!s.npy || !s.link_error.empty()) return 3;
-  FUSEDNORM_ASSIGN_OR_RETURN(
-      const NpyArray a, ParseNpyImage(bytes.subspan(s.offset, s.size), what));
-  return static_cast<int>(a.shape[2]);
+// says its own), or 0 for a sample that fails when read: an .npy whose
+// header cannot be read becomes one.
+int Channels(ShardEntry* s, absl::Span<const uint8_t> bytes) {
+  if (!s->link_error.empty()) return 0;
+  if (!s->npy) return 3;
+  const absl::StatusOr<NpyArray> a =
+      ParseNpyImage(bytes.subspan(s->offset, s->size), ".npy");
+  if (!a.ok()) {
+    SampleFails(s, absl::StrCat("is an .npy that cannot be read (",
+                                a.status().message(), ")"));
+    return 0;
+  }
+  return static_cast<int>(a->shape[2]);
 }
 
 }  // namespace
@@ -257,17 +273,20 @@ absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
     FUSEDNORM_RETURN_IF_ERROR(AddMember(m, bytes, path, &seen));
   }
   for (size_t i = 0; i < index.samples.size(); ++i) {
-    const ShardEntry& s = index.samples[i];
+    ShardEntry& s = index.samples[i];
     const std::string what = absl::StrCat(path, ": key ", EscapeKey(s.key));
     if (!seen.images[i])
       return InvalidArgumentCat(what, " has no ", KnownExtensions(), " member");
-    FUSEDNORM_ASSIGN_OR_RETURN(const int c, Channels(s, bytes, what));
+    const int c = Channels(&s, bytes);
+    if (c == 0) continue;  // fails when read
     if (index.channels != 0 && c != index.channels) {
       return InvalidArgumentCat(what, ": ", c, " channels, earlier samples ",
                                 index.channels);
     }
     index.channels = c;
   }
+  // Every sample fails when read: the encoded images' 3, as ever.
+  if (index.channels == 0 && !index.samples.empty()) index.channels = 3;
   return index;
 }
 

@@ -15,7 +15,9 @@
 //   0 0 link -1 000000003 links%20to%20%22x.jpg%22...
 //
 // A line is the image member's offset and size, its kind (image, npy, or
-// link: a link whose target is not in the archive, with the reason last),
+// link: a sample that fails when read -- a link whose target is not in the
+// archive, a .cls that is no label, an unreadable .npy -- with the reason
+// last),
 // the label (-1: none) and the key; keys and reasons escape '%', spaces
 // and every byte outside printable ASCII as %XX, and an empty key is a
 // lone %. The digest is "-" when the shard was indexed without one;
@@ -38,7 +40,9 @@ struct ShardEntry {
   std::string key;
   uint64_t offset = 0, size = 0;  // the image member's bytes
   bool npy = false;
-  std::string link_error;  // set: the image member is a broken link
+  // Set: the sample fails when read, and why, after "its image " (a broken
+  // link, a .cls that is no label, an .npy that cannot be read).
+  std::string link_error;
   int64_t label = -1;
 };
 

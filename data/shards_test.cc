@@ -454,11 +454,6 @@ TEST(Shards, ErrorsNameTheShard) {
   const std::vector<Case> cases = {
       {{{"k.cls", "1"}}, "key k has no .jpg/.jpeg/.png/.npy member"},
       {{{"k.jpg", jpg}, {"k.png", jpg}}, "a second image for key k"},
-      {{{"k.jpg", jpg}, {"k.cls", "one"}}, ".cls \"one\" is not an integer"},
-      {{{"k.jpg", jpg}, {"k.cls", " -99999999999999999999\n"}},
-       ".cls is past the int64 range of labels"},
-      {{{"k.jpg", jpg}, {"k.cls", std::string(50, 'x')}},
-       ".cls \"" + std::string(40, 'x') + "...\" is not an integer"},
       {{{"k.jpg", jpg}, {"k.cls", "1"}, {"k.cls", "2"}},
        "a second .cls for key k"},
       // Apart, a key's members would be two samples of one key.
@@ -466,8 +461,6 @@ TEST(Shards, ErrorsNameTheShard) {
        "member a.jpg at byte 4608: key a again, after other keys"},
       {{{"a.jpg", jpg}, {"b.jpg", jpg}, {"a.cls", "1"}},
        "member a.cls at byte 3584: key a again, after other keys"},
-      {{{"k.npy", NpyHeader("<f4", {2, 2, 1}) + std::string(16, '\0')}},
-       "dtype <f4 is not uint8"},
       {{{"k.jpg", jpg}, {"m.npy", Npy(Random(2, 2, 1, 5))}},
        "key m: 1 channels, earlier samples 3"},
       {{}, "the shards hold no samples"},
@@ -504,6 +497,54 @@ TEST(Shards, AUrlSplitByACommaShowsNoSecret) {
         << s;
     for (const char* secret : {"SECRET", "8080", "user", "al:"})
       EXPECT_EQ(s.message().find(secret), absl::string_view::npos) << s;
+  }
+}
+
+// A member that cannot be read -- a .cls that is no label, an .npy whose
+// header cannot be read -- fails its sample when read, naming the shard,
+// the key and why (on_error decides, as for a corrupt image), not the
+// whole shard at open; the index keeps the reason.
+TEST(Shards, BadMembersAreTheirSamplesErrors) {
+  const std::string jpg = Str(*EncodeJpeg(Random(8, 8, 3, 4), 90));
+  const std::string bad_npy = NpyHeader("<f4", {2, 2, 1}) + std::string(16, 0);
+  const struct {
+    std::vector<std::pair<std::string, std::string>> members;
+    std::string message;
+  } cases[] = {
+      {{{"k.jpg", jpg}, {"k.cls", "one"}},
+       "its image has a .cls that is no label: \"one\" is not an integer"},
+      {{{"k.cls", " -99999999999999999999\n"}, {"k.jpg", jpg}},
+       "has a .cls that is no label: is past the int64 range of labels"},
+      {{{"k.jpg", jpg}, {"k.cls", std::string(50, 'x')}},
+       "\"" + std::string(40, 'x') + "...\" is not an integer"},
+      {{{"k.npy", bad_npy}, {"k.cls", "1"}},
+       "its image is an .npy that cannot be read (.npy: dtype <f4 is not "
+       "uint8)"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::pair<std::string, std::string>> members = c.members;
+    members.push_back({"z.jpg", jpg});
+    members.push_back({"z.cls", "7"});
+    const std::string path = WriteShard("bad-member.tar", members);
+    for (const bool indexed : {false, true}) {
+      if (indexed) ASSERT_TRUE(WriteShardIndex(path).ok()) << c.message;
+      const absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards({path});
+      ASSERT_TRUE(d.ok()) << d.status();
+      const absl::StatusOr<Sample> bad = DecodeSample(**d, 0);
+      ASSERT_FALSE(bad.ok()) << c.message;
+      EXPECT_NE(bad.status().message().find(path + " at byte "),
+                std::string::npos)
+          << bad.status();
+      EXPECT_NE(bad.status().message().find("key k)"), std::string::npos)
+          << bad.status();
+      EXPECT_NE(bad.status().message().find(c.message), std::string::npos)
+          << bad.status();
+      const absl::StatusOr<Sample> good = DecodeSample(**d, 1);
+      ASSERT_TRUE(good.ok()) << good.status();
+      EXPECT_EQ(good->label, 7);
+      EXPECT_EQ((*d)->channels(), 3);
+    }
+    std::remove((path + ".fnidx").c_str());
   }
 }
 
