@@ -291,18 +291,14 @@ class Errors(unittest.TestCase):
         # the channels, and hands any other number to Pillow as one packed
         # colour: (9, 0, 0) on RGB. Those are refused, the others taken.
         pil = Image.new("RGB", (3, 3), (200, 100, 50))
-        makers = [lambda f: TV.RandomCrop(5, padding=1, fill=f),
-                  lambda f: TV.RandomRotation(10, fill=f),
-                  lambda f: TV.RandomAffine(10, fill=f),
-                  lambda f: TV.AutoAugment(fill=f),
-                  lambda f: TV.RandAugment(fill=f),
-                  lambda f: TV.TrivialAugmentWide(fill=f)]
-        ours = [lambda f: T.RandomCrop(5, padding=1, fill=f),
-                lambda f: T.RandomRotation(10, fill=f),
-                lambda f: T.RandomAffine(10, fill=f),
-                lambda f: T.AutoAugment(fill=f),
-                lambda f: T.RandAugment(fill=f),
-                lambda f: T.TrivialAugmentWide(fill=f)]
+        def with_fill(M):  # torchvision's classes (TV) or fusednorm's (T)
+            return [lambda f: M.RandomCrop(5, padding=1, fill=f),
+                    lambda f: M.RandomRotation(10, fill=f),
+                    lambda f: M.RandomAffine(10, fill=f),
+                    lambda f: M.AutoAugment(fill=f),
+                    lambda f: M.RandAugment(fill=f),
+                    lambda f: M.TrivialAugmentWide(fill=f)]
+        makers, ours = with_fill(TV), with_fill(T)
         for fill in (np.uint8(9), np.int64(9), np.float32(9), np.float16(9),
                      torch.tensor(9), np.array([9])):
             # Through affine's fill (pad refuses a tensor or an array).

@@ -29,6 +29,13 @@ def epoch(**kwargs):
         return [(np.array(x), np.array(y)) for x, y in loader]
 
 
+def plain_and_mixed(mix, classes, **kwargs):
+    """An epoch, and the same with batch transform `mix` and soft targets
+    of `classes` smoothed by 0.1."""
+    return epoch(**kwargs), epoch(**kwargs, batch_transforms=mix,
+                                  num_classes=classes, label_smoothing=0.1)
+
+
 def same(a, b):
     return len(a) == len(b) and all(
         np.array_equal(x, u) and np.array_equal(y, v) for (x, y), (u, v) in zip(a, b))
@@ -270,9 +277,7 @@ class Lists(unittest.TestCase):
         lists = dict(train_transforms="RandomResizedCrop(16)", dtype="float16",
                      layout="chw")
         mix = T.RandomChoice([T.MixUp(0.2), T.CutMix(1.0)])
-        plain = epoch(**lists)
-        mixed = epoch(**lists, batch_transforms=mix, num_classes=10,
-                      label_smoothing=0.1)
+        plain, mixed = plain_and_mixed(mix, 10, **lists)
         kinds = set()
         for b, ((x, labels), (mx, targets)) in enumerate(zip(plain, mixed)):
             d = mix.decide(16, 16, seed=3, epoch=0, batch=b)
@@ -332,9 +337,7 @@ class Lists(unittest.TestCase):
             lists = dict(data=root, dataset="folder", images=0, on_error="skip",
                          train_transforms="RandomResizedCrop(16)", layout="chw")
             mix = T.RandomChoice([T.MixUp(0.2), T.CutMix(1.0)])
-            plain = epoch(**lists)
-            mixed = epoch(**lists, batch_transforms=mix, num_classes=2,
-                          label_smoothing=0.1)
+            plain, mixed = plain_and_mixed(mix, 2, **lists)
         skips = set()
         for b, ((x, labels), (mx, targets)) in enumerate(zip(plain, mixed)):
             d = mix.decide(16, 16, seed=3, epoch=0, batch=b)
