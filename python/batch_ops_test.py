@@ -135,6 +135,12 @@ class BatchOps(unittest.TestCase):
                 r"batch transform \(RandomChoice chooses among batch transforms: "
                 "a per-sample RandomChoice is not supported"):
             T.RandomChoice([T.RandomResizedCrop(8)])
+        # torchvision's objects in its list are named as transforms too.
+        import torchvision.transforms as TV
+        with self.assertRaisesRegex(
+                TypeError, "RandomHorizontalFlip is a per-sample transform, not "
+                "a batch transform"):
+            T.RandomChoice(transforms=[T.MixUp(0.2), TV.RandomHorizontalFlip()])
         with self.assertRaisesRegex(TypeError, "labels must be integers, not float64"):
             T.MixUp().apply(images, [0.0, 1.7], {"lam": 0.5}, num_classes=2)
         with self.assertRaisesRegex(ValueError, "image size 1x2097152: sides must be"):

@@ -97,6 +97,8 @@ class BatchTransform:
     _name = None
 
     def __init__(self, *args, **kwargs):
+        if self._name == "RandomChoice":  # torchvision's objects as ours
+            args, kwargs = _ours_in_choice(args, kwargs)
         self._op = _fusednorm.BatchTransform(self._name, args, kwargs)
 
     @property
@@ -239,6 +241,22 @@ def _int64_labels(labels, num_classes):
     if labels.dtype.kind == "u" and labels.size and labels.max() > np.iinfo(np.int64).max:
         raise ValueError(f"label {labels.max()} is not in 0..{num_classes - 1} (or -1)")
     return labels.astype(np.int64)
+
+
+def _ours_in_choice(args, kwargs):
+    """RandomChoice's arguments with torchvision's transforms in its list
+    made fusednorm's (from_torchvision), so that they are named as
+    transforms: MixUp or CutMix taken, a per-sample one refused as one."""
+    def ours(transforms):
+        if not isinstance(transforms, (list, tuple)):
+            return transforms
+        return [from_torchvision(t) if _is_torchvision(t) else t
+                for t in transforms]
+    if args:
+        args = (ours(args[0]),) + tuple(args[1:])
+    if "transforms" in kwargs:
+        kwargs = dict(kwargs, transforms=ours(kwargs["transforms"]))
+    return args, kwargs
 
 
 def _rebuild(spec, resize_filter):
