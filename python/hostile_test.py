@@ -354,6 +354,14 @@ class Limits(unittest.TestCase):
                 (lambda: op.apply(a, index=-1), ValueError, "index = -1: must be"),
                 (lambda: op.decide(6, 7, index="3"), TypeError, "index must be an int, not str"),
                 (lambda: mix.decide(4, 4, batch=-1), ValueError, "batch = -1: must be"),
+                # Each limit stated as it is checked: a sample's stream index
+                # below 2^63, a batch's below 2^62, a side in 1..2^20.
+                (lambda: op.decide(6, 7, index=2**63), ValueError,
+                 "index = 9223372036854775808: must be in 0..9223372036854775807"),
+                (lambda: mix.decide(4, 4, batch=2**62), ValueError,
+                 "batch = 4611686018427387904: must be in 0..4611686018427387903"),
+                (lambda: op.decide(0, 7), ValueError, "height = 0: must be in 1..1048576"),
+                (lambda: op.decide(6, -1), ValueError, "width = -1: must be in 1..1048576"),
                 (lambda: mix.apply(batch, [0, 1], None), TypeError,
                  "decisions must be a dict"),
                 (lambda: mix.apply(batch.astype(">f2"), [0, 1], mix.decide(4, 4)),
@@ -696,8 +704,8 @@ class ObjectLifetimes(unittest.TestCase):
                 fusednorm.Loader(split="\udcff")),
             "world_size = 2147483648: must be in 1..2147483647": lambda: (
                 fusednorm.Loader(world_size=2 ** 31)),
-            "decide: height = 0, width = 0": lambda: FusedTail().decide(0, 0),
-            "decide: height = 1048577": lambda: FusedTail(
+            "height = 0: must be in 1..1048576": lambda: FusedTail().decide(0, 0),
+            "height = 1048577: must be in 1..1048576": lambda: FusedTail(
                 rng="torchvision").decide(2 ** 20 + 1, 4)}
         for errors, kind in ((type_errors, TypeError), (value_errors, ValueError)):
             for want, call in errors.items():
@@ -844,15 +852,16 @@ class ArgumentChecks(unittest.TestCase):
     def test_indices_sizes_and_kernels(self):
         op = fusednorm.FusedNormalization(erase_p=0.5)
         img = np.full((4, 4, 3), 9, np.uint8)
-        with self.assertRaisesRegex(ValueError, "2\\^63"):
+        with self.assertRaisesRegex(ValueError, "index = 9223372036854775808: "
+                                    "must be in 0..9223372036854775807"):
             op(img, index=2 ** 63)
         with self.assertRaisesRegex(ValueError, "2\\^63"):
             op(np.stack([img, img]), index=2 ** 63 - 1)
         op(img, index=2 ** 63 - 1)  # the last index is fine
         with self.assertRaisesRegex(ValueError, "index = -1: must be in 0.."):
             op(img, index=-1)
-        for h, w in ((0, 5), (5, 0), (-3, 4)):
-            with self.assertRaisesRegex(ValueError, "height"):
+        for h, w, name in ((0, 5, "height"), (5, 0, "width"), (-3, 4, "height")):
+            with self.assertRaisesRegex(ValueError, f"{name} = -?\\d: must be in 1..1048576"):
                 op.decisions(0, 0, h, w)
         for c in (0, 5, -1):
             with self.assertRaisesRegex(ValueError, "channels"):

@@ -178,27 +178,34 @@ def _is_bool(value):
             or str(getattr(value, "dtype", "")) in ("bool", "torch.bool"))
 
 
-def _int(name, value, high):
-    """`value` as an int in 0..high for argument `name`: a TypeError for a
-    bool, a float or anything without __index__, a ValueError out of
-    range (narrower limits are the op's, checked after)."""
+def _int(name, value, high, low=0):
+    """`value` as an int in low..high for argument `name`: a TypeError for
+    a bool, a float or anything without __index__, a ValueError out of
+    range."""
     if _is_bool(value) or not hasattr(type(value), "__index__"):
         raise TypeError(f"{name} must be an int, not {_type_name(value)}")
     value = _operator.index(value)
-    if not 0 <= value <= high:
-        raise ValueError(f"{name} = {value}: must be in 0..{high}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} = {value}: must be in {low}..{high}")
     return value
 
 
+# An image side's limit (the ops' 2^20), a sample's stream index's (2^63;
+# above, the streams of batches) and a batch number's (2^62).
+_MAX_SIDE = 2**20
+_LIMITS = {"index": 2**63 - 1, "batch": 2**62 - 1}
+
+
 def _sizes(height, width):
-    return (_int("height", height, 2**63 - 1), _int("width", width, 2**63 - 1))
+    return (_int("height", height, _MAX_SIDE, 1),
+            _int("width", width, _MAX_SIDE, 1))
 
 
 def _position(epoch, **index):
     """The epoch and index (or batch) keywords of a stream, checked."""
     (name, value), = index.items()
     return {"epoch": _int("epoch", epoch, 2**32 - 1),
-            name: _int(name, value, 2**64 - 1)}
+            name: _int(name, value, _LIMITS[name])}
 
 
 def _stream(seed, epoch, **index):
