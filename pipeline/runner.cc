@@ -46,8 +46,12 @@ bool Reserve(const Codec* codec, const DecodeHeader& h, const DecodeRequest& r,
   return true;
 }
 
-// Frees a large sample's buffers and gives its bytes back, however the
-// sample ended (an error, or bad_alloc thrown through).
+// The most of a file's bytes a worker keeps for its next sample's read.
+constexpr size_t kKeptFileBytes = size_t{64} << 20;
+
+// Frees a large sample's buffers (and a large file's bytes) and gives its
+// bytes back, however the sample ended (an error, or bad_alloc thrown
+// through).
 class LargeSampleRelease {
  public:
   LargeSampleRelease(MemoryBudget* budget, Workspace* ws)
@@ -55,6 +59,10 @@ class LargeSampleRelease {
   LargeSampleRelease(const LargeSampleRelease&) = delete;
   LargeSampleRelease& operator=(const LargeSampleRelease&) = delete;
   ~LargeSampleRelease() {
+    // A large file's bytes are not kept for the next sample either: a
+    // worker would hold them between epochs, until its loader is gone.
+    if (ws_->read.bytes.capacity() > kKeptFileBytes)
+      ws_->read.bytes = std::vector<uint8_t>();
     if (ws_->budgeted == 0) return;
     ws_->decoded.storage = Image();
     ws_->a = Image();

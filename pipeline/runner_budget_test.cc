@@ -120,6 +120,36 @@ TEST(RunnerBudgetTest, ASmallSampleTakesNothingAndKeepsItsBuffers) {
   }
 }
 
+// A file of more than 64 MiB (a JPEG carrying 1,025 comments of 64 KiB) is
+// not kept in the worker's read buffer after its sample, budget or not; a
+// small one is, for the next read.
+TEST(RunnerBudgetTest, ALargeFilesBytesAreNotKept) {
+  const std::string dir = MakeTempDir("fusednorm_budget");
+  ASSERT_EQ(mkdir((dir + "/c").c_str(), 0755), 0);
+  const std::vector<uint8_t> jpeg = *EncodeJpeg(Noise(40, 30, 3));
+  std::vector<uint8_t> big = {0xFF, 0xD8};
+  for (int i = 0; i < 1025; ++i) {
+    big.insert(big.end(), {0xFF, 0xFE, 0xFF, 0xFF});
+    big.insert(big.end(), 0xFFFF - 2, static_cast<uint8_t>('c'));
+  }
+  big.insert(big.end(), jpeg.begin() + 2, jpeg.end());
+  WriteFile(dir + "/c/big.jpg", big);
+  WriteFile(dir + "/c/small.jpg", jpeg);
+  const std::unique_ptr<Dataset> data = *OpenImageFolder(dir);
+  const Chain chain = MakeChain("CenterCrop(24)");
+  MemoryBudget budget(int64_t{1} << 30, 1);
+  for (MemoryBudget* b : {static_cast<MemoryBudget*>(nullptr), &budget}) {
+    Workspace ws;
+    const Outcome small = RunOne(chain, *data, 1, b, &ws);
+    ASSERT_TRUE(small.status.ok()) << small.status;
+    EXPECT_GE(ws.read.bytes.capacity(), jpeg.size());
+    const Outcome large = RunOne(chain, *data, 0, b, &ws);
+    ASSERT_TRUE(large.status.ok()) << large.status;
+    EXPECT_EQ(large.batch, small.batch);  // the same pixels
+    EXPECT_EQ(ws.read.bytes.capacity(), 0u);
+  }
+}
+
 TEST(RunnerBudgetTest, ACancelledBudgetCancelsTheDecodeNamingTheFile) {
   const std::unique_ptr<Dataset> data = Folder();
   const Chain chain = MakeChain();
