@@ -146,11 +146,7 @@ absl::Status FillArg::CheckChannels(const char* op, int channels) const {
 
 absl::StatusOr<int> FillableChannels(const char* op, int channels,
                                      const FillArg& fill) {
-  if (channels != 1 && channels != 3 && channels != 4) {
-    return InvalidArgumentCat(op, ": images of ", channels,
-                              " channels are not supported (1: L, 3: RGB, "
-                              "4: RGBA)");
-  }
+  FUSEDNORM_RETURN_IF_ERROR(CheckPilChannels(op, channels));
   FUSEDNORM_RETURN_IF_ERROR(fill.CheckChannels(op, channels));
   return channels;
 }

@@ -283,8 +283,10 @@ RandomPixelOp::RandomPixelOp(double p)
     : p_(p), kernel_(SelectAugmentKernel("")) {}
 
 absl::StatusOr<int> RandomPixelOp::OutputChannels(int channels) const {
-  if (channels == 4 && takes_rgba()) return channels;
-  FUSEDNORM_RETURN_IF_ERROR(CheckTableChannels(op_name(), channels));
+  // An op that takes RGBA is ImageEnhance's, not ImageOps' tables.
+  FUSEDNORM_RETURN_IF_ERROR(takes_rgba()
+                                ? CheckPilChannels(op_name(), channels)
+                                : CheckTableChannels(op_name(), channels));
   return channels;
 }
 

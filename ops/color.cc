@@ -54,10 +54,8 @@ absl::Status ToGray(const ColorKernelInfo& k, const ImageView& input,
 ColorOp::ColorOp() : kernel_(SelectColorKernel("")) {}
 
 absl::StatusOr<int> ColorOp::OutputChannels(int channels) const {
-  if (channels == 1 || channels == 3 || channels == 4) return channels;
-  return InvalidArgumentCat(op_name(), ": images of ", channels,
-                            " channels are not supported (1: L, 3: RGB, 4: "
-                            "RGBA)");
+  FUSEDNORM_RETURN_IF_ERROR(CheckPilChannels(op_name(), channels));
+  return channels;
 }
 
 absl::Status ColorOp::Validate() const {
