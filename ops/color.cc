@@ -234,7 +234,7 @@ absl::StatusOr<OpDecision> ColorJitter::DecisionFromFields(
   OpDecision d;
   const ArgValue* order = r.Take("order");
   bool seen[4] = {};
-  if (order == nullptr) return r.Error("order", "missing");
+  if (order == nullptr) return r.Missing("order");
   if (order->kind != ArgValue::Kind::kTuple || order->items.size() != 4) {
     return r.Error("order", "must be a permutation of 0, 1, 2, 3");
   }

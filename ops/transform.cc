@@ -43,9 +43,19 @@ absl::Status DecisionReader::Error(const char* name,
   return InvalidArgumentCat(op_.op_name(), " decision ", name, ": ", why);
 }
 
+absl::Status DecisionReader::Missing(const char* name) const {
+  std::vector<std::string> given;
+  for (const NamedArg& f : fields_) given.push_back(f.name);
+  return Error(
+      name,
+      given.empty()
+          ? std::string("missing (no decisions given)")
+          : absl::StrCat("missing (given: ", absl::StrJoin(given, ", "), ")"));
+}
+
 absl::StatusOr<int64_t> DecisionReader::Int(const char* name) {
   const ArgValue* v = Take(name);
-  if (v == nullptr) return Error(name, "missing");
+  if (v == nullptr) return Missing(name);
   if (v->kind != ArgValue::Kind::kInt)
     return Error(name, absl::StrCat(FormatArg(*v), " is not an integer"));
   return v->integer;
@@ -53,7 +63,7 @@ absl::StatusOr<int64_t> DecisionReader::Int(const char* name) {
 
 absl::StatusOr<double> DecisionReader::Float(const char* name) {
   const ArgValue* v = Take(name);
-  if (v == nullptr) return Error(name, "missing");
+  if (v == nullptr) return Missing(name);
   if (v->kind == ArgValue::Kind::kNone) return NAN;
   if (!v->is_number() || !std::isfinite(v->number))
     return Error(name, absl::StrCat(FormatArg(*v), " is not a finite number"));
@@ -62,7 +72,7 @@ absl::StatusOr<double> DecisionReader::Float(const char* name) {
 
 absl::StatusOr<bool> DecisionReader::Bool(const char* name) {
   const ArgValue* v = Take(name);
-  if (v == nullptr) return Error(name, "missing");
+  if (v == nullptr) return Missing(name);
   if (v->kind != ArgValue::Kind::kBool)
     return Error(name, absl::StrCat(FormatArg(*v), " is not True or False"));
   return v->boolean;

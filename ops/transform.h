@@ -203,6 +203,8 @@ class DecisionReader {
   absl::StatusOr<bool> Bool(const char* name);
   absl::Status Done() const;
   absl::Status Error(const char* name, const std::string& why) const;
+  // Field `name` is missing: the error lists the fields given.
+  absl::Status Missing(const char* name) const;
 
  private:
   const PreprocessOp& op_;

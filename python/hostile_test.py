@@ -343,7 +343,9 @@ class Limits(unittest.TestCase):
                  "decision left: an argument of type dict"),
                 # A missing or None field is named as such.
                 (lambda: T.ColorJitter(0.4).apply(a, {}), ValueError,
-                 "ColorJitter decision order: missing"),
+                 r"ColorJitter decision order: missing \(no decisions given\)"),
+                (lambda: T.ColorJitter(0.4).apply(a, {1: 2}), ValueError,
+                 r"ColorJitter decision order: missing \(given: 1\)"),
                 (lambda: T.RandomRotation(9).apply(a, {"angle": None}),
                  ValueError, r"angle: must be a finite number \(not None"),
                 (lambda: op.decide(6.0, 7), TypeError, "height must be an int, not float"),
