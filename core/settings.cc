@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/status.h"
 
 namespace fusednorm {
 namespace {
@@ -146,13 +147,17 @@ std::string SettingWithValue(const Setting& s, SettingStyle style,
 
 absl::Status SettingValues::Error(const Setting& setting,
                                   absl::string_view why) const {
+  // A number of hundreds of digits is shown by its first 40; a list is
+  // shown whole (at most 64 values are read).
+  const std::string text =
+      AllDigits(Text(setting)) ? Shortened(Text(setting)) : Text(setting);
   if (style_ == SettingStyle::kFlag) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        SettingName(setting, style_), "=", Text(setting), ": ", why));
+    return absl::InvalidArgumentError(
+        absl::StrCat(SettingName(setting, style_), "=", text, ": ", why));
   }
   return absl::InvalidArgumentError(
       absl::StrCat(SettingName(setting, style_), " = ",
-                   AsKeywordValue(setting, Text(setting)), ": ", why));
+                   AsKeywordValue(setting, text), ": ", why));
 }
 
 absl::StatusOr<bool> SettingValues::Bool(const Setting& setting) const {

@@ -57,7 +57,7 @@ std::string ClsText(absl::string_view text) {
 // and every key seen (a sample's members come together).
 struct Members {
   std::vector<ShardEntry>* samples = nullptr;
-  std::vector<bool> images;
+  std::vector<bool> images, labels;  // per sample: its image, its .cls seen
   std::unordered_set<std::string> keys;
 };
 
@@ -88,23 +88,24 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
     }
     samples->push_back({key, 0, 0, false, "", -1});
     images->push_back(false);
+    members->labels.push_back(false);
   }
   ShardEntry& s = samples->back();
   if (ext == "cls") {
-    if (s.label != -1)  // -1 until a .cls sets it
+    if (members->labels.back())
       return InvalidArgumentCat(where, ": a second .cls for key ",
                                 EscapeKey(key));
+    members->labels.back() = true;
     // A .cls that is no label fails its sample when it is read (on_error
     // decides, as for a corrupt image), not the shard.
     const absl::string_view text(
         reinterpret_cast<const char*>(bytes.data() + m.offset), m.size);
     const absl::string_view digits = absl::StripAsciiWhitespace(text);
     if (!m.link_error.empty()) {
-      SampleFails(&s, absl::StrCat("has a .cls that ", m.link_error));
+      SampleFails(&s, absl::StrCat("has no label: its .cls ", m.link_error));
     } else if (!absl::SimpleAtoi(digits, &s.label)) {
       s.label = -1;
-      SampleFails(
-          &s, absl::StrCat("has a .cls that is no label: ", ClsText(digits)));
+      SampleFails(&s, absl::StrCat("has no label: its .cls ", ClsText(digits)));
     }
     return absl::OkStatus();
   }
@@ -119,20 +120,17 @@ absl::Status AddMember(const TarMember& m, absl::Span<const uint8_t> bytes,
   return absl::OkStatus();
 }
 
-// The channel count of sample `s` (3 for encoded images; an .npy's header
-// says its own), or 0 for a sample that fails when read: an .npy whose
-// header cannot be read becomes one.
+// The channel count of sample `s`: 3 for an encoded image (whatever else
+// fails), an .npy's own from its header, else 0 (unknown): an .npy whose
+// header cannot be read fails when read (a broken link's reason stands).
 int Channels(ShardEntry* s, absl::Span<const uint8_t> bytes) {
-  if (!s->link_error.empty()) return 0;
   if (!s->npy) return 3;
   const absl::StatusOr<NpyArray> a =
       ParseNpyImage(bytes.subspan(s->offset, s->size), ".npy");
-  if (!a.ok()) {
-    SampleFails(s, absl::StrCat("is an .npy that cannot be read (",
-                                a.status().message(), ")"));
-    return 0;
-  }
-  return static_cast<int>(a->shape[2]);
+  if (a.ok()) return static_cast<int>(a->shape[2]);
+  SampleFails(s, absl::StrCat("is an .npy that cannot be read (",
+                              a.status().message(), ")"));
+  return 0;
 }
 
 }  // namespace
@@ -278,15 +276,13 @@ absl::StatusOr<ShardIndex> IndexShard(absl::Span<const uint8_t> bytes,
     if (!seen.images[i])
       return InvalidArgumentCat(what, " has no ", KnownExtensions(), " member");
     const int c = Channels(&s, bytes);
-    if (c == 0) continue;  // fails when read
+    if (c == 0) continue;  // unknown: it fails when read
     if (index.channels != 0 && c != index.channels) {
       return InvalidArgumentCat(what, ": ", c, " channels, earlier samples ",
                                 index.channels);
     }
     index.channels = c;
   }
-  // Every sample fails when read: the encoded images' 3, as ever.
-  if (index.channels == 0 && !index.samples.empty()) index.channels = 3;
   return index;
 }
 
@@ -368,7 +364,12 @@ absl::StatusOr<ShardIndex> ParseShardIndex(absl::string_view text,
     if (!entry.ok())
       return PrefixStatus(entry, absl::StrCat(path, ": line ", i + 3, ": "));
   }
-  if ((samples == 0) != (index.channels == 0)) {
+  // Channels 0: no sample, or none that says (each fails when read).
+  const bool all_fail =
+      std::all_of(index.samples.begin(), index.samples.end(),
+                  [](const ShardEntry& e) { return !e.link_error.empty(); });
+  if ((samples == 0 && index.channels != 0) ||
+      (index.channels == 0 && !all_fail)) {
     return InvalidArgumentCat(path, ": line 2: channels ", index.channels,
                               " with ", samples, " samples");
   }

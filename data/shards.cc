@@ -228,6 +228,8 @@ absl::Status Combine(const std::vector<std::string>& names,
   }
   if (total == 0)
     return InvalidArgumentCat(names.front(), ": the shards hold no samples");
+  // No sample says (each fails when read): the encoded images' 3.
+  if (*channels == 0) *channels = 3;
   return absl::OkStatus();
 }
 

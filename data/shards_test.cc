@@ -512,9 +512,9 @@ TEST(Shards, BadMembersAreTheirSamplesErrors) {
     std::string message;
   } cases[] = {
       {{{"k.jpg", jpg}, {"k.cls", "one"}},
-       "its image has a .cls that is no label: \"one\" is not an integer"},
+       "its image has no label: its .cls \"one\" is not an integer"},
       {{{"k.cls", " -99999999999999999999\n"}, {"k.jpg", jpg}},
-       "has a .cls that is no label: is past the int64 range of labels"},
+       "has no label: its .cls is past the int64 range of labels"},
       {{{"k.jpg", jpg}, {"k.cls", std::string(50, 'x')}},
        "\"" + std::string(40, 'x') + "...\" is not an integer"},
       {{{"k.npy", bad_npy}, {"k.cls", "1"}},
@@ -546,6 +546,39 @@ TEST(Shards, BadMembersAreTheirSamplesErrors) {
     }
     std::remove((path + ".fnidx").c_str());
   }
+}
+
+// A failing sample's channels: an .npy whose .cls is bad still says its
+// own, and a shard none of whose samples says (its one .npy unreadable)
+// takes the others' count, its index written and read back so.
+TEST(Shards, FailingSamplesKeepTheChannelsTheySay) {
+  const std::string gray = Npy(Random(4, 5, 1, 3));
+  const std::string bad_npy = NpyHeader("<f4", {2, 2, 1}) + std::string(16, 0);
+  const std::string a =
+      WriteShard("ch-a.tar", {{"a0.npy", gray}, {"a1.npy", bad_npy}});
+  const std::string b =
+      WriteShard("ch-b.tar", {{"b0.npy", gray}, {"b0.cls", "nope"}});
+  const std::string c = WriteShard("ch-c.tar", {{"c0.npy", bad_npy}});
+  for (const bool indexed : {false, true}) {
+    for (const std::string& path : {a, b, c})
+      if (indexed) ASSERT_TRUE(WriteShardIndex(path).ok()) << path;
+    for (const std::vector<std::string>& order :
+         {std::vector<std::string>{a, b, c}, {c, b, a}}) {
+      const absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards(order);
+      ASSERT_TRUE(d.ok()) << d.status();
+      EXPECT_EQ((*d)->channels(), 1);
+    }
+  }
+  // A second .cls after a bad one is still a second .cls.
+  const std::string twice = WriteShard(
+      "twice.tar", {{"k.jpg", Str(*EncodeJpeg(Random(8, 8, 3, 4), 90))},
+                    {"k.cls", "zz"},
+                    {"k.cls", "1"}});
+  EXPECT_NE(
+      OpenShards({twice}).status().message().find("a second .cls for key k"),
+      std::string::npos);
+  for (const std::string& path : {a, b, c})
+    std::remove((path + ".fnidx").c_str());
 }
 
 TEST(Shards, CorruptImageIsTheSampleErrorWithShardAndOffset) {

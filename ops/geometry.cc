@@ -293,8 +293,16 @@ absl::Status RandomResizedCrop::Apply(const ImageView& input,
     return InvalidArgumentCat(name(), ": Apply needs the window Decide drew");
   }
   if (IsEmptyCrop(*decision.window, {input.height, input.width})) {
-    // Pillow resizes an empty image to zeros, alpha included.
+    // Pillow resizes an empty image to zeros, alpha included; torchvision's
+    // tensor resize refuses it.
     FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+    if (resizer_->filter() == ResizeFilter::kTensor) {
+      return InvalidArgumentCat(
+          name(), ": the crop drawn is empty (height ", decision.window->height,
+          ", width ", decision.window->width,
+          "), which torchvision's tensor resize refuses (the Pillow filters "
+          "make it black)");
+    }
     output->height = size_.height;
     output->width = size_.width;
     output->channels = input.channels;

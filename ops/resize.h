@@ -94,6 +94,8 @@ class Resizer {
   absl::Status Resize(const ImageView& input, const CropWindow& box, Size2 size,
                       ResizeWorkspace* ws, Image* output) const;
 
+  ResizeFilter filter() const { return filter_; }
+
  private:
   Resizer() = default;
   // The Pillow filters' resize of a whole view.

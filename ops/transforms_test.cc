@@ -250,6 +250,24 @@ TEST(RandomResizedCrop, EmptyFallbackIsBlackAsTorchvisions) {
                                  {"height", ArgValue::Int(8)},
                                  {"width", ArgValue::Int(width)}};
   };
+  // torchvision's tensor route refuses the empty crop: so does the tensor
+  // filter.
+  const RandomResizedCrop tensor(8, 0.5, 1.0, 0.01, 0.02,
+                                 ResizeFilter::kTensor);
+  {
+    const Image img = Pattern(8, 3, 3);
+    SampleStream s(1, 0, 0);
+    const OpDecision d = tensor.Decide({8, 3}, s);
+    OpWorkspace ws;
+    Image out;
+    const absl::Status refused = tensor.Apply(img.view(), d, &ws, &out);
+    EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.message().find(
+                  "the crop drawn is empty (height 8, width 0), which "
+                  "torchvision's tensor resize refuses"),
+              std::string::npos)
+        << refused;
+  }
   EXPECT_TRUE(rrc.DecisionFromFields(fields(1, 0), {8, 3}).ok());
   EXPECT_TRUE(rrc.DecisionFromFields(fields(3, 0), {8, 3}).ok());
   EXPECT_FALSE(rrc.DecisionFromFields(fields(4, 0), {8, 3}).ok());

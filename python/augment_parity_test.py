@@ -318,8 +318,12 @@ class Errors(unittest.TestCase):
                 with self.subTest(fill=repr(fill), ours=True), \
                         self.assertRaisesRegex(TypeError, "one packed colour"):
                     make(fill)
+        # Several values: torchvision fails on them, fusednorm's own classes
+        # take one per channel.
         with self.assertRaisesRegex(TypeError, "not a fill torchvision"):
             T.from_torchvision(TV.TrivialAugmentWide(fill=np.array([1, 2, 3])))
+        for fill in (np.array([1, 2, 3]), torch.tensor([1.0, 2.0, 3.0])):
+            self.assertEqual(T.RandomRotation(10, fill=fill).fill, (1, 2, 3))
         for fill in (np.float64(9), 9, 9.0):
             self.assertEqual(np.asarray(F.pad(pil, 1, fill=fill))[0, 0].tolist(),
                              [9, 9, 9])

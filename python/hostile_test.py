@@ -363,6 +363,10 @@ class Limits(unittest.TestCase):
                 (lambda: mix.decide(4, 4, batch=2**62), ValueError,
                  "batch = 4611686018427387904: must be in 0..4611686018427387903"),
                 (lambda: op.decide(0, 7), ValueError, "height = 0: must be in 1..1048576"),
+                # A huge number is shown by its count of digits (str() of one
+                # past 4,300 digits would itself fail).
+                (lambda: op.decide(6, 7, index=10**5000), ValueError,
+                 r"index = \(an integer of 5001 digits\): must be in 0.."),
                 (lambda: op.decide(6, -1), ValueError, "width = -1: must be in 1..1048576"),
                 (lambda: mix.apply(batch, [0, 1], None), TypeError,
                  "decisions must be a dict"),

@@ -385,31 +385,14 @@ TEST(Cli, RunErrors) {
 // The transform lists: run --help lists every op with its defaults; a
 // list runs; its errors are usage errors naming the flag, the position and
 // the op.
-TEST(Cli, TransformLists) {
-  const Result h = Cli({"run", "--help"});
-  EXPECT_NE(h.out.find("--train-transforms"), std::string::npos);
-  for (const char* shown :
-       {"RandomResizedCrop(size, scale=(0.08, 1.0), ratio=(0.75, "
-        "1.3333333333333333), interpolation=bilinear, antialias=True)",
-        "ColorJitter(brightness=0, contrast=0, saturation=0, hue=0)",
-        "MixUp(alpha=1.0, num_classes=None, labels_getter='default')",
-        "RandomChoice(transforms, p=None)"}) {
-    EXPECT_NE(h.out.find(shown), std::string::npos) << shown;
-  }
-  const Result ok =
-      Cli({"run", "--images=16", "--batch-size=8",
-           "--train-transforms=RandomResizedCrop(40), RandomHorizontalFlip(), "
-           "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomErasing(0.1)",
-           "--batch-transforms=RandomChoice([MixUp(0.2), CutMix(1.0)])",
-           "--num-classes=10", "--label-smoothing=0.1"});
-  EXPECT_EQ(ok.code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("ColorJitter(brightness=(0.6, 1.4)"), std::string::npos)
-      << ok.out;
-  EXPECT_NE(ok.out.find("=> RandomChoice("), std::string::npos) << ok.out;
-  const struct {
-    std::vector<std::string> args;
-    const char* message;
-  } bad[] = {
+struct UsageCase {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+// `run`'s flags that are usage errors (exit 2), and what each says.
+std::vector<UsageCase> BadRunFlags() {
+  return {
       {{"--train-transforms=RandomResizedCrop(40), ColorJitter(hue=2)"},
        "--train-transforms position 1 (ColorJitter): ColorJitter hue = 2"},
       {{"--train-transforms=RandomResizedCrop(40"},
@@ -465,14 +448,46 @@ TEST(Cli, TransformLists) {
         "--train-transforms=ColorJitter(hue=0.6), RandomResizedCrop(8)"},
        "--train-transforms position 0 (ColorJitter): ColorJitter hue = 0.6"},
       {{"--repeated-augmentations=2", "--images=100"}, "RASampler keeps"},
+      // A number of hundreds of digits is shown by its first 40.
+      {{"--batch-size=" + std::string(300, '9')},
+       "--batch-size=" + std::string(40, '9') + "...: must be in 1..16777216"},
   };
-  for (const auto& b : bad) {
-    std::vector<std::string> args = {"run"};
+}
+
+// Runs `command` with each case's flags: exit 2 and its message.
+void ExpectUsageErrors(const std::string& command,
+                       const std::vector<UsageCase>& cases) {
+  for (const UsageCase& b : cases) {
+    std::vector<std::string> args = {command};
     args.insert(args.end(), b.args.begin(), b.args.end());
     const Result r = Cli(args);
     EXPECT_EQ(r.code, 2) << b.message << ": " << r.err;
     EXPECT_NE(r.err.find(b.message), std::string::npos) << r.err;
   }
+}
+
+TEST(Cli, TransformLists) {
+  const Result h = Cli({"run", "--help"});
+  EXPECT_NE(h.out.find("--train-transforms"), std::string::npos);
+  for (const char* shown :
+       {"RandomResizedCrop(size, scale=(0.08, 1.0), ratio=(0.75, "
+        "1.3333333333333333), interpolation=bilinear, antialias=True)",
+        "ColorJitter(brightness=0, contrast=0, saturation=0, hue=0)",
+        "MixUp(alpha=1.0, num_classes=None, labels_getter='default')",
+        "RandomChoice(transforms, p=None)"}) {
+    EXPECT_NE(h.out.find(shown), std::string::npos) << shown;
+  }
+  const Result ok =
+      Cli({"run", "--images=16", "--batch-size=8",
+           "--train-transforms=RandomResizedCrop(40), RandomHorizontalFlip(), "
+           "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomErasing(0.1)",
+           "--batch-transforms=RandomChoice([MixUp(0.2), CutMix(1.0)])",
+           "--num-classes=10", "--label-smoothing=0.1"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("ColorJitter(brightness=(0.6, 1.4)"), std::string::npos)
+      << ok.out;
+  EXPECT_NE(ok.out.find("=> RandomChoice("), std::string::npos) << ok.out;
+  ExpectUsageErrors("run", BadRunFlags());
 }
 
 // --pinned was a bool and is a choice: the bool spellings still work.

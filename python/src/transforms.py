@@ -33,6 +33,7 @@ labels, decisions, num_classes=...) -> (images, soft targets).
 from collections.abc import Mapping as _Mapping
 from numbers import Number as _Number
 from numbers import Real as _Real
+import math as _math
 import operator as _operator
 
 from fusednorm import _fusednorm
@@ -178,6 +179,15 @@ def _is_bool(value):
             or str(getattr(value, "dtype", "")) in ("bool", "torch.bool"))
 
 
+def _shown_int(value):
+    """`value` as a message shows it: a number past 40 digits by its count
+    of digits (str() of one past 4,300 digits is itself an error)."""
+    if abs(value) < 10**40:
+        return str(value)
+    digits = int(_math.log10(abs(value))) + 1
+    return f"{'-' if value < 0 else ''}(an integer of {digits} digits)"
+
+
 def _int(name, value, high, low=0):
     """`value` as an int in low..high for argument `name`: a TypeError for
     a bool, a float or anything without __index__, a ValueError out of
@@ -186,7 +196,7 @@ def _int(name, value, high, low=0):
         raise TypeError(f"{name} must be an int, not {_type_name(value)}")
     value = _operator.index(value)
     if not low <= value <= high:
-        raise ValueError(f"{name} = {value}: must be in {low}..{high}")
+        raise ValueError(f"{name} = {_shown_int(value)}: must be in {low}..{high}")
     return value
 
 
@@ -331,23 +341,27 @@ def _dtype(t):
     return dtype
 
 
-def _check_fill(name, fill):
+def _check_fill(name, fill, torchvisions=False):
     """TypeError unless `fill` means to torchvision v1 what it means to
     fusednorm: v1 spreads only an int or a float over the channels; another
     single number (a NumPy scalar, a 0-d tensor) reaches Pillow as int(fill),
-    one packed colour, and an array or tensor of several fails there."""
+    one packed colour. An array or tensor of several values fails there:
+    refused in torchvision's objects (`torchvisions`), taken by fusednorm's
+    own classes as one value per channel."""
     if fill is None or isinstance(fill, (int, float, list, tuple, str)):
         return
     if isinstance(fill, _Number) or getattr(fill, "size", None) == 1 or (
             callable(getattr(fill, "numel", None)) and fill.numel() == 1):
         raise TypeError(
             f"{name}: fill={fill!r} ({type(fill).__name__}) is one packed "
-            f"colour to torchvision, (value, 0, 0) on RGB images, not a "
-            f"value for every channel: give an int, a float or a tuple")
-    raise TypeError(
-        f"{name}: fill={fill!r} ({type(fill).__name__}) is not a fill "
-        f"torchvision's transforms of PIL images take: give an int, a float "
-        f"or a tuple")
+            f"colour to torchvision, whose arguments these are: (value, 0, 0) "
+            f"on RGB images, not a value for every channel; give an int, a "
+            f"float or a tuple")
+    if torchvisions:
+        raise TypeError(
+            f"{name}: fill={fill!r} ({type(fill).__name__}) is not a fill "
+            f"torchvision's transforms of PIL images take: give an int, a "
+            f"float or a tuple")
 
 
 def _fill(t):
@@ -355,7 +369,7 @@ def _fill(t):
     if isinstance(fill, dict):  # v2's per-type fills: the images'
         fill = _for_images(type(t).__name__, "fill", fill)
     if ".v2." not in type(t).__module__:
-        _check_fill(type(t).__name__, fill)
+        _check_fill(type(t).__name__, fill, torchvisions=True)
     return _sequence(fill)
 
 
