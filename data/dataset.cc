@@ -293,6 +293,10 @@ absl::Status CheckIdxHeader(const std::vector<uint8_t>& bytes, size_t header,
                               what, "'s ", header, "-byte header");
   }
   const uint32_t found = BigEndian32(bytes.data());
+  if (found >> 16 == 0x1f8b) {  // as the files are published
+    return InvalidArgumentCat(path, ": a gzip file, not ", what,
+                              " (gunzip it first)");
+  }
   if (found != magic) {
     return InvalidArgumentCat(path, ": not ", what, " (magic ",
                               absl::StrFormat("0x%x", found), ", not ",

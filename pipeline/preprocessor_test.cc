@@ -558,6 +558,11 @@ TEST(Datasets, Mnist) {
   ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
               "train-images-idx3-ubyte: the file is empty, not an idx3 image "
               "file");
+  WriteFile(dir + "/train-images-idx3-ubyte",
+            {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0});
+  ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
+              "train-images-idx3-ubyte: a gzip file, not an idx3 image file "
+              "(gunzip it first)");
   WriteFile(dir + "/train-images-idx3-ubyte", {0, 0, 8, 3});
   ExpectError(OpenDataset("mnist", dir).status(), StatusCode::kInvalidArgument,
               "train-images-idx3-ubyte: 4 bytes, shorter than an idx3 image "
