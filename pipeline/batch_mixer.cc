@@ -14,7 +14,7 @@ void BatchMixer::Open(const BatchDecision& d, const BatchShape& shape,
   data_ = data;
   count_ = count;
   landed_.assign(count, false);
-  ok_.assign(count, false);
+  ok_.assign(count, 0);
   busy_ = false;
   const bool mixes = d.kind != BatchDecision::Kind::kNone && count > 0;
   next_ = mixes ? count : 0;

@@ -59,7 +59,9 @@ class BatchMixer {
   uint8_t* data_ = nullptr;
   size_t count_ = 0;
   std::vector<bool> landed_;
-  std::vector<bool> ok_;  // per sample: not skipped
+  // Per sample: not skipped. Bytes, not std::vector<bool>'s shared words:
+  // Mix reads a sample's outside the lock while Landed writes another's.
+  std::vector<uint8_t> ok_;
   size_t next_ = 0;       // samples next_ .. count_ - 1 are mixed
   bool busy_ = false;
   std::vector<uint8_t> last_;  // the last sample's original
