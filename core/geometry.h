@@ -23,6 +23,11 @@ struct CropWindow {
     return top >= 0 && left >= 0 && top + height <= size.height &&
            left + width <= size.width;
   }
+  // Whether a side is 0 and none negative (RandomResizedCrop's fallback
+  // may draw such a crop, as torchvision's does; its output is black).
+  bool empty() const {
+    return height >= 0 && width >= 0 && (height == 0 || width == 0);
+  }
 };
 
 // A rectangle in OUTPUT coordinates set to +0.0 in every stored value (pad

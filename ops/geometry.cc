@@ -264,26 +264,16 @@ CropWindow RandomResizedCrop::Window(int64_t height, int64_t width,
   }
   // Fallback: the central crop, its aspect ratio clamped into [ratio_min,
   // ratio_max]. A ratio far from the image's may round a side to 0, as in
-  // torchvision: an empty crop, whose output is black (IsEmptyCrop).
+  // torchvision: an empty crop, whose output is black (CropWindow::empty).
   const double in_ratio = static_cast<double>(width) / height;
   int64_t w = width, h = height;
   if (in_ratio < ratio_min_) {
-    h = std::min(height, RoundHalfEven(w / ratio_min_));
+    h = RoundHalfEven(w / ratio_min_);
   } else if (in_ratio > ratio_max_) {
-    w = std::min(width, RoundHalfEven(h * ratio_max_));
+    w = RoundHalfEven(h * ratio_max_);
   }
   return {(height - h) / 2, (width - w) / 2, h, w};
 }
-
-namespace {
-
-// Whether `w` is an empty crop (a side of 0) of an `input`-sized image:
-// RandomResizedCrop's fallback may draw one, as torchvision's does.
-bool IsEmptyCrop(const CropWindow& w, Size2 input) {
-  return (w.height == 0 || w.width == 0) && w.Inside(input);
-}
-
-}  // namespace
 
 absl::Status RandomResizedCrop::Apply(const ImageView& input,
                                       const OpDecision& decision,
@@ -292,14 +282,15 @@ absl::Status RandomResizedCrop::Apply(const ImageView& input,
   if (!decision.window) {
     return InvalidArgumentCat(name(), ": Apply needs the window Decide drew");
   }
-  if (IsEmptyCrop(*decision.window, {input.height, input.width})) {
+  const CropWindow& window = *decision.window;
+  if (window.empty() && window.Inside({input.height, input.width})) {
     // Pillow resizes an empty image to zeros, alpha included; torchvision's
     // tensor resize refuses it.
     FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
     if (resizer_->filter() == ResizeFilter::kTensor) {
       return InvalidArgumentCat(
-          name(), ": the crop drawn is empty (height ", decision.window->height,
-          ", width ", decision.window->width,
+          name(), ": the crop drawn is empty (height ", window.height,
+          ", width ", window.width,
           "), which torchvision's tensor resize refuses (the Pillow filters "
           "make it black)");
     }
@@ -331,7 +322,7 @@ absl::StatusOr<OpDecision> RandomResizedCrop::DecisionFromFields(
   FUSEDNORM_ASSIGN_OR_RETURN(w.height, r.Int("height"));
   FUSEDNORM_ASSIGN_OR_RETURN(w.width, r.Int("width"));
   FUSEDNORM_RETURN_IF_ERROR(r.Done());
-  if (!IsEmptyCrop(w, input)) {
+  if (!w.empty() || !w.Inside(input)) {
     FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
         ValidateBox(w, input.height, input.width), "RandomResizedCrop: "));
   }

@@ -62,7 +62,7 @@ class BatchMixer {
   // Per sample: not skipped. Bytes, not std::vector<bool>'s shared words:
   // Mix reads a sample's outside the lock while Landed writes another's.
   std::vector<uint8_t> ok_;
-  size_t next_ = 0;       // samples next_ .. count_ - 1 are mixed
+  size_t next_ = 0;  // samples next_ .. count_ - 1 are mixed
   bool busy_ = false;
   std::vector<uint8_t> last_;  // the last sample's original
 };

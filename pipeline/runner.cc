@@ -23,7 +23,7 @@ DecodeRequest Request(const Chain& chain, const SamplePlan& plan,
   const CropWindow& window = *plan.ops[0].window;
   // Outside (padding), or empty (RandomResizedCrop's black fallback,
   // which reads no pixel): the whole image.
-  if (!window.Inside(size) || window.height < 1 || window.width < 1) return r;
+  if (!window.Inside(size) || window.empty()) return r;
   if (decode.crop) r.region = window;
   const std::optional<Size2> out = chain.ops[0]->FixedOutputSize();
   if (decode.scale && out) r.scale = DecodeScale(window, *out);
