@@ -4,22 +4,24 @@
 The ImageNet-like JPEG folder (benchmarks/photo_folder.py, 1,000 images by
 default) is packed into 16 shards with their indexes and served by nginx on
 loopback behind a proxy that adds 10 ms to every request
-(testing/delay_proxy.cc, started by remote_servers.py's DelayProxy). `fusednorm run` with the training
-recipe (RandomResizedCrop(224), flip, Normalize, RandomErasing) reads them
-from disk and over HTTP at one and two threads, interleaved, best of 3 runs
-of 2 epochs each. The servers run on the last CPU; a one-thread run is kept
-off it (its worker and its requests share the first CPU), so that it pays
-for its own requests but not for the servers'; a run with as many threads
-as CPUs shares them with the servers, as a loader would share its machine
-with a storage server on it; the servers' CPU time per request is printed
-beside each, since on a machine with 2 CPUs that share bounds the 2-thread
-ratio. HTTP runs again with FUSEDNORM_HTTP_AHEAD_MB=16, below the bytes
-an epoch reads, so that the read-ahead spends the run at its memory
-bound, as it does on any dataset larger than the bound (the default's 256
-MiB). Then: the bytes fetched against the bytes of the samples
-read; the same run with a fault every 50 requests (reset, 500, 503, 429,
-a short body, in turn) against the run without; and opening 1,000 shards
-through the same proxy.
+(testing/delay_proxy.cc, started by remote_servers.py's DelayProxy).
+`fusednorm run` with the training recipe (RandomResizedCrop(224), flip,
+Normalize, RandomErasing) reads them from disk and over HTTP at one and two
+threads, interleaved, best of 3 runs of 2 epochs each. The servers run on
+the last CPU. One thread runs twice: confined to the first CPU (its worker
+and its request thread share it), so that it pays for its own requests but
+not for the servers'; and free to use every CPU, as `run --threads 1` is, so
+that its request thread may run beside the servers. Two threads run on the
+first two CPUs; on a machine with 2 CPUs they share them with the servers,
+as a loader would share its machine with a storage server on it. The
+servers' CPU time per request is printed beside each, since on a machine
+with 2 CPUs that share bounds the 2-thread ratio. HTTP runs again with
+FUSEDNORM_HTTP_AHEAD_MB=16, below the bytes an epoch reads, so that the
+read-ahead spends the run at its memory bound, as it does on any dataset
+larger than the bound (the default's 256 MiB). Then: the bytes fetched
+against the bytes of the samples read; the same run with a fault every 50
+requests (reset, 500, 503, 429, a short body, in turn) against the run
+without; and opening 1,000 shards through the same proxy.
 """
 
 import os
@@ -43,15 +45,13 @@ RUN = ["--images", "0", "--batch-size", "64", "--size", "224", "--epochs",
 BOUND_MB = 16
 
 
-def run(binary, data, threads, env=None, out=None):
-    """images/s and the report of one `run` (one thread: off the servers'
-    CPU)."""
+def run(binary, data, threads, cpus=None, env=None, out=None):
+    """images/s and the report of one `run` on the CPUs `cpus` (all of
+    them when None)."""
     args = [binary, "run", "--data", data, "--threads", str(threads), *RUN]
     if out:
         args += ["--output", out]
-    cpus = set(range(os.cpu_count()))
-    if threads < len(cpus):
-        cpus = set(range(threads))
+    cpus = cpus or set(range(os.cpu_count()))
     r = subprocess.run(args, capture_output=True, text=True, check=True,
                        env=dict(os.environ, **(env or {})),
                        preexec_fn=lambda: os.sched_setaffinity(0, cpus))
@@ -89,23 +89,34 @@ def fetched_mb(report):
     return float(re.search(r"([0-9.]+) MB fetched", report).group(1))
 
 
+def settings():
+    """(threads, CPUs, words) of each comparison: one thread confined to
+    the first CPU, then free to use every CPU, then two threads on the
+    first two."""
+    every = set(range(os.cpu_count()))
+    return [(1, {0}, "confined to one CPU"), (1, every, "free"),
+            (2, set(range(min(2, len(every)))), "")]
+
+
 def speed(binary, local, remote, servers):
-    """The runs at 1 and 2 threads; `servers` gives the servers' CPU
-    seconds so far (servers_cpu)."""
-    for threads in (1, 2):
+    """The runs of each setting; `servers` gives the servers' CPU seconds
+    so far (servers_cpu)."""
+    for threads, cpus, words in settings():
         best = {"local": 0.0, "http": 0.0, "bound": 0.0}
         bound = {"FUSEDNORM_HTTP_AHEAD_MB": str(BOUND_MB)}
         cpu = 0.0
         for _ in range(3):
-            best["local"] = max(best["local"], run(binary, local, threads)[0])
+            best["local"] = max(best["local"],
+                                run(binary, local, threads, cpus)[0])
             before = servers()
-            rate, report = run(binary, remote, threads)
+            rate, report = run(binary, remote, threads, cpus)
             cpu += servers() - before
             best["http"] = max(best["http"], rate)
-            rate, bound_report = run(binary, remote, threads, env=bound)
+            rate, bound_report = run(binary, remote, threads, cpus, bound)
             best["bound"] = max(best["bound"], rate)
         requests = int(re.search(r"([0-9]+) requests", report).group(1))
-        print(f"{threads} thread(s): local {best['local']:.0f} images/s, "
+        print(f"{threads} thread(s){', ' + words if words else ''}: "
+              f"local {best['local']:.0f} images/s, "
               f"HTTP +10 ms {best['http']:.0f} images/s: "
               f"{best['http'] / best['local']:.3f}x")
         print("  " + report.strip().splitlines()[-1])
