@@ -548,8 +548,11 @@ absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
       }));
   if (!cache.dir.empty()) {
     std::vector<ShardCache::Key> keys;
-    for (const Shard& shard : s->shards_)
-      keys.push_back({shard.url.url, shard.version.size, shard.version.etag});
+    for (const Shard& shard : s->shards_) {
+      const ObjectVersion& v = shard.version;
+      keys.push_back(
+          {shard.url.url, v.size, v.etag, ByDate(v) ? v.last_modified : ""});
+    }
     FUSEDNORM_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(cache, keys));
     s->not_copied_.assign(paths.size(), false);
   }
@@ -718,7 +721,8 @@ absl::Status RemoteStore::CheckSampleSize(const Place& place) const {
 }
 
 absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
-                                    std::vector<uint8_t>* out) const {
+                                    std::vector<uint8_t>* out,
+                                    std::string* copy_path) const {
   FUSEDNORM_RETURN_IF_ERROR(CheckSampleSize(place));
   if (cache_ != nullptr) {
     if (std::shared_ptr<const MappedFile> copy = cache_->Get(place.shard)) {
@@ -733,6 +737,7 @@ absl::Status RemoteStore::FetchWith(HttpClient* client, const Place& place,
       }
       if (copy->CheckUnchanged().ok()) {
         from_cache_.fetch_add(1, std::memory_order_relaxed);
+        *copy_path = cache_->PathOf(place.shard);
         return absl::OkStatus();
       }
       cache_->Evict(place.shard);  // changed under us: the network's bytes
@@ -777,7 +782,9 @@ void RemoteStore::Fill(HttpClient* client, uint32_t s) const {
 }
 
 absl::Status RemoteStore::Read(uint64_t index, const Place& place,
-                               std::vector<uint8_t>* out) const {
+                               std::vector<uint8_t>* out,
+                               std::string* copy) const {
+  copy->clear();
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::shared_ptr<Ahead>> aheads;
   {
@@ -806,7 +813,7 @@ absl::Status RemoteStore::Read(uint64_t index, const Place& place,
     // is over), so that dropping a loader never waits for a slow server.
     std::unique_ptr<HttpClient> client = TakeClient();
     client->set_cancel(cancel);
-    status = FetchWith(client.get(), place, out);
+    status = FetchWith(client.get(), place, out, copy);
     client->set_cancel(nullptr);
     GiveClient(std::move(client));
   }

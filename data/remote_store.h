@@ -77,9 +77,10 @@ class RemoteStore {
   uint64_t shard_bytes(uint32_t shard) const;
 
   // The bytes of `place` (of sample `index`) into *out: fetched ahead, or
-  // fetched now. Thread-safe.
+  // fetched now; `*copy` is the cache_dir copy they were read from, or ""
+  // (for messages: a damaged copy is what to remove). Thread-safe.
   absl::Status Read(uint64_t index, const Place& place,
-                    std::vector<uint8_t>* out) const;
+                    std::vector<uint8_t>* out, std::string* copy) const;
 
   // Fetches ahead the samples `next` gives (Dataset::ReadAhead), finding
   // their bytes with `place_of`.
@@ -103,9 +104,10 @@ class RemoteStore {
   // A multi handle for a read-ahead, with the connections of earlier ones.
   std::unique_ptr<HttpMulti> TakeMulti() const;
   void GiveMulti(std::unique_ptr<HttpMulti> multi) const;
-  // The bytes of `place` from the cache's copy, or over the network.
+  // The bytes of `place` from the cache's copy (its path in `*copy`), or
+  // over the network.
   absl::Status FetchWith(HttpClient* client, const Place& place,
-                         std::vector<uint8_t>* out) const;
+                         std::vector<uint8_t>* out, std::string* copy) const;
   // ResourceExhausted when `place` is larger than a read-ahead may hold.
   absl::Status CheckSampleSize(const Place& place) const;
   // Copies shard `shard` into the cache (ShardCache::Begin succeeded); a

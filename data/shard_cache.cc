@@ -78,9 +78,10 @@ ShardCache::~ShardCache() = default;
 
 std::string ShardCache::PathOf(uint32_t shard) const {
   const Key& k = keys_[shard];
-  return absl::StrCat(options_.dir, "/",
-                      Digest().Text(k.url).Number(k.size).Text(k.etag).Hex(),
-                      ".tar");
+  Digest d;
+  d.Text(k.url).Number(k.size).Text(k.etag);
+  if (!k.date.empty()) d.Text(k.date);  // a strong ETag's name is unchanged
+  return absl::StrCat(options_.dir, "/", d.Hex(), ".tar");
 }
 
 std::shared_ptr<const MappedFile> ShardCache::Get(uint32_t shard) const {

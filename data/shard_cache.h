@@ -1,8 +1,9 @@
 // ShardCache: whole copies of remote shards in a local directory
 // (cache_dir), bounded by cache_bytes, read by memory-mapping them.
 //
-// A copy is named by a digest of its shard's URL, size and ETag, so a run
-// finds the copies an earlier run left of the same versions (and never
+// A copy is named by a digest of its shard's URL, size and ETag (and its
+// Last-Modified, where the ETag alone does not tell versions apart), so a
+// run finds the copies an earlier run left of the same versions (and never
 // those of another version), and ranks on one machine may share the
 // directory: copies are written whole under a temporary name and renamed
 // (data/atomic_file.h), and a copy removed while another process maps it
@@ -31,11 +32,14 @@ struct ShardCacheOptions {
 
 class ShardCache {
  public:
-  // One remote shard: its URL (as requested), size and ETag.
+  // One remote shard: its URL (as requested), size and ETag, and its
+  // Last-Modified where a weak or shortened ETag may stay the same across
+  // versions ("" where the ETag is strong).
   struct Key {
     std::string url;
     uint64_t size = 0;
     std::string etag;
+    std::string date;
   };
 
   // Opens `options.dir` (made when missing) for the shards `keys` and maps
@@ -66,13 +70,14 @@ class ShardCache {
   absl::Status Finish(uint32_t shard, bool ok);
   // Removes `shard`'s copy.
   void Evict(uint32_t shard);
+  // Where `shard`'s copy is (or would be): a digest of its key.
+  std::string PathOf(uint32_t shard) const;
 
   ~ShardCache();
 
  private:
   struct Writing;
   ShardCache() = default;
-  std::string PathOf(uint32_t shard) const;
   // No more copies in this run, saying why once (under mu_).
   void TurnOff(const absl::Status& why);
 

@@ -33,6 +33,40 @@ TEST(ShardCacheTest, ACopyIsWrittenThenMapped) {
   EXPECT_TRUE(c.Fits(1));
 }
 
+// Opens `dir` for `key` alone; whether an earlier run's copy is mapped.
+bool FindsACopy(const std::string& dir, const ShardCache::Key& key) {
+  absl::StatusOr<std::unique_ptr<ShardCache>> cache =
+      ShardCache::Open({dir, 0}, {key});
+  EXPECT_TRUE(cache.ok()) << cache.status();
+  return cache.ok() && (*cache)->Get(0) != nullptr;
+}
+
+TEST(ShardCacheTest, ACopyIsFoundOnlyForItsVersion) {
+  const std::string dir = MakeDir();
+  const ShardCache::Key weak = {"http://h/a.tar", 4, "W/\"e\"", "D0"};
+  {
+    absl::StatusOr<std::unique_ptr<ShardCache>> cache =
+        ShardCache::Open({dir, 0}, {weak});
+    ASSERT_TRUE(cache.ok()) << cache.status();
+    const uint8_t bytes[] = {1, 2, 3, 4};
+    ASSERT_TRUE((*cache)->Begin(0));
+    ASSERT_TRUE((*cache)->Write(0, bytes).ok());
+    ASSERT_TRUE((*cache)->Finish(0, true).ok());
+  }
+  EXPECT_TRUE(FindsACopy(dir, weak));
+  ShardCache::Key other = weak;
+  other.date = "D1";  // the same weak ETag, modified since
+  EXPECT_FALSE(FindsACopy(dir, other));
+  other.date = "";
+  EXPECT_FALSE(FindsACopy(dir, other));
+  other = weak;
+  other.etag = "W/\"f\"";
+  EXPECT_FALSE(FindsACopy(dir, other));
+  other = weak;
+  other.size = 5;
+  EXPECT_FALSE(FindsACopy(dir, other));
+}
+
 TEST(ShardCacheTest, ADirectoryNotWritableIsRefusedAtOpen) {
   // Not even root makes files in /proc/self.
   absl::StatusOr<std::unique_ptr<ShardCache>> cache =

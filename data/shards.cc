@@ -81,7 +81,13 @@ class Shards : public Dataset {
       out->encoded = files_[s.shard]->bytes().subspan(e.offset, e.size);
       return absl::OkStatus();
     }
-    const absl::Status read = remote_->Read(index, PlaceOf(s), &buffer->bytes);
+    std::string copy;
+    const absl::Status read =
+        remote_->Read(index, PlaceOf(s), &buffer->bytes, &copy);
+    if (!copy.empty()) {  // "sample 7 (URL at byte 1536, key 7, from COPY)"
+      out->what.pop_back();
+      absl::StrAppend(&out->what, ", read from its cache_dir copy ", copy, ")");
+    }
     if (!read.ok()) return PrefixStatus(read, absl::StrCat(out->what, ": "));
     out->encoded = absl::MakeConstSpan(buffer->bytes);
     return absl::OkStatus();

@@ -370,6 +370,15 @@ class Remote(unittest.TestCase):
             samples = int(re.search(r"(\d+) images in", second.stdout)[1])
             self.assertIn(f"{samples} samples from cache_dir", second.stdout)
             self.assertNotIn(" 0 samples from cache_dir", first.stdout)
+            # A copy damaged on disk (its size kept) fails its samples,
+            # which name it: the file to remove.
+            damaged = os.path.join(cache, copies[0])
+            with open(damaged, "r+b") as f:
+                f.write(bytes(os.path.getsize(damaged)))
+            third = run(*run_args(f"{n.url}/{SPEC}"), *args)
+            self.assertNotEqual(third.returncode, 0, third.stdout)
+            self.assertIn(f", read from its cache_dir copy {damaged}): ",
+                          third.stderr)
         shutil.rmtree(cache)
 
     def test_a_failed_copy_is_told_and_not_tried_again(self):
@@ -502,6 +511,8 @@ class Hostile(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(bytes([b]))
                     self.wfile.flush()
                     time.sleep(0.2)
+        elif self.path.startswith("/weakmoved"):
+            self.weak_moved()
         elif self.path.startswith("/weak"):
             self.weak()
         elif self.path.startswith("/startotal"):
@@ -518,17 +529,20 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             self.answer(200, {"Content-Length": size}, self.shard)
 
 
-    def ranges(self, total, encode=lambda body: body, headers=()):
-        """The shard without an index, its ranges answered with
-        Content-Range bytes a-b/`total` and their bytes through `encode`."""
+    def ranges(self, total, encode=lambda body: body, headers=(),
+               shard=None):
+        """The shard (`shard`, or the handler's) without an index, its
+        ranges answered with Content-Range bytes a-b/`total` and their
+        bytes through `encode`."""
+        shard = shard or self.shard
         if self.path.endswith(".fnidx"):
             return self.answer(404, {"Content-Length": "0"})
         r = re.match(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
         if r is None:
-            return self.answer(200, {"Content-Length": str(len(self.shard))},
-                               self.shard)
+            return self.answer(200, {"Content-Length": str(len(shard)),
+                                     **dict(headers)}, shard)
         a, b = int(r[1]), int(r[2])
-        body = encode(self.shard[a:b + 1])
+        body = encode(shard[a:b + 1])
         self.answer(206, {"Content-Length": str(len(body)), **dict(headers),
                           "Content-Range": f"bytes {a}-{b}/{total}"}, body)
 
@@ -574,6 +588,14 @@ class Hostile(http.server.BaseHTTPRequestHandler):
                          {"ETag": 'W/"\x1b[2Jnew"'}, False),
     }
     unmodified_since = []  # the If-Unmodified-Since values received
+    moved = {"date": D0, "shard": b""}  # /weakmoved.tar now
+
+    def weak_moved(self):
+        """A shard (moved["shard"]) whose weak ETag stays W/"v1" whatever
+        its date (moved["date"]); no index, ranges served."""
+        shard = self.moved["shard"]
+        self.ranges(len(shard), shard=shard, headers={
+            "ETag": 'W/"v1"', "Last-Modified": self.moved["date"]})
 
     def weak(self):
         """A shard with a weak or no ETag (WEAK), ranges served, and
@@ -658,6 +680,30 @@ class HostileServers(unittest.TestCase):
                                 f"none of {w} in {r.stderr}")
             else:
                 self.assertIn(w, r.stderr)
+
+    def weak_copies_are_of_their_date(self, s):
+        """Behind a weak ETag that stays the same, a new Last-Modified is
+        a new version: its cache_dir copy is another, and the old one is
+        not read for it; the same date finds its copy again."""
+        cache = os.path.join(self.tmp, "weakcache")
+        copies = lambda: sorted(f for f in os.listdir(cache)
+                                if f.endswith(".tar"))
+        # A shard of 100-odd samples: an epoch long enough for its copy.
+        r = run("pack", "--dataset", "synthetic", "--max-side", "32",
+                "--shard-bytes", "300K",
+                "--output", os.path.join(self.tmp, "big-%d.tar"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.tmp, "big-0.tar"), "rb") as f:
+            Hostile.moved["shard"] = f.read()
+        args = [*run_args(f"{s.url}/weakmoved.tar"), "--epochs", "2",
+                "--cache-dir", cache]
+        for date, count in [(Hostile.D0, 1), (Hostile.D1, 2), (Hostile.D0, 2)]:
+            Hostile.moved["date"] = date
+            r = run(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(len(copies()), count,
+                             (date, copies(), r.stdout, r.stderr))
+        self.assertNotIn(" 0 samples from cache_dir", r.stdout)
 
     def test_hostile_answers_are_refused_naming_the_url(self):
         with Servers(self.tmp, self.shard) as s:
@@ -767,6 +813,7 @@ class HostileServers(unittest.TestCase):
             self.fails(f"{s.url}/weaklong.tar",
                        "the object changed on the server during the run")
             self.assertEqual(Hostile.unmodified_since, [])
+            self.weak_copies_are_of_their_date(s)
             # A server's control characters never reach a message.
             r = run(*run_args(f"{s.url}/weakesc.tar"),
                     env={"FUSEDNORM_HTTP_RETRIES": "1"})
