@@ -118,6 +118,10 @@ class Concurrency(unittest.TestCase):
             next(epoch)
         with self.assertRaisesRegex(ValueError, "closed"):
             iter(loader)
+        # A state, valid or not, is refused as the Loader's is: closed.
+        for state in ({}, loader.state_dict()):
+            with self.assertRaisesRegex(ValueError, "the Loader is closed"):
+                loader.load_state_dict(state)
         loader.close()  # twice is fine
 
     def test_interpreter_exit_with_daemon_threads_iterating(self):

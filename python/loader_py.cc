@@ -510,6 +510,11 @@ class PyLoader {
   // Checks the state's JSON text; the next iter() starts where it says.
   void LoadStateDict(const std::string& json) {
     OwnInChild();
+    const bool closed = WithoutGil([&] {
+      std::lock_guard<std::mutex> lock(core_->mu);
+      return core_->closed;
+    });
+    if (closed) throw py::value_error("the Loader is closed");
     const ResumeState state = Value(ParseResumeState(json, "the state"));
     Raise(WithoutGil([&] {
       return CheckResumeState(state, *core_->preprocessor,
