@@ -526,7 +526,7 @@ class AheadHandle : public ReadAheadHandle {
 
 absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
     const std::vector<std::string>& paths, const ShardCacheOptions& cache,
-    std::vector<ShardIndex>* indexes) {
+    std::vector<ShardIndex>* indexes, const std::atomic<bool>* cancel) {
   std::unique_ptr<RemoteStore> store(new RemoteStore());
   FUSEDNORM_ASSIGN_OR_RETURN(store->settings_,
                              RemoteSettings::FromEnvironment());
@@ -541,8 +541,10 @@ absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
   FUSEDNORM_RETURN_IF_ERROR(
       ParallelFor(paths.size(), s->settings_.requests, [&](size_t i) {
         std::unique_ptr<HttpClient> client = s->TakeClient();
+        client->set_cancel(cancel);
         const absl::Status st = s->OpenShard(static_cast<uint32_t>(i),
                                              client.get(), &(*indexes)[i]);
+        client->set_cancel(nullptr);
         s->GiveClient(std::move(client));
         return st;
       }));

@@ -66,10 +66,12 @@ class RemoteStore {
 
   // Opens the shards at `paths` (all remote) and returns their indexes in
   // *indexes. Errors name the URL: a malformed one, HTTP 403/404 and the
-  // like, an index that does not match its shard.
+  // like, an index that does not match its shard. Its requests and their
+  // retries stop once *cancel is true (null: never): Cancelled.
   static absl::StatusOr<std::unique_ptr<RemoteStore>> Open(
       const std::vector<std::string>& paths, const ShardCacheOptions& cache,
-      std::vector<ShardIndex>* indexes);
+      std::vector<ShardIndex>* indexes,
+      const std::atomic<bool>* cancel = nullptr);
   ~RemoteStore();
 
   // What messages call shard `shard` (no credentials, no query).
@@ -104,10 +106,11 @@ class RemoteStore {
   // A multi handle for a read-ahead, with the connections of earlier ones.
   std::unique_ptr<HttpMulti> TakeMulti() const;
   void GiveMulti(std::unique_ptr<HttpMulti> multi) const;
-  // The bytes of `place` from the cache's copy (its path in `*copy`), or
-  // over the network.
+  // The bytes of `place` from the cache's copy (its path in `*copy_path`),
+  // or over the network.
   absl::Status FetchWith(HttpClient* client, const Place& place,
-                         std::vector<uint8_t>* out, std::string* copy) const;
+                         std::vector<uint8_t>* out,
+                         std::string* copy_path) const;
   // ResourceExhausted when `place` is larger than a read-ahead may hold.
   absl::Status CheckSampleSize(const Place& place) const;
   // Copies shard `shard` into the cache (ShardCache::Begin succeeded); a

@@ -365,7 +365,8 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
 }
 
 absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
-    const std::vector<std::string>& paths, const ShardCacheOptions& cache) {
+    const std::vector<std::string>& paths, const ShardCacheOptions& cache,
+    const std::atomic<bool>* cancel) {
   const size_t remote = static_cast<size_t>(
       std::count_if(paths.begin(), paths.end(), IsRemotePath));
   if (remote != 0 && remote != paths.size()) {
@@ -390,8 +391,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
   std::unique_ptr<RemoteStore> store;
   std::vector<ShardIndex> indexes;
   if (remote != 0) {
-    FUSEDNORM_ASSIGN_OR_RETURN(store,
-                               RemoteStore::Open(paths, cache, &indexes));
+    FUSEDNORM_ASSIGN_OR_RETURN(
+        store, RemoteStore::Open(paths, cache, &indexes, cancel));
     for (uint32_t i = 0; i < paths.size(); ++i)
       names.push_back(store->shown(i));
   } else {

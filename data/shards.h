@@ -12,6 +12,7 @@
 #ifndef FUSEDNORM_DATA_SHARDS_H_
 #define FUSEDNORM_DATA_SHARDS_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,11 +41,13 @@ absl::StatusOr<std::vector<std::string>> ExpandShardSpec(
 // corrupt archive, a sample with no image, a second image in one sample, a
 // bad .cls, one local file under two paths (it would be read twice); for a
 // URL also an HTTP status, a refused TLS peer. Remote shards
-// keep whole copies in `cache.dir` when it is set (data/shard_cache.h). Images are decoded
-// (or, for .npy, checked) when a sample is read, so a corrupt image is the
-// error of that sample.
+// keep whole copies in `cache.dir` when it is set (data/shard_cache.h), and
+// their opening stops (Cancelled) once *cancel is true (null: never).
+// Images are decoded (or, for .npy, checked) when a sample is read, so a
+// corrupt image is the error of that sample.
 absl::StatusOr<std::unique_ptr<Dataset>> OpenShards(
-    const std::vector<std::string>& paths, const ShardCacheOptions& cache = {});
+    const std::vector<std::string>& paths, const ShardCacheOptions& cache = {},
+    const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace fusednorm
 

@@ -67,7 +67,8 @@ absl::Status CheckDataSettings(const RecipeOptions& o) {
 namespace {
 
 // `data` (shards or an image folder), else `dataset` at `path`.
-absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
+absl::StatusOr<std::unique_ptr<Dataset>> OpenData(
+    const RecipeOptions& o, const std::atomic<bool>* cancel) {
   FUSEDNORM_RETURN_IF_ERROR(CheckDataSettings(o));
   if (o.data.empty())
     return OpenDataset(o.dataset, o.path, o.split == Split::kVal);
@@ -88,7 +89,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> OpenData(const RecipeOptions& o) {
   }
   FUSEDNORM_ASSIGN_OR_RETURN(const std::vector<std::string> paths,
                              ExpandShardSpec(o.data));
-  return OpenShards(paths, o.cache);
+  return OpenShards(paths, o.cache, cancel);
 }
 
 // The standard lists: RandomResizedCrop(size), flip, RandomErasing(0.5) for
@@ -264,8 +265,9 @@ LoaderSettings RecipeOptions::DefaultRecipeLoader() {
 }
 
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
-    const RecipeOptions& o) {
-  FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data, OpenData(o));
+    const RecipeOptions& o, const std::atomic<bool>* cancel) {
+  FUSEDNORM_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> data,
+                             OpenData(o, cancel));
   return data;
 }
 

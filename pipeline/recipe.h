@@ -12,6 +12,7 @@
 #ifndef FUSEDNORM_PIPELINE_RECIPE_H_
 #define FUSEDNORM_PIPELINE_RECIPE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -71,9 +72,11 @@ inline constexpr int64_t kMaxCropSide = 4096;
 // and a cache directory remote data.
 absl::Status CheckDataSettings(const RecipeOptions& o);
 
-// Opens the dataset the options name (CheckDataSettings first).
+// Opens the dataset the options name (CheckDataSettings first). Remote
+// shards' requests stop once *cancel is true (null: never), and the open
+// then fails (Cancelled).
 absl::StatusOr<std::shared_ptr<const Dataset>> OpenRecipeDataset(
-    const RecipeOptions& options);
+    const RecipeOptions& options, const std::atomic<bool>* cancel = nullptr);
 
 // The recipe's lists as ops: each split's (the standard one where not
 // given), the batch transform (or null), and the normalization with any

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -148,6 +150,41 @@ const std::vector<const Setting*>& LoaderRows() {
 bool OnMainThread() {
   const py::module_ threading = py::module_::import("threading");
   return threading.attr("current_thread")().is(threading.attr("main_thread")());
+}
+
+// Opens the dataset the options name on a thread of its own while this
+// one runs Python's signal handlers every kSignalCheck, so that a Ctrl-C
+// while remote shards open (a stalled server retried for minutes) stops
+// their requests and raises at once. Called with the GIL held.
+std::shared_ptr<const Dataset> OpenInterruptibly(const RecipeOptions& options) {
+  std::atomic<bool> cancel{false};
+  std::mutex mu;
+  std::condition_variable opened;
+  bool done = false;
+  absl::StatusOr<std::shared_ptr<const Dataset>> data;
+  std::thread opening([&] {
+    absl::StatusOr<std::shared_ptr<const Dataset>> d =
+        OpenRecipeDataset(options, &cancel);
+    std::lock_guard<std::mutex> lock(mu);
+    data = std::move(d);
+    done = true;
+    opened.notify_one();
+  });
+  const auto finished = [&] {
+    std::unique_lock<std::mutex> lock(mu);
+    return opened.wait_for(lock, absl::ToChronoMilliseconds(kSignalCheck),
+                           [&] { return done; });
+  };
+  while (!WithoutGil(finished)) {
+    if (PyErr_CheckSignals() != 0) {  // the handler's exception is set
+      cancel = true;
+      WithoutGil([&] { opening.join(); });
+      throw py::error_already_set();
+    }
+  }
+  WithoutGil([&] { opening.join(); });
+  Raise(data.status(), NotFound::kFile);
+  return *std::move(data);
 }
 
 // Raises the exception for an epoch's failed next(): the Loader's state
@@ -382,10 +419,7 @@ class PyLoader {
     core_->copy = Value(values.Bool(kCopySetting));
     core_->next_epoch = core_->options.epoch;
     core_->position = {core_->options.epoch, 0};
-    absl::StatusOr<std::shared_ptr<const Dataset>> data =
-        WithoutGil([&] { return OpenRecipeDataset(core_->options); });
-    Raise(data.status(), NotFound::kFile);
-    core_->data = *std::move(data);
+    core_->data = OpenInterruptibly(core_->options);
     absl::StatusOr<Preprocessor> p =
         WithoutGil([&] { return BuildRecipe(core_->options, core_->data); });
     core_->preprocessor =

@@ -8,6 +8,7 @@ import contextlib
 import gc
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -225,6 +226,24 @@ class RemoteLoader(unittest.TestCase):
             start = time.monotonic()
             del it, loader
             gc.collect()
+            self.assertLess(time.monotonic() - start, 10)
+
+    def test_ctrl_c_while_opening_behind_a_stalled_server(self):
+        # Every request stalls 20 s, then its connection closes: the open
+        # would wait out three of them. A SIGINT a second in stops it with
+        # KeyboardInterrupt at once, its requests cancelled.
+        stall = {"FUSEDNORM_HTTP_RETRIES": "2", "FUSEDNORM_HTTP_TIMEOUT": "60"}
+        make = "rs.FaultProxy(upstream, every=1, faults=('stall',), stall_s=20)"
+        with rs.Nginx(self.data) as n, ProxyProcess(n.url, make) as url, \
+                environment(stall):
+            timer = threading.Timer(1, os.kill, (os.getpid(), signal.SIGINT))
+            start = time.monotonic()
+            try:
+                timer.start()
+                with self.assertRaises(KeyboardInterrupt):
+                    fusednorm.Loader(data=f"{url}/{SPEC}", **BASE)
+            finally:
+                timer.cancel()
             self.assertLess(time.monotonic() - start, 10)
 
     def test_two_iterators_drained_in_two_threads(self):
