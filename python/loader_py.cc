@@ -28,6 +28,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -152,39 +153,70 @@ bool OnMainThread() {
   return threading.attr("current_thread")().is(threading.attr("main_thread")());
 }
 
+// The open of OpenInterruptibly, on a thread of its own: its result (or
+// the exception it threw) once done, and its cancel flag. Leaving the scope
+// cancels and joins it, however the caller leaves.
+class Opening {
+ public:
+  explicit Opening(const RecipeOptions& options)
+      : thread_([this, &options] { Run(options); }) {}
+  ~Opening() {
+    cancel_ = true;
+    if (thread_.joinable()) WithoutGil([&] { thread_.join(); });
+  }
+
+  // Whether it is done, after waiting up to `limit` (without the GIL).
+  bool Wait(absl::Duration limit) {
+    return WithoutGil([&] {
+      std::unique_lock<std::mutex> lock(mu_);
+      return done_cv_.wait_for(lock, absl::ToChronoMilliseconds(limit),
+                               [&] { return done_; });
+    });
+  }
+  // The dataset, or raises what the open gave (once done).
+  std::shared_ptr<const Dataset> Result() {
+    WithoutGil([&] { thread_.join(); });
+    if (error_) std::rethrow_exception(error_);
+    Raise(data_.status(), NotFound::kFile);
+    return *std::move(data_);
+  }
+
+ private:
+  void Run(const RecipeOptions& options) {
+    absl::StatusOr<std::shared_ptr<const Dataset>> data;
+    std::exception_ptr error;
+    try {  // std::bad_alloc, say: raised by the caller, as MemoryError
+      data = OpenRecipeDataset(options, &cancel_);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    data_ = std::move(data);
+    error_ = error;
+    done_ = true;
+    done_cv_.notify_one();
+  }
+
+  std::atomic<bool> cancel_{false};
+  std::mutex mu_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  absl::StatusOr<std::shared_ptr<const Dataset>> data_;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: starts once the fields above exist
+};
+
 // Opens the dataset the options name on a thread of its own while this
 // one runs Python's signal handlers every kSignalCheck, so that a Ctrl-C
 // while remote shards open (a stalled server retried for minutes) stops
 // their requests and raises at once. Called with the GIL held.
 std::shared_ptr<const Dataset> OpenInterruptibly(const RecipeOptions& options) {
-  std::atomic<bool> cancel{false};
-  std::mutex mu;
-  std::condition_variable opened;
-  bool done = false;
-  absl::StatusOr<std::shared_ptr<const Dataset>> data;
-  std::thread opening([&] {
-    absl::StatusOr<std::shared_ptr<const Dataset>> d =
-        OpenRecipeDataset(options, &cancel);
-    std::lock_guard<std::mutex> lock(mu);
-    data = std::move(d);
-    done = true;
-    opened.notify_one();
-  });
-  const auto finished = [&] {
-    std::unique_lock<std::mutex> lock(mu);
-    return opened.wait_for(lock, absl::ToChronoMilliseconds(kSignalCheck),
-                           [&] { return done; });
-  };
-  while (!WithoutGil(finished)) {
-    if (PyErr_CheckSignals() != 0) {  // the handler's exception is set
-      cancel = true;
-      WithoutGil([&] { opening.join(); });
-      throw py::error_already_set();
-    }
+  Opening opening(options);
+  while (!opening.Wait(kSignalCheck)) {
+    // The handler's exception is raised; leaving cancels the open.
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
   }
-  WithoutGil([&] { opening.join(); });
-  Raise(data.status(), NotFound::kFile);
-  return *std::move(data);
+  return opening.Result();
 }
 
 // Raises the exception for an epoch's failed next(): the Loader's state
@@ -544,24 +576,27 @@ class PyLoader {
   // Checks the state's JSON text; the next iter() starts where it says.
   void LoadStateDict(const std::string& json) {
     OwnInChild();
-    const bool closed = WithoutGil([&] {
+    const auto closed = [&] {
       std::lock_guard<std::mutex> lock(core_->mu);
       return core_->closed;
-    });
-    if (closed) throw py::value_error("the Loader is closed");
+    };
+    if (WithoutGil(closed)) throw py::value_error("the Loader is closed");
     const ResumeState state = Value(ParseResumeState(json, "the state"));
     Raise(WithoutGil([&] {
       return CheckResumeState(state, *core_->preprocessor,
                               core_->options.split);
     }));
-    WithoutGil([&] {
+    const bool set = WithoutGil([&] {
       std::lock_guard<std::mutex> lock(core_->mu);
+      if (core_->closed) return false;  // by another thread meanwhile
       core_->past_last_epoch = state.epoch == kPastLastEpoch;
       core_->next_epoch = static_cast<uint32_t>(state.epoch);  // 0 when past
       core_->next_start = state.batches;
       core_->position = {state.epoch, state.batches};
       ++core_->generation;  // live iterators no longer move the position
+      return true;
     });
+    if (!set) throw py::value_error("the Loader is closed");
   }
 
  private:

@@ -270,7 +270,8 @@ class Loader:
     views of a transfer slot that own it: the slot is refilled only once the
     array and its views are gone, so an array you hold always keeps its
     batch. The GIL is released while the workers run and while next() waits;
-    Ctrl-C interrupts a waiting next(). A sample that cannot be read raises
+    Ctrl-C interrupts Loader() while it opens remote shards and a waiting
+    next(). A sample that cannot be read raises
     fusednorm.SampleError (on_error="fail"), or is listed in the iterator's
     and the Loader's `skipped` (on_error="skip").
 
