@@ -551,9 +551,12 @@ absl::StatusOr<std::unique_ptr<RemoteStore>> RemoteStore::Open(
   if (!cache.dir.empty()) {
     std::vector<ShardCache::Key> keys;
     for (const Shard& shard : s->shards_) {
+      // A weak ETag with no date tells no versions apart: no ETag, no copy.
       const ObjectVersion& v = shard.version;
-      keys.push_back(
-          {shard.url.url, v.size, v.etag, ByDate(v) ? v.last_modified : ""});
+      const bool by_date = ByDate(v);
+      const bool undated = by_date && v.last_modified.empty();
+      keys.push_back({shard.url.url, v.size, undated ? "" : v.etag,
+                      by_date ? v.last_modified : ""});
     }
     FUSEDNORM_ASSIGN_OR_RETURN(s->cache_, ShardCache::Open(cache, keys));
     s->not_copied_.assign(paths.size(), false);

@@ -84,7 +84,7 @@ class Shards : public Dataset {
     std::string copy;
     const absl::Status read =
         remote_->Read(index, PlaceOf(s), &buffer->bytes, &copy);
-    if (!copy.empty()) {  // "sample 7 (URL at byte 1536, key 7, from COPY)"
+    if (!copy.empty()) {  // "... key 7, read from its cache_dir copy PATH)"
       out->what.pop_back();
       absl::StrAppend(&out->what, ", read from its cache_dir copy ", copy, ")");
     }

@@ -592,10 +592,12 @@ class Hostile(http.server.BaseHTTPRequestHandler):
 
     def weak_moved(self):
         """A shard (moved["shard"]) whose weak ETag stays W/"v1" whatever
-        its date (moved["date"]); no index, ranges served."""
+        its date (moved["date"]; None: no date); no index, ranges
+        served."""
         shard = self.moved["shard"]
+        date = self.moved["date"]
         self.ranges(len(shard), shard=shard, headers={
-            "ETag": 'W/"v1"', "Last-Modified": self.moved["date"]})
+            "ETag": 'W/"v1"', **({"Last-Modified": date} if date else {})})
 
     def weak(self):
         """A shard with a weak or no ETag (WEAK), ranges served, and
@@ -684,7 +686,8 @@ class HostileServers(unittest.TestCase):
     def weak_copies_are_of_their_date(self, s):
         """Behind a weak ETag that stays the same, a new Last-Modified is
         a new version: its cache_dir copy is another, and the old one is
-        not read for it; the same date finds its copy again."""
+        not read for it; the same date finds its copy again. Without a
+        date it is not cached."""
         cache = os.path.join(self.tmp, "weakcache")
         copies = lambda: sorted(f for f in os.listdir(cache)
                                 if f.endswith(".tar"))
@@ -704,6 +707,12 @@ class HostileServers(unittest.TestCase):
             self.assertEqual(len(copies()), count,
                              (date, copies(), r.stdout, r.stderr))
         self.assertNotIn(" 0 samples from cache_dir", r.stdout)
+        shutil.rmtree(cache)
+        Hostile.moved["date"] = None
+        r = run(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(copies(), [])
+        self.assertIn(" 0 samples from cache_dir", r.stdout)
 
     def test_hostile_answers_are_refused_naming_the_url(self):
         with Servers(self.tmp, self.shard) as s:
