@@ -47,6 +47,12 @@ absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(
   std::unique_ptr<ShardCache> cache(new ShardCache());
   cache->options_ = options;
   cache->keys_ = keys;
+  for (const Key& k : keys) {
+    Digest d;
+    d.Text(k.url).Number(k.size).Text(k.etag);
+    if (!k.date.empty()) d.Text(k.date);  // a strong ETag's name is unchanged
+    cache->paths_.push_back(absl::StrCat(options.dir, "/", d.Hex(), ".tar"));
+  }
   cache->copies_.resize(keys.size());
   cache->writing_.resize(keys.size());
   if (mkdir(options.dir.c_str(), 0777) != 0 && errno != EEXIST) {
@@ -60,7 +66,7 @@ absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(
   }
   FUSEDNORM_RETURN_IF_ERROR(CheckWritable(options.dir));
   for (uint32_t i = 0; i < keys.size(); ++i) {
-    const std::string path = cache->PathOf(i);
+    const std::string& path = cache->PathOf(i);
     if (stat(path.c_str(), &st) != 0) continue;
     if (static_cast<uint64_t>(st.st_size) != keys[i].size || !cache->Fits(i) ||
         cache->Shortfall(i) > 0) {
@@ -76,12 +82,8 @@ absl::StatusOr<std::unique_ptr<ShardCache>> ShardCache::Open(
 
 ShardCache::~ShardCache() = default;
 
-std::string ShardCache::PathOf(uint32_t shard) const {
-  const Key& k = keys_[shard];
-  Digest d;
-  d.Text(k.url).Number(k.size).Text(k.etag);
-  if (!k.date.empty()) d.Text(k.date);  // a strong ETag's name is unchanged
-  return absl::StrCat(options_.dir, "/", d.Hex(), ".tar");
+const std::string& ShardCache::PathOf(uint32_t shard) const {
+  return paths_[shard];
 }
 
 std::shared_ptr<const MappedFile> ShardCache::Get(uint32_t shard) const {

@@ -70,8 +70,8 @@ class ShardCache {
   absl::Status Finish(uint32_t shard, bool ok);
   // Removes `shard`'s copy.
   void Evict(uint32_t shard);
-  // Where `shard`'s copy is (or would be): a digest of its key.
-  std::string PathOf(uint32_t shard) const;
+  // Where `shard`'s copy is (or would be): a digest of its key, made once.
+  const std::string& PathOf(uint32_t shard) const;
 
   ~ShardCache();
 
@@ -83,6 +83,7 @@ class ShardCache {
 
   ShardCacheOptions options_;
   std::vector<Key> keys_;
+  std::vector<std::string> paths_;  // PathOf, a key's
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<const MappedFile>> copies_;
   std::vector<std::unique_ptr<Writing>> writing_;
