@@ -12,6 +12,7 @@
 #include "ops/color.h"
 #include "ops/fused_ops.h"
 #include "ops/geometry.h"
+#include "ops/random_apply.h"
 #include "ops/random_crop.h"
 
 namespace fusednorm {
@@ -222,6 +223,28 @@ SampleOp MakeToDtype(const BoundArgs& a, const OpContext&) {
   return std::make_unique<ToTensor>();
 }
 
+SampleOp MakeRandomApply(const BoundArgs& a, const OpContext& c) {
+  const ArgValue& t = a.Get("transforms");
+  const char* expected = "a list of per-sample transforms";
+  if (t.kind != ArgValue::Kind::kTuple)
+    return a.WrongType("transforms", expected);
+  std::vector<std::unique_ptr<PreprocessOp>> ops;
+  for (size_t k = 0; k < t.items.size(); ++k) {
+    const ArgValue& item = t.items[k];
+    if (item.kind != ArgValue::Kind::kCall)
+      return a.WrongType("transforms", expected);
+    SampleOp op = MakeTransform(*item.call, c);
+    if (!op.ok()) {
+      return PrefixStatus(op.status(),
+                          absl::StrCat("RandomApply transforms[", k, "] (",
+                                       item.call->name, "): "));
+    }
+    ops.push_back(*std::move(op));
+  }
+  FUSEDNORM_ASSIGN_OR_RETURN(const double p, a.Number("p"));
+  return std::make_unique<RandomApply>(std::move(ops), p);
+}
+
 BatchOpOr MakeMix(const BoundArgs& a, bool cutmix) {
   FUSEDNORM_ASSIGN_OR_RETURN(const double alpha, a.Number("alpha"));
   FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<int64_t> n,
@@ -357,6 +380,14 @@ std::vector<OpRow> ColourRows() {
        "Grayscale with the input's channel count, with probability p",
        {{"p", "0.1", "probability"}},
        &MakeRandomGrayscale,
+       nullptr},
+      {"RandomApply",
+       OpKind::kSample,
+       "its transforms in turn with probability p, else none of them",
+       {{"transforms", nullptr,
+         "a list of per-sample transforms that keep the size and channels"},
+        {"p", "0.5", "probability"}},
+       &MakeRandomApply,
        nullptr},
   };
 }

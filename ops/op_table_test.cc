@@ -27,7 +27,12 @@ std::string WithRequired(const OpRow& row) {
     if (name == "mean") args.push_back("mean=(0.5, 0.25, 0.125)");
     if (name == "std") args.push_back("std=(0.2, 0.3, 0.4)");
     if (name == "dtype") args.push_back("dtype=torch.float32");
-    if (name == "transforms") args.push_back("transforms=[MixUp(), CutMix()]");
+    if (name == "transforms") {
+      args.push_back(row.kind == OpKind::kBatch
+                         ? "transforms=[MixUp(), CutMix()]"
+                         : "transforms=[ColorJitter(0.4, hue=0.1), "
+                           "RandomSolarize(128)]");
+    }
     if (name == "degrees") args.push_back("degrees=15");
     if (name == "bits") args.push_back("bits=4");
     if (name == "threshold") args.push_back("threshold=128");
@@ -247,6 +252,38 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        false},
       {"ConvertImageDtype(torch.bfloat16)",
        "ConvertImageDtype dtype = torch.bfloat16", false},
+      {"RandomApply()", "missing required argument 'transforms'", true},
+      {"RandomApply(ColorJitter(0.4))",
+       "RandomApply transforms = ColorJitter(0.4): must be a list of "
+       "per-sample transforms",
+       true},
+      {"RandomApply([0.4])", "must be a list of per-sample transforms", true},
+      {"RandomApply([ColorJitter(0.4)], p=1.5)", "RandomApply p = 1.5", false},
+      {"RandomApply([ColorJitter(0.4)], p=-0.1)", "RandomApply p = -0.1",
+       false},
+      {"RandomApply([ColorJitter(-1)])",
+       "RandomApply transforms[0] (ColorJitter): ColorJitter brightness = -1",
+       false},
+      {"RandomApply([MixUp()])",
+       "RandomApply transforms[0] (MixUp): MixUp is not a per-sample "
+       "transform",
+       true},
+      {"RandomApply([Resize(8)])",
+       "RandomApply transforms[0] (Resize(size=8, interpolation=bilinear, "
+       "max_size=None, antialias=True)): changes the image's size",
+       false},
+      {"RandomApply([RandomRotation(10, expand=True)])",
+       "RandomApply transforms[0] (RandomRotation", false},
+      {"RandomApply([ColorJitter(0.1), RandomErasing()])",
+       "RandomApply transforms[1] (RandomErasing(p=0.5, scale=(0.02, 0.33), "
+       "ratio=(0.3, 3.3), value=0, inplace=False)): the fused op does it",
+       false},
+      {"RandomApply([Normalize(0.5, 0.5)])", "the fused op does it", false},
+      {"RandomApply([ToTensor()])", "the fused op does it", false},
+      {"RandomApply([RandomApply([Resize(8)])])",
+       "RandomApply transforms[0] (RandomApply): RandomApply transforms[0] "
+       "(Resize(",
+       false},
   };
   for (const auto& c : cases) {
     absl::StatusOr<std::vector<std::unique_ptr<PreprocessOp>>> ops =

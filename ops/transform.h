@@ -50,8 +50,9 @@ struct AugmentStep {
 // Most ops a policy applies to one sample (RandAugment's num_ops).
 inline constexpr int kMaxAugmentSteps = 16;
 
-// One op's random decisions for one sample. Plain values only: a worker's
-// plan reuses them from sample to sample without allocating.
+// One op's random decisions for one sample. Plain values (and RandomApply's
+// transforms' decisions): a worker's plan reuses them from sample to
+// sample.
 struct OpDecision {
   // Crops: the window of its input the op reads.
   std::optional<CropWindow> window;
@@ -78,6 +79,9 @@ struct OpDecision {
   // get_params' corner counts from (the window is in the input's
   // coordinates).
   std::array<int64_t, 2> padded = {0, 0};
+  // RandomApply: its transforms' decisions, one each when applied (a
+  // plan's copy reuses the vector's storage).
+  std::vector<OpDecision> inner;
 };
 
 // What the real ops reuse from sample to sample on one thread. A worker
@@ -87,6 +91,10 @@ struct OpWorkspace {
   // The affine transforms' buffers, and a policy's images between its ops.
   AffineScratch affine;
   Image between[2];
+  // RandomApply's images between its transforms, and the workspace its
+  // transforms use (made when first needed).
+  Image steps[2];
+  std::unique_ptr<OpWorkspace> nested;
 };
 
 class PreprocessOp {

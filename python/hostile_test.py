@@ -335,6 +335,9 @@ class Limits(unittest.TestCase):
         a = np.zeros((6, 7, 3), np.uint8)
         d = op.decide(6, 7)
         batch = np.zeros((2, 3, 4, 4), np.float32)
+        deep = []
+        for _ in range(40):
+            deep = [deep]
         for call, error, message in [
                 (lambda: op.apply(torch.from_numpy(a), d), TypeError,
                  "image must be a NumPy array, .* not torch.Tensor"),
@@ -352,6 +355,19 @@ class Limits(unittest.TestCase):
                  r"ColorJitter decision order: missing \(given: 1\)"),
                 (lambda: T.RandomRotation(9).apply(a, {"angle": None}),
                  ValueError, r"angle: must be a finite number \(not None"),
+                # RandomApply's nested decisions: each named by its place.
+                (lambda: T.RandomApply([T.ColorJitter(0.4)]).apply(
+                    a, {"apply": True, "transforms": [dict(
+                        order=(0, 1, 2, 3), brightness={}, contrast=None,
+                        saturation=None, hue=None)]}), ValueError,
+                 r"RandomApply decision transforms\[0\]: ColorJitter decision "
+                 r"brightness: dict\(\) is not a finite number"),
+                (lambda: T.RandomApply([T.ColorJitter(0.4)]).apply(
+                    a, {"apply": True, "transforms": {"order": 1}}), TypeError,
+                 "decision transforms: an argument of type dict"),
+                (lambda: T.RandomApply([T.ColorJitter(0.4)]).apply(
+                    a, {"apply": True, "transforms": deep}), ValueError,
+                 "decisions are nested too deeply"),
                 (lambda: op.decide(6.0, 7), TypeError, "height must be an int, not float"),
                 (lambda: op.decide(6, True), TypeError, "width must be an int, not bool"),
                 (lambda: op.decide(6, 7, seed=-1), ValueError, "seed = -1: must be in 0.."),

@@ -21,6 +21,13 @@ from PIL import Image
 import fusednorm
 import fusednorm.transforms as T
 
+try:  # torchvision 0.15 on
+    from torchvision.transforms import v2 as TV2
+    V2_APPLY = (TV2.RandomApply([TV2.ColorJitter(0.4, 0.4, 0.4, 0.1),
+                                 TV2.RandomInvert(0.5)], p=0.8),)
+except ImportError:
+    V2_APPLY = ()
+
 COMMON = dict(dataset="synthetic", images=24, batch_size=8, threads=2, seed=3)
 
 
@@ -62,6 +69,49 @@ class Lists(unittest.TestCase):
         self.assertTrue(same(epoch(), epoch(train_transforms=[
             T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
             T.RandomErasing(0.5)])))
+
+    def test_random_apply_from_objects_torchvision_and_text(self):
+        # v1's list, v2's and a ModuleList all give the text's batches; so
+        # does a Compose inside, run in turn.
+        text = ("RandomResizedCrop(40), RandomHorizontalFlip(), "
+                "RandomApply([ColorJitter(0.4, 0.4, 0.4, 0.1), RandomInvert(0.5)], "
+                "p=0.8), RandomGrayscale(0.2)")
+        ours = [T.RandomResizedCrop(40), T.RandomHorizontalFlip(),
+                T.RandomApply([T.ColorJitter(0.4, 0.4, 0.4, 0.1),
+                               T.RandomInvert(0.5)], p=0.8),
+                T.RandomGrayscale(0.2)]
+        a = epoch(train_transforms=text)
+        self.assertTrue(same(a, epoch(train_transforms=ours)))
+        inner = [TV.ColorJitter(0.4, 0.4, 0.4, 0.1), TV.RandomInvert(0.5)]
+        for applied in (TV.RandomApply(inner, p=0.8),
+                        TV.RandomApply(torch.nn.ModuleList(inner), p=0.8),
+                        TV.RandomApply([TV.Compose(inner)], p=0.8),
+                        T.RandomApply(inner, p=0.8)) + V2_APPLY:
+            tv = [TV.RandomResizedCrop(40), TV.RandomHorizontalFlip(), applied,
+                  TV.RandomGrayscale(0.2)]
+            self.assertTrue(same(a, epoch(train_transforms=tv)), repr(applied))
+        # Not applied (p=0) it is nothing; always applied, its transforms.
+        self.assertTrue(same(
+            epoch(train_transforms="CenterCrop(40), RandomApply([ColorJitter(0.4)], p=0.0)"),
+            epoch(train_transforms="CenterCrop(40)")))
+        self.assertFalse(same(
+            epoch(train_transforms="CenterCrop(40), RandomApply([ColorJitter(0.4)], p=1.0)"),
+            epoch(train_transforms="CenterCrop(40)")))
+        # What would change a sample's size or channels, or the fused op's
+        # part: refused by name (from torchvision's objects, a TypeError).
+        with self.assertRaisesRegex(TypeError, r"RandomApply transforms\[0\] \(Resize"
+                                    r".*changes the image's size"):
+            fusednorm.Loader(train_transforms=[TV.CenterCrop(8),
+                                               TV.RandomApply([TV.Resize(4)])])
+        with self.assertRaisesRegex(ValueError, "makes 1-channel images of 3-channel"):
+            fusednorm.Loader(train_transforms=[T.CenterCrop(8),
+                                               T.RandomApply([T.Grayscale()])])
+        with self.assertRaisesRegex(TypeError, "RandomApply transforms.*RandomErasing"
+                                    ".*the fused op does it"):
+            fusednorm.Loader(train_transforms=[TV.CenterCrop(8), TV.ToTensor(),
+                                               TV.RandomApply([TV.RandomErasing()])])
+        with self.assertRaisesRegex(TypeError, "Lambda is not a transform fusednorm runs"):
+            T.RandomApply([TV.Lambda(lambda x: x)])
 
     def test_random_crop_from_objects_torchvision_and_text(self):
         # CIFAR's crop, and one reaching into reflected padding.

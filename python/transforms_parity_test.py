@@ -320,6 +320,39 @@ class Parity(unittest.TestCase):
                     self.check(op.apply(a, d), self.jitter(pil, d),
                                f"{name} {which} {f}")
 
+    def test_random_apply_is_torchvisions(self):
+        # torchvision's own RandomApply object, its draws replaced by ours:
+        # its coin (torch.rand: 0 applies, 1 does not), ColorJitter's
+        # get_params, RandomSolarize's and RandomGrayscale's coins.
+        ours = T.RandomApply([T.ColorJitter(0.4, 0.4, 0.2, 0.1),
+                              T.RandomSolarize(100, p=0.5),
+                              T.RandomGrayscale(0.5)], p=0.6)
+        theirs = TV.RandomApply([TV.ColorJitter(0.4, 0.4, 0.2, 0.1),
+                                 TV.RandomSolarize(100, p=0.5),
+                                 TV.RandomGrayscale(0.5)], p=0.6)
+        applied = 0
+        for name, pil in IMAGES:
+            if pil.mode not in ("L", "RGB"):  # Solarize's table: L and RGB
+                continue
+            a = array(pil)
+            for k in range(8):
+                d = ours.decide(pil.height, pil.width, index=k, seed=4)
+                coins = [torch.tensor([0.0 if d["apply"] else 1.0])]
+                params = None
+                if d["apply"]:
+                    applied += 1
+                    jitter, solarize, gray = d["transforms"]
+                    params = (torch.tensor(jitter["order"]), jitter["brightness"],
+                              jitter["contrast"], jitter["saturation"], jitter["hue"])
+                    coins += [torch.tensor([0.0 if solarize["solarize"] else 1.0]),
+                              torch.tensor([0.0 if gray["grayscale"] else 1.0])]
+                with mock.patch("torch.rand", side_effect=coins), \
+                        mock.patch.object(TV.ColorJitter, "get_params",
+                                          return_value=params):
+                    expected = theirs(pil)
+                self.check(ours.apply(a, d), expected, f"{name} {d}")
+        self.assertGreater(applied, 20)
+
     def test_grayscale(self):
         for name, pil in IMAGES:
             a = array(pil)

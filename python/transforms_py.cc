@@ -168,10 +168,58 @@ OpCall MakeCall(const std::string& name, const py::tuple& args,
   return call;
 }
 
+// A decision field's value: as an argument's, except that the fields of a
+// RandomApply's transforms (a call of the op's name with its fields) are a
+// dict, and their list a tuple of dicts.
+py::object FromDecisionValue(const ArgValue& v) {
+  if (v.kind == ArgValue::Kind::kCall) {
+    py::dict d;
+    for (const OpArgument& a : v.call->args)
+      d[py::str(a.keyword)] = FromDecisionValue(a.value);
+    return std::move(d);
+  }
+  if (v.kind == ArgValue::Kind::kTuple) {
+    py::tuple t(v.items.size());
+    for (size_t i = 0; i < v.items.size(); ++i)
+      t[i] = FromDecisionValue(v.items[i]);
+    return std::move(t);
+  }
+  return FromArgValue(v);
+}
+
 py::dict ToDict(const std::vector<NamedArg>& fields) {
   py::dict d;
-  for (const NamedArg& f : fields) d[py::str(f.name)] = FromArgValue(f.value);
+  for (const NamedArg& f : fields)
+    d[py::str(f.name)] = FromDecisionValue(f.value);
   return d;
+}
+
+// FromDecisionValue's inverse: a dict in a list (RandomApply's
+// transforms') is a call holding its fields, printed as dict(k=v, ...).
+// A field's own value is never a dict: that one is a TypeError as any
+// other value of a type no decision takes.
+ArgValue DecisionArg(py::handle v, int depth) {
+  if (depth > kMaxArgDepth)
+    throw py::value_error("decisions are nested too deeply");
+  if (PyDict_Check(v.ptr()) && depth > 0) {
+    auto call = std::make_shared<OpCall>();
+    call->name = "dict";
+    for (const auto& [k, x] : py::reinterpret_borrow<py::dict>(v)) {
+      call->args.push_back(
+          {std::string(py::str(k)), DecisionArg(x, depth + 1)});
+    }
+    ArgValue out;
+    out.kind = ArgValue::Kind::kCall;
+    out.call = std::move(call);
+    return out;
+  }
+  if (PyTuple_Check(v.ptr()) || PyList_Check(v.ptr())) {
+    std::vector<ArgValue> items;
+    for (py::handle item : py::reinterpret_borrow<py::sequence>(v))
+      items.push_back(DecisionArg(item, depth + 1));
+    return ArgValue::Tuple(std::move(items));
+  }
+  return ToArgValue(v, depth);
 }
 
 // A decisions dict's fields; a value that is no argument value is named
@@ -181,7 +229,7 @@ std::vector<NamedArg> FromDict(const py::dict& d) {
   for (const auto& [k, v] : d) {
     const std::string name = py::str(k);
     try {
-      fields.push_back({name, ToArgValue(v, 0)});
+      fields.push_back({name, DecisionArg(v, 0)});
     } catch (const py::value_error& e) {
       throw py::value_error(absl::StrCat("decision ", name, ": ", e.what()));
     } catch (const py::type_error& e) {

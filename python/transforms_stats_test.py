@@ -123,6 +123,8 @@ class Distributions(unittest.TestCase):
             self.coin(T.RandomHorizontalFlip(p), p, "flip", f"hflip {p}")
             self.coin(T.RandomVerticalFlip(p), p, "flip", f"vflip {p}")
             self.coin(T.RandomGrayscale(p), p, "grayscale", f"gray {p}")
+            self.coin(T.RandomApply([T.ColorJitter(0.4)], p), p, "apply",
+                      f"apply {p}")
         e = T.RandomErasing(p=0.3)
         erased = sum(e.decide(50, 50, index=k)["h"] > 0 for k in range(N))
         sd = math.sqrt(N * 0.3 * 0.7)

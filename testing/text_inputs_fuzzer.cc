@@ -173,6 +173,7 @@ const char* const kOps[] = {"RandomResizedCrop",
                             "MixUp",
                             "CutMix",
                             "RandomChoice",
+                            "RandomApply",
                             "T.Resize",
                             "transforms.CenterCrop",
                             "Bogus"};

@@ -47,6 +47,8 @@ class Transform:
     _name = None
 
     def __init__(self, *args, resize_filter="pil", **kwargs):
+        if self._name == "RandomApply":  # torchvision's objects as ours
+            args, kwargs = _ours_in_choice(args, kwargs, flatten=True)
         if self._name in _FILL_AT:  # fill as torchvision's means it
             at = _FILL_AT[self._name]
             _check_fill(self._name, kwargs["fill"] if "fill" in kwargs else
@@ -260,15 +262,17 @@ def _int64_labels(labels, num_classes):
     return labels.astype(np.int64)
 
 
-def _ours_in_choice(args, kwargs):
-    """RandomChoice's arguments with torchvision's transforms in its list
-    made fusednorm's (from_torchvision), so that they are named as
-    transforms: MixUp or CutMix taken, a per-sample one refused as one."""
+def _ours_in_choice(args, kwargs, flatten=False):
+    """RandomChoice's or RandomApply's arguments with torchvision's
+    transforms in its list made fusednorm's (from_torchvision), so that they
+    are named as transforms (RandomChoice: MixUp or CutMix taken, a
+    per-sample one refused as one). With `flatten` (RandomApply, which runs
+    its list in turn) a Compose in the list is its transforms."""
     def ours(transforms):
         if not isinstance(transforms, (list, tuple)):
             return transforms
         return [from_torchvision(t) if _is_torchvision(t) else t
-                for t in transforms]
+                for t in (_items(list(transforms)) if flatten else transforms)]
     if args:
         args = (ours(args[0]),) + tuple(args[1:])
     if "transforms" in kwargs:
@@ -500,6 +504,10 @@ _TORCHVISION = {
     "RandomChoice": lambda t: dict(
         transforms=[from_torchvision(x) for x in t.transforms],
         p=None if t.p is None else tuple(t.p)),
+    # transforms: v1's sequence or nn.ModuleList, v2's nn.ModuleList.
+    "RandomApply": lambda t: dict(
+        transforms=[from_torchvision(x) for x in _items(list(t.transforms))],
+        p=t.p),
 }
 _TORCHVISION["Mixup"] = _TORCHVISION["MixUp"]  # torchvision 0.15's names
 _TORCHVISION["Cutmix"] = _TORCHVISION["CutMix"]

@@ -1,0 +1,227 @@
+// RandomApply: how often it applies, that its transforms' decisions are
+// theirs drawn after its own, that applied it is its transforms in turn
+// (a policy among them keeping its own buffers) and not applied the input,
+// and the refusals that keep a batch's samples one size and channel count.
+#include "ops/random_apply.h"
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ops/op_table.h"
+#include "testing/expect_error.h"
+
+namespace fusednorm {
+namespace {
+
+std::unique_ptr<PreprocessOp> Make(const std::string& text) {
+  auto ops = MakeTransforms(text, "list", OpContext());
+  EXPECT_TRUE(ops.ok()) << text << ": " << ops.status();
+  if (!ops.ok()) return nullptr;
+  return std::move((*ops)[0]);
+}
+
+Image Noise(int64_t h, int64_t w, int c, uint32_t seed) {
+  Image im{h, w, c, std::vector<uint8_t>(h * w * c)};
+  std::mt19937 rng(seed);
+  for (uint8_t& p : im.pixels) p = static_cast<uint8_t>(rng() >> 24);
+  return im;
+}
+
+// The output is poisoned first: a stale size and bytes must not survive.
+Image ApplyTo(const PreprocessOp& op, const Image& in, const OpDecision& d,
+              OpWorkspace* ws) {
+  Image out = Noise(3, 5, 2, 99);
+  const absl::Status s = op.Apply(in.view(), d, ws, &out);
+  EXPECT_TRUE(s.ok()) << s;
+  return out;
+}
+
+std::string Fields(const PreprocessOp& op, const OpDecision& d) {
+  std::string out;
+  for (const NamedArg& f : op.DecisionFields(d))
+    out += f.name + "=" + FormatArg(f.value) + ";";
+  return out;
+}
+
+TEST(RandomApply, AppliesWithProbabilityP) {
+  for (const double p : {0.0, 0.3, 0.8, 1.0}) {
+    auto op =
+        Make("RandomApply([ColorJitter(0.4)], p=" + std::to_string(p) + ")");
+    int applied = 0;
+    const int n = 20000;
+    for (int i = 0; i < n; ++i) {
+      SampleStream stream(5, 1, i);
+      applied += op->Decide({16, 16}, stream).apply;
+    }
+    // Four standard deviations of a binomial count.
+    const double sd = std::sqrt(n * p * (1 - p));
+    EXPECT_NEAR(applied, n * p, 4 * sd + 0.5) << "p = " << p;
+  }
+}
+
+TEST(RandomApply, TransformsDrawTheirOwnAfterTheCoin) {
+  auto op = Make(
+      "RandomApply([ColorJitter(0.4, 0.3, 0.2, 0.1), "
+      "RandomSolarize(100)], p=0.6)");
+  auto jitter = Make("ColorJitter(0.4, 0.3, 0.2, 0.1)");
+  auto solarize = Make("RandomSolarize(100)");
+  int applied = 0;
+  for (uint64_t i = 0; i < 200; ++i) {
+    SampleStream stream(9, 2, i), mine(9, 2, i);
+    const OpDecision d = op->Decide({20, 30}, stream);
+    EXPECT_EQ(d.apply, !(0.6f < mine.Uniform()));
+    if (!d.apply) {
+      EXPECT_TRUE(d.inner.empty());
+      // Nothing else drawn: the next op's draws start right after.
+      EXPECT_EQ(stream.Uniform(), mine.Uniform());
+      continue;
+    }
+    ++applied;
+    ASSERT_EQ(d.inner.size(), 2u);
+    EXPECT_EQ(Fields(*jitter, d.inner[0]),
+              Fields(*jitter, jitter->Decide({20, 30}, mine)));
+    EXPECT_EQ(Fields(*solarize, d.inner[1]),
+              Fields(*solarize, solarize->Decide({20, 30}, mine)));
+  }
+  EXPECT_GT(applied, 80);
+  EXPECT_LT(applied, 160);
+}
+
+// Applied, the output is the transforms run one after another with their
+// decisions, each on an image and a workspace of its own; not applied, the
+// input.
+Image OneByOne(const std::string& items, const Image& in, const OpDecision& d) {
+  auto ops = MakeTransforms(items, "list", OpContext());
+  EXPECT_TRUE(ops.ok()) << ops.status();
+  Image now = in;
+  for (size_t k = 0; k < ops->size(); ++k) {
+    OpWorkspace ws;
+    Image next;
+    EXPECT_TRUE((*ops)[k]->Apply(now.view(), d.inner[k], &ws, &next).ok());
+    now = std::move(next);
+  }
+  return now;
+}
+
+TEST(RandomApply, IsItsTransformsInTurnOrNothing) {
+  const char* lists[] = {
+      "ColorJitter(0.4, 0.4, 0.4, 0.1)",
+      "TrivialAugmentWide(), ColorJitter(0.5, 0.5), RandomInvert(0.5)",
+      // The inner RandomApply's flip reads its input while it writes: the
+      // two must not share the outer one's images between transforms.
+      "RandAugment(num_ops=3), RandomApply([RandomVerticalFlip(1.0), "
+      "AutoAugment(), RandomGrayscale(0.5)], p=0.7), RandomVerticalFlip()",
+  };
+  for (const char* list : lists) {
+    SCOPED_TRACE(list);
+    auto op = Make(std::string("RandomApply([") + list + "], p=0.5)");
+    OpWorkspace ws;
+    int applied = 0;
+    for (const int c : {1, 3}) {
+      for (uint64_t i = 0; i < 16; ++i) {
+        const Image in = Noise(23 + i, 31, c, i);
+        SampleStream stream(1, 0, i);
+        const OpDecision d = op->Decide({in.height, in.width}, stream);
+        const Image out = ApplyTo(*op, in, d, &ws);
+        if (!d.apply) {
+          EXPECT_TRUE(op->Skips(d));
+          EXPECT_EQ(out.pixels, in.pixels);
+          continue;
+        }
+        ++applied;
+        EXPECT_EQ(OneByOne(list, in, d).pixels, out.pixels);
+        ASSERT_FALSE(::testing::Test::HasFailure());
+      }
+    }
+    EXPECT_GT(applied, 8);
+  }
+}
+
+TEST(RandomApply, OneTransformIsThatTransform) {
+  auto op = Make("RandomApply([ColorJitter(0.4, 0.4, 0.4, 0.1)], p=1.0)");
+  auto jitter = Make("ColorJitter(0.4, 0.4, 0.4, 0.1)");
+  OpWorkspace ws;
+  for (uint64_t i = 0; i < 10; ++i) {
+    const Image in = Noise(17, 13, 3, 40 + i);
+    SampleStream stream(3, 3, i);
+    const OpDecision d = op->Decide({17, 13}, stream);
+    ASSERT_TRUE(d.apply);
+    EXPECT_EQ(ApplyTo(*op, in, d, &ws).pixels,
+              ApplyTo(*jitter, in, d.inner[0], &ws).pixels);
+  }
+}
+
+TEST(RandomApply, KeepsChannelsOrRefusesThem) {
+  auto gray1 = Make("RandomApply([Grayscale()])");
+  ExpectError(gray1->OutputChannels(3).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomApply transforms[0] (Grayscale(num_output_channels=1)): "
+              "makes 1-channel images of 3-channel ones");
+  EXPECT_EQ(*gray1->OutputChannels(1), 1);
+  OpDecision d;
+  d.inner.push_back({});
+  OpWorkspace ws;
+  Image out;
+  const Image rgb = Noise(4, 4, 3, 1);
+  ExpectError(gray1->Apply(rgb.view(), d, &ws, &out),
+              absl::StatusCode::kInvalidArgument, "makes 1-channel images");
+  // A decision with the wrong count of transforms' decisions.
+  auto two = Make("RandomApply([ColorJitter(0.1), RandomInvert()])");
+  ExpectError(two->Apply(rgb.view(), d, &ws, &out),
+              absl::StatusCode::kInvalidArgument,
+              "holds 1 transforms' decisions for 2 transforms");
+}
+
+TEST(RandomApply, CommutesWithAFlipOnlyIfAllItsTransformsDo) {
+  EXPECT_TRUE(Make("RandomApply([ColorJitter(0.1), RandomInvert()])")
+                  ->CommutesWithHorizontalFlip());
+  EXPECT_FALSE(Make("RandomApply([ColorJitter(0.1), RandomRotation(10)])")
+                   ->CommutesWithHorizontalFlip());
+}
+
+TEST(RandomApply, DecisionFieldsNestAndAreChecked) {
+  auto op = Make("RandomApply([ColorJitter(0.4), RandomInvert()], p=1.0)");
+  SampleStream stream(1, 1, 1);
+  const OpDecision d = op->Decide({9, 9}, stream);
+  const std::vector<NamedArg> fields = op->DecisionFields(d);
+  ASSERT_EQ(fields.size(), 2u);
+  EXPECT_EQ(FormatArg(fields[1].value).find("(ColorJitter(order=("), 0u)
+      << FormatArg(fields[1].value);
+  absl::StatusOr<OpDecision> back = op->DecisionFromFields(fields, {9, 9});
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(Fields(*op, *back), Fields(*op, d));
+  // Applied without the transforms' decisions; a wrong count; a bad one
+  // inside, named by its place; a bad one given for a sample not applied.
+  std::vector<NamedArg> bad = {{"apply", ArgValue::Bool(true)}};
+  ExpectError(op->DecisionFromFields(bad, {9, 9}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomApply decision transforms: missing");
+  bad.push_back({"transforms", ArgValue::Tuple({fields[1].value.items[0]})});
+  ExpectError(op->DecisionFromFields(bad, {9, 9}).status(),
+              absl::StatusCode::kInvalidArgument, "is not a list of 2");
+  std::vector<NamedArg> inner = fields;
+  inner[1].value.items[1] = ArgValue::Int(3);
+  ExpectError(op->DecisionFromFields(inner, {9, 9}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomApply decision transforms[1]: 3 is not a decisions dict");
+  inner = fields;
+  inner[0].value = ArgValue::Bool(false);
+  auto call = std::make_shared<OpCall>(*inner[1].value.items[1].call);
+  call->args[0].value = ArgValue::Int(1);  // invert: not True or False
+  inner[1].value.items[1].call = call;
+  ExpectError(op->DecisionFromFields(inner, {9, 9}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomApply decision transforms[1]: RandomInvert decision");
+  // Not applied: the transforms may be None or absent.
+  auto off = op->DecisionFromFields({{"apply", ArgValue::Bool(false)}}, {9, 9});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_TRUE(op->Skips(*off));
+}
+
+}  // namespace
+}  // namespace fusednorm
