@@ -385,7 +385,8 @@ std::vector<OpRow> ColourRows() {
        OpKind::kSample,
        "its transforms in turn with probability p, else none of them",
        {{"transforms", nullptr,
-         "a list of per-sample transforms that keep the size and channels"},
+         "per-sample transforms that give back their input's size and "
+         "channels"},
         {"p", "0.5", "probability"}},
        &MakeRandomApply,
        nullptr},

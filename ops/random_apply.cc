@@ -2,6 +2,7 @@
 // decisions as nested fields.
 #include "ops/random_apply.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -69,21 +70,39 @@ absl::Status RandomApply::Validate() const {
           ": the fused op does it for every sample; put it after "
           "RandomApply (RandomErasing has a p of its own)");
     }
-    if (!t.KeepsSize() || t.SizeDependsOnDecision()) {
+    if (t.SizeDependsOnDecision()) {
       return InvalidArgumentCat(
           Where(k, t),
-          ": changes the image's size, so samples applied and not applied "
-          "would differ in size; RandomApply takes transforms that keep it "
-          "(colour ops, flips, rotations without expand)");
+          ": its output size depends on its draw, so samples applied and not "
+          "applied would differ in size");
     }
     FUSEDNORM_RETURN_IF_ERROR(t.Validate());
   }
   return absl::OkStatus();
 }
 
+bool RandomApply::KeepsSize() const {
+  for (const auto& t : transforms_) {
+    if (!t->KeepsSize()) return false;
+  }
+  return true;
+}
+
 absl::StatusOr<Size2> RandomApply::OutputSize(Size2 input) const {
-  for (const auto& t : transforms_)
-    FUSEDNORM_RETURN_IF_ERROR(t->OutputSize(input).status());
+  Size2 size = input;
+  for (size_t k = 0; k < transforms_.size(); ++k) {
+    absl::StatusOr<Size2> next = transforms_[k]->OutputSize(size);
+    if (!next.ok())
+      return PrefixStatus(next.status(), Where(k, *transforms_[k]) + ": ");
+    size = *next;
+  }
+  if (size.height != input.height || size.width != input.width) {
+    return InvalidArgumentCat(
+        "RandomApply: its transforms make ", size.height, "x", size.width,
+        " images of ", input.height, "x", input.width,
+        " ones, so samples applied and not applied would differ in size "
+        "(RandomApply takes transforms that give back their input's size)");
+  }
   return input;
 }
 
@@ -117,8 +136,17 @@ OpDecision RandomApply::Decide(Size2 input, SampleStream& stream) const {
   // float32.
   d.apply = !(static_cast<float>(p_) < stream.Uniform());
   if (!d.apply) return d;
+  // Each transform draws for the size the one before it makes; past a
+  // size one cannot take, the rest decide nothing (DecidedOutputSize then
+  // refuses the sample).
   d.inner.reserve(transforms_.size());
-  for (const auto& t : transforms_) d.inner.push_back(t->Decide(input, stream));
+  std::optional<Size2> size = input;
+  for (const auto& t : transforms_) {
+    d.inner.push_back(size ? t->Decide(*size, stream) : OpDecision());
+    if (!size) continue;
+    absl::StatusOr<Size2> next = t->DecidedOutputSize(*size, d.inner.back());
+    size = next.ok() ? std::optional<Size2>(*next) : std::nullopt;
+  }
   return d;
 }
 
@@ -127,6 +155,7 @@ absl::Status RandomApply::Apply(const ImageView& input,
                                 Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
+  FUSEDNORM_RETURN_IF_ERROR(OutputSize({input.height, input.width}).status());
   if (!decision.apply || transforms_.empty()) return CopyImage(input, output);
   const size_t n = transforms_.size();
   if (decision.inner.size() != n) {
@@ -175,6 +204,7 @@ absl::Status RandomApply::ReadInner(const ArgValue& items, Size2 input,
         " is not a list of ", n, " decisions dicts (one per transform)");
   }
   d->inner.clear();
+  Size2 size = input;  // each transform's input
   for (size_t k = 0; k < n; ++k) {
     const ArgValue& item = items.items[k];
     if (item.kind != ArgValue::Kind::kCall) {
@@ -185,13 +215,15 @@ absl::Status RandomApply::ReadInner(const ArgValue& items, Size2 input,
     std::vector<NamedArg> fields;
     for (const OpArgument& a : item.call->args)
       fields.push_back({a.keyword, a.value});
+    const std::string where =
+        absl::StrCat("RandomApply decision transforms[", k, "]: ");
     absl::StatusOr<OpDecision> inner =
-        transforms_[k]->DecisionFromFields(fields, input);
-    if (!inner.ok()) {
-      return PrefixStatus(
-          inner.status(),
-          absl::StrCat("RandomApply decision transforms[", k, "]: "));
-    }
+        transforms_[k]->DecisionFromFields(fields, size);
+    if (!inner.ok()) return PrefixStatus(inner.status(), where);
+    absl::StatusOr<Size2> next =
+        transforms_[k]->DecidedOutputSize(size, *inner);
+    if (!next.ok()) return PrefixStatus(next.status(), where);
+    size = *next;
     d->inner.push_back(*std::move(inner));
   }
   return absl::OkStatus();

@@ -6,11 +6,14 @@
 // drawn first, and only an applied sample's transforms draw theirs, each
 // after the one before it, from the sample's stream.
 //
-// The transforms are real ops that keep the image's size and channel
-// count (the colour ops, the policies' pixel ops, rotations without
-// expand, flips): a batch needs every sample at one size whichever way
-// the draw goes, and the fused op's parts (erasing, normalization) cannot
-// be skipped per sample. Others are refused by name when the op is made.
+// The transforms are real ops that give back their input's size and
+// channel count: the colour ops, the policies' pixel ops, rotations
+// without expand, flips, and a crop or resize on images it leaves at their
+// size (CIFAR's RandomCrop(32, padding=4) on 32x32 images). A batch needs
+// every sample at one size whichever way the coin falls, so another size
+// is refused (when the list is made where the images' size is known, else
+// for the sample), as are sizes that depend on a draw and the fused op's
+// parts (erasing, normalization), which cannot be skipped per sample.
 #ifndef FUSEDNORM_OPS_RANDOM_APPLY_H_
 #define FUSEDNORM_OPS_RANDOM_APPLY_H_
 
@@ -33,11 +36,12 @@ class RandomApply : public PreprocessOp {
   std::vector<NamedArg> args() const override;
   std::string PixelName() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  // p in [0, 1], and transforms that keep the size (see the overview).
+  // p in [0, 1], and no transform the overview says it refuses.
   absl::Status Validate() const override;
 
+  // `input`, or InvalidArgument when its transforms make another size.
   absl::StatusOr<Size2> OutputSize(Size2 input) const override;
-  bool KeepsSize() const override { return true; }
+  bool KeepsSize() const override;
   // InvalidArgument naming a transform that changes the channel count.
   absl::StatusOr<int> OutputChannels(int channels) const override;
   bool CommutesWithHorizontalFlip() const override;

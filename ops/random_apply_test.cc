@@ -177,6 +177,45 @@ TEST(RandomApply, KeepsChannelsOrRefusesThem) {
               "holds 1 transforms' decisions for 2 transforms");
 }
 
+// A crop or resize that gives back its input's size is taken (CIFAR's
+// RandomCrop(32, padding=4) on 32x32 images); another size is refused,
+// whichever way the coin falls, naming both sizes.
+TEST(RandomApply, GivesBackItsInputsSizeOrRefusesIt) {
+  auto op = Make("RandomApply([RandomCrop(32, padding=4)], p=0.5)");
+  auto crop = Make("RandomCrop(32, padding=4)");
+  EXPECT_FALSE(op->KeepsSize());
+  ASSERT_TRUE(op->OutputSize({32, 32}).ok());
+  ExpectError(op->OutputSize({40, 32}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomApply: its transforms make 32x32 images of 40x32 ones");
+  auto resize = Make("RandomApply([Resize(64), CenterCrop(32)])");
+  EXPECT_TRUE(resize->OutputSize({32, 32}).ok());
+  ExpectError(resize->OutputSize({40, 30}).status(),
+              absl::StatusCode::kInvalidArgument, "make 32x32 images of 40x30");
+  OpWorkspace ws;
+  int applied = 0;
+  for (uint64_t i = 0; i < 20; ++i) {
+    const Image in = Noise(32, 32, 3, i);
+    SampleStream stream(2, 0, i);
+    const OpDecision d = op->Decide({32, 32}, stream);
+    ASSERT_TRUE(op->DecidedOutputSize({32, 32}, d).ok());
+    const Image out = ApplyTo(*op, in, d, &ws);
+    if (!d.apply) continue;
+    ++applied;
+    EXPECT_EQ(out.pixels, ApplyTo(*crop, in, d.inner[0], &ws).pixels);
+    // The decision's fields read back for the size each transform sees.
+    auto back = op->DecisionFromFields(op->DecisionFields(d), {32, 32});
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(Fields(*op, *back), Fields(*op, d));
+  }
+  EXPECT_GT(applied, 4);
+  OpDecision d;
+  Image out;
+  const Image wide = Noise(40, 40, 3, 1);
+  ExpectError(op->Apply(wide.view(), d, &ws, &out),
+              absl::StatusCode::kInvalidArgument, "make 32x32 images of 40x40");
+}
+
 TEST(RandomApply, CommutesWithAFlipOnlyIfAllItsTransformsDo) {
   EXPECT_TRUE(Make("RandomApply([ColorJitter(0.1), RandomInvert()])")
                   ->CommutesWithHorizontalFlip());

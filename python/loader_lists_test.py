@@ -99,10 +99,17 @@ class Lists(unittest.TestCase):
             epoch(train_transforms="CenterCrop(40)")))
         # What would change a sample's size or channels, or the fused op's
         # part: refused by name (from torchvision's objects, a TypeError).
-        with self.assertRaisesRegex(TypeError, r"RandomApply transforms\[0\] \(Resize"
-                                    r".*changes the image's size"):
+        with self.assertRaisesRegex(ValueError, r"position 1 \(RandomApply.*\) on 8x8 "
+                                    r"images: RandomApply: its transforms make 4x4 "
+                                    r"images of 8x8 ones"):
             fusednorm.Loader(train_transforms=[TV.CenterCrop(8),
                                                TV.RandomApply([TV.Resize(4)])])
+        # CIFAR's crop as RandomApply's, on images it leaves at their size.
+        crop = "CenterCrop(40), RandomApply([RandomCrop(40, padding=4)], p=0.5)"
+        self.assertTrue(same(epoch(train_transforms=crop), epoch(train_transforms=[
+            TV.CenterCrop(40), TV.RandomApply([TV.RandomCrop(40, padding=4)], p=0.5)])))
+        self.assertFalse(same(epoch(train_transforms=crop),
+                              epoch(train_transforms="CenterCrop(40)")))
         with self.assertRaisesRegex(ValueError, "makes 1-channel images of 3-channel"):
             fusednorm.Loader(train_transforms=[T.CenterCrop(8),
                                                T.RandomApply([T.Grayscale()])])
