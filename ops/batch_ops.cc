@@ -18,35 +18,30 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "ops/choice_weights.h"
 #include "ops/transform_list.h"
 
 namespace fusednorm {
 namespace {
 
-// A double in [0, 1) with 53 random bits from two words.
-double Uniform53(SampleStream& s) {
-  const uint32_t a = s.NextWord() >> 5, b = s.NextWord() >> 6;
-  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-}
-
 // A standard normal draw (Box-Muller).
 double Normal(SampleStream& s) {
-  const double u1 = 1.0 - Uniform53(s);  // (0, 1]
-  const double u2 = Uniform53(s);
+  const double u1 = 1.0 - s.Uniform53();  // (0, 1]
+  const double u2 = s.Uniform53();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
 // The log of a Gamma(a, 1) draw (Marsaglia and Tsang; for a < 1 the draw
 // of a + 1 times U^(1/a), in logs so that small a does not underflow).
 double LogGamma(double a, SampleStream& s) {
-  if (a < 1.0) return LogGamma(a + 1.0, s) + std::log(1.0 - Uniform53(s)) / a;
+  if (a < 1.0) return LogGamma(a + 1.0, s) + std::log(1.0 - s.Uniform53()) / a;
   const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
   for (;;) {
     const double x = Normal(s);
     double v = 1.0 + c * x;
     if (v <= 0.0) continue;
     v = v * v * v;
-    const double u = 1.0 - Uniform53(s);
+    const double u = 1.0 - s.Uniform53();
     if (u < 1.0 - 0.0331 * x * x * x * x ||
         std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v)))
       return std::log(d) + std::log(v);
@@ -291,34 +286,11 @@ std::unique_ptr<BatchOp> RandomChoice::Clone() const {
   return std::make_unique<RandomChoice>(*this);
 }
 
-absl::Status RandomChoice::CheckP() const {
-  if (!p_) return absl::OkStatus();
-  // As torchvision: one probability a transform (an empty list too is
-  // refused), summing to a finite positive total that normalizes them.
-  if (p_->size() != transforms_.size()) {
-    return InvalidArgumentCat("RandomChoice p has ", p_->size(),
-                              " probabilities for ", transforms_.size(),
-                              " transforms");
-  }
-  double total = 0;
-  for (const double x : *p_) {
-    if (!(x >= 0) || !std::isfinite(x))
-      return InvalidArgumentCat("RandomChoice p: ", x,
-                                " must be finite and >= 0");
-    total += x;
-  }
-  if (!(total > 0) || !std::isfinite(total)) {
-    return InvalidArgumentCat("RandomChoice p: the probabilities sum to ",
-                              total, "; they must sum to a finite total > 0");
-  }
-  return absl::OkStatus();
-}
-
 absl::Status RandomChoice::Validate() const {
   if (transforms_.empty())
     return absl::InvalidArgumentError(
         "RandomChoice transforms: the list is empty");
-  FUSEDNORM_RETURN_IF_ERROR(CheckP());
+  FUSEDNORM_RETURN_IF_ERROR(CheckChoiceWeights(p_, transforms_.size()));
   for (const auto& t : transforms_) {
     // One "choice" decision field: a RandomChoice in a RandomChoice would
     // need two.
@@ -348,29 +320,7 @@ std::optional<int64_t> RandomChoice::num_classes() const {
 }
 
 BatchDecision RandomChoice::Decide(Size2 size, SampleStream& stream) const {
-  int64_t pick = 0;
-  // Equal probabilities draw as none given: torchvision v2 keeps p
-  // normalized ([0.5, 0.5] for p=None), and both must give the same batches.
-  const bool uniform =
-      !p_ || std::all_of(p_->begin(), p_->end(),
-                         [&](double x) { return x == p_->front(); });
-  if (uniform) {
-    pick = stream.UniformInt(0, static_cast<int64_t>(transforms_.size()) - 1);
-  } else {
-    const std::vector<double>& p = *p_;
-    double total = 0;
-    for (const double x : p) total += x;
-    const double u = Uniform53(stream) * total;
-    double sum = 0;
-    pick = static_cast<int64_t>(p.size()) - 1;
-    for (size_t k = 0; k < p.size(); ++k) {
-      sum += p[k];
-      if (u < sum && p[k] > 0) {
-        pick = static_cast<int64_t>(k);
-        break;
-      }
-    }
-  }
+  const int64_t pick = PickChoice(p_, transforms_.size(), stream);
   BatchDecision d = transforms_[pick]->Decide(size, stream);
   d.choice = pick;
   return d;

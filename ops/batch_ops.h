@@ -143,9 +143,6 @@ class RandomChoice : public BatchOp {
   std::optional<int64_t> num_classes() const override;
 
  private:
-  // Validate's checks of p_.
-  absl::Status CheckP() const;
-
   std::vector<std::unique_ptr<BatchOp>> transforms_;
   std::optional<std::vector<double>> p_;
 };

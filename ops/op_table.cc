@@ -10,9 +10,9 @@
 #include "core/status.h"
 #include "ops/augment_table.h"
 #include "ops/color.h"
+#include "ops/composites.h"
 #include "ops/fused_ops.h"
 #include "ops/geometry.h"
-#include "ops/random_apply.h"
 #include "ops/random_crop.h"
 
 namespace fusednorm {
@@ -223,7 +223,10 @@ SampleOp MakeToDtype(const BoundArgs& a, const OpContext&) {
   return std::make_unique<ToTensor>();
 }
 
-SampleOp MakeRandomApply(const BoundArgs& a, const OpContext& c) {
+// A list op's transforms: per-sample ones, each named by its place in
+// errors ("RandomApply transforms[1] (MixUp): ...").
+absl::StatusOr<std::vector<std::unique_ptr<PreprocessOp>>> ReadTransforms(
+    const BoundArgs& a, const OpContext& c) {
   const ArgValue& t = a.Get("transforms");
   const char* expected = "a list of per-sample transforms";
   if (t.kind != ArgValue::Kind::kTuple)
@@ -236,13 +239,45 @@ SampleOp MakeRandomApply(const BoundArgs& a, const OpContext& c) {
     SampleOp op = MakeTransform(*item.call, c);
     if (!op.ok()) {
       return PrefixStatus(op.status(),
-                          absl::StrCat("RandomApply transforms[", k, "] (",
+                          absl::StrCat(a.op(), " transforms[", k, "] (",
                                        item.call->name, "): "));
     }
     ops.push_back(*std::move(op));
   }
+  return ops;
+}
+
+// RandomChoice's p: None or a list of numbers.
+absl::StatusOr<std::optional<std::vector<double>>> ReadChoiceP(
+    const BoundArgs& a) {
+  std::optional<std::vector<double>> p;
+  const ArgValue& pv = a.Get("p");
+  if (pv.kind == ArgValue::Kind::kNone) return p;
+  if (pv.kind != ArgValue::Kind::kTuple)
+    return a.WrongType("p", "None or a list of numbers");
+  p.emplace();
+  for (const ArgValue& x : pv.items) {
+    if (!x.is_number()) return a.WrongType("p", "None or a list of numbers");
+    p->push_back(x.number);
+  }
+  return p;
+}
+
+SampleOp MakeRandomApply(const BoundArgs& a, const OpContext& c) {
+  FUSEDNORM_ASSIGN_OR_RETURN(auto ops, ReadTransforms(a, c));
   FUSEDNORM_ASSIGN_OR_RETURN(const double p, a.Number("p"));
   return std::make_unique<RandomApply>(std::move(ops), p);
+}
+
+SampleOp MakeSampleRandomChoice(const BoundArgs& a, const OpContext& c) {
+  FUSEDNORM_ASSIGN_OR_RETURN(auto ops, ReadTransforms(a, c));
+  FUSEDNORM_ASSIGN_OR_RETURN(auto p, ReadChoiceP(a));
+  return std::make_unique<SampleRandomChoice>(std::move(ops), std::move(p));
+}
+
+SampleOp MakeRandomOrder(const BoundArgs& a, const OpContext& c) {
+  FUSEDNORM_ASSIGN_OR_RETURN(auto ops, ReadTransforms(a, c));
+  return std::make_unique<RandomOrder>(std::move(ops));
 }
 
 BatchOpOr MakeMix(const BoundArgs& a, bool cutmix) {
@@ -278,17 +313,7 @@ BatchOpOr MakeRandomChoice(const BoundArgs& a, const OpContext& c) {
                                MakeBatchTransform(*item.call, c));
     ops.push_back(std::move(op));
   }
-  std::optional<std::vector<double>> p;
-  const ArgValue& pv = a.Get("p");
-  if (pv.kind != ArgValue::Kind::kNone) {
-    if (pv.kind != ArgValue::Kind::kTuple)
-      return a.WrongType("p", "None or a list of numbers");
-    p.emplace();
-    for (const ArgValue& x : pv.items) {
-      if (!x.is_number()) return a.WrongType("p", "None or a list of numbers");
-      p->push_back(x.number);
-    }
-  }
+  FUSEDNORM_ASSIGN_OR_RETURN(auto p, ReadChoiceP(a));
   return std::make_unique<RandomChoice>(std::move(ops), std::move(p));
 }
 
@@ -381,14 +406,38 @@ std::vector<OpRow> ColourRows() {
        {{"p", "0.1", "probability"}},
        &MakeRandomGrayscale,
        nullptr},
+  };
+}
+
+// The per-sample ops made of a list (ops/composites.h).
+std::vector<OpRow> ListRows() {
+  return {
       {"RandomApply",
        OpKind::kSample,
        "its transforms in turn with probability p, else none of them",
        {{"transforms", nullptr,
-         "per-sample transforms that give back their input's size and "
-         "channels"},
+         "per-sample transforms that together give back their input's size "
+         "and channels"},
         {"p", "0.5", "probability"}},
        &MakeRandomApply,
+       nullptr},
+      {"RandomChoice",
+       OpKind::kSample,
+       "one of its transforms per sample (a list of batch transforms makes "
+       "the batch one)",
+       {{"transforms", nullptr,
+         "per-sample transforms that each make the same size and keep the "
+         "channels"},
+        {"p", "None", "their probabilities (default: equal)"}},
+       &MakeSampleRandomChoice,
+       nullptr},
+      {"RandomOrder",
+       OpKind::kSample,
+       "all of its transforms, in a random order",
+       {{"transforms", nullptr,
+         "per-sample transforms that each give back their input's size and "
+         "channels"}},
+       &MakeRandomOrder,
        nullptr},
   };
 }
@@ -499,7 +548,7 @@ const std::vector<OpRow>& Rows() {
   static const auto* rows = [] {
     auto* all = new std::vector<OpRow>(GeometryRows());
     for (std::vector<OpRow> part :
-         {ColourRows(), AugmentRows(), FusedRows(), BatchRows()}) {
+         {ColourRows(), ListRows(), AugmentRows(), FusedRows(), BatchRows()}) {
       all->insert(all->end(), part.begin(), part.end());
     }
     return all;
@@ -517,8 +566,8 @@ std::string KnownNames(OpKind kind) {
 
 // The row for `call` of `kind`, or InvalidArgument naming the known ones.
 absl::StatusOr<const OpRow*> RowFor(const OpCall& call, OpKind kind) {
+  if (const OpRow* row = FindOpRow(call.name, kind)) return row;
   const OpRow* row = FindOpRow(call.name);
-  if (row != nullptr && row->kind == kind) return row;
   const char* what =
       kind == OpKind::kSample ? "a per-sample transform" : "a batch transform";
   if (row != nullptr && kind == OpKind::kSample) {
@@ -530,8 +579,8 @@ absl::StatusOr<const OpRow*> RowFor(const OpCall& call, OpKind kind) {
   if (row != nullptr) {
     return TypeError(absl::StrCat(
         call.name, " is a per-sample transform, not ", what,
-        " (RandomChoice chooses among batch transforms: a per-sample "
-        "RandomChoice is not supported); the batch transforms are: ",
+        " (a RandomChoice of per-sample transforms belongs in the per-sample "
+        "list); the batch transforms are: ",
         KnownNames(kind)));
   }
   return TypeError(
@@ -564,6 +613,13 @@ absl::Span<const OpRow> OpRows() { return Rows(); }
 const OpRow* FindOpRow(absl::string_view name) {
   for (const OpRow& r : Rows()) {
     if (name == r.name) return &r;
+  }
+  return nullptr;
+}
+
+const OpRow* FindOpRow(absl::string_view name, OpKind kind) {
+  for (const OpRow& r : Rows()) {
+    if (name == r.name && r.kind == kind) return &r;
   }
   return nullptr;
 }

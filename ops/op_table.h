@@ -49,8 +49,11 @@ struct OpRow {
 
 // Every row, in the order --help lists them.
 absl::Span<const OpRow> OpRows();
-// The row named `name`, or nullptr.
+// The first row named `name`, or nullptr. RandomChoice has two rows, a
+// per-sample and a batch one, with the same parameters.
 const OpRow* FindOpRow(absl::string_view name);
+// The row named `name` of `kind`, or nullptr.
+const OpRow* FindOpRow(absl::string_view name, OpKind kind);
 
 // The op `call` names: InvalidArgument for an unknown name (listing the
 // ops of that kind), and the binding's, readers' and Validate()'s errors.

@@ -279,6 +279,12 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        false},
       {"RandomApply([Normalize(0.5, 0.5)])", "the fused op does it", false},
       {"RandomApply([ToTensor()])", "the fused op does it", false},
+      {"RandomOrder([ColorJitter(0.1), RandomErasing()])",
+       "RandomOrder transforms[1] (RandomErasing(", false},
+      {"RandomOrder(ColorJitter(0.1))",
+       "RandomOrder transforms = ColorJitter(0.1): must be a list", true},
+      {"RandomChoice([RandomRotation(5, expand=True)])",
+       "RandomChoice transforms[0] (RandomRotation(", false},
       {"RandomApply([RandomApply([RandomRotation(5, expand=True)])])",
        "RandomApply transforms[0] (RandomApply): RandomApply transforms[0] "
        "(RandomRotation(",
@@ -320,9 +326,8 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
        "num_classes 3 and 4"},
       {"RandomChoice([RandomResizedCrop(8)])",
        "RandomResizedCrop is a per-sample transform, not a batch transform "
-       "(RandomChoice chooses among batch transforms: a per-sample "
-       "RandomChoice is not supported); the batch transforms are: MixUp, "
-       "CutMix, RandomChoice"},
+       "(a RandomChoice of per-sample transforms belongs in the per-sample "
+       "list); the batch transforms are: MixUp, CutMix, RandomChoice"},
       {"RandomChoice([MixUp(), RandomChoice([CutMix()])])",
        "RandomChoice transforms: RandomChoice(transforms=(CutMix("},
       {"MixUp(labels_getter='x')", "labels_getter = 'x'"},

@@ -50,8 +50,8 @@ struct AugmentStep {
 // Most ops a policy applies to one sample (RandAugment's num_ops).
 inline constexpr int kMaxAugmentSteps = 16;
 
-// One op's random decisions for one sample. Plain values (and RandomApply's
-// transforms' decisions): a worker's plan reuses them from sample to
+// One op's random decisions for one sample. Plain values (and the list
+// ops' transforms' decisions): a worker's plan reuses them from sample to
 // sample.
 struct OpDecision {
   // Crops: the window of its input the op reads.
@@ -79,8 +79,11 @@ struct OpDecision {
   // get_params' corner counts from (the window is in the input's
   // coordinates).
   std::array<int64_t, 2> padded = {0, 0};
-  // RandomApply: its transforms' decisions, one each when applied (a
-  // plan's copy reuses the vector's storage).
+  // The list ops (RandomApply, RandomChoice, RandomOrder: ops/composites.h):
+  // the transforms that run, in the order they run (indices into the list),
+  // and each transform's decisions (a default one for those that do not).
+  // A plan's copy reuses the vectors' storage.
+  std::vector<int32_t> runs;
   std::vector<OpDecision> inner;
 };
 
@@ -91,7 +94,7 @@ struct OpWorkspace {
   // The affine transforms' buffers, and a policy's images between its ops.
   AffineScratch affine;
   Image between[2];
-  // RandomApply's images between its transforms, and the workspace its
+  // A list op's images between its transforms, and the workspace its
   // transforms use (made when first needed).
   Image steps[2];
   std::unique_ptr<OpWorkspace> nested;

@@ -130,11 +130,13 @@ class BatchOps(unittest.TestCase):
         with self.assertRaisesRegex(
                 ValueError, "num_classes = 16777217: must be in 1..16777216"):
             T.MixUp().apply(images, [0, 1], {"lam": 0.5}, num_classes=2**24 + 1)
+        # A list that starts with a per-sample transform makes the
+        # per-sample RandomChoice; a batch one after it is named.
+        self.assertIsInstance(T.RandomChoice([T.RandomResizedCrop(8)]), T.Transform)
         with self.assertRaisesRegex(
-                TypeError, "RandomResizedCrop is a per-sample transform, not a "
-                r"batch transform \(RandomChoice chooses among batch transforms: "
-                "a per-sample RandomChoice is not supported"):
-            T.RandomChoice([T.RandomResizedCrop(8)])
+                TypeError, r"RandomChoice transforms\[1\] \(CutMix\): CutMix is not a "
+                "per-sample transform"):
+            T.RandomChoice([T.RandomResizedCrop(8), T.CutMix()])
         # torchvision's objects in its list are named as transforms too.
         import torchvision.transforms as TV
         with self.assertRaisesRegex(

@@ -120,6 +120,40 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "Lambda is not a transform fusednorm runs"):
             T.RandomApply([TV.Lambda(lambda x: x)])
 
+    def test_random_choice_and_order_from_objects_torchvision_and_text(self):
+        text = ("RandomResizedCrop(40), RandomChoice([ColorJitter(0.4), "
+                "RandomApply([RandomInvert(1.0), RandomSolarize(90, p=1.0)], p=1.0)], "
+                "p=[1, 2]), RandomOrder([RandomPosterize(3), RandomVerticalFlip()])")
+        a = epoch(train_transforms=text)
+        tv = TV.Compose([TV.RandomResizedCrop(40), TV.RandomChoice(
+            [TV.ColorJitter(0.4), TV.Compose([TV.RandomInvert(1.0),
+                                              TV.RandomSolarize(90, p=1.0)])],
+            p=[1, 2]), TV.RandomOrder([TV.RandomPosterize(3),
+                                       TV.RandomVerticalFlip()])])
+        ours = [T.RandomResizedCrop(40), T.RandomChoice(
+            [T.ColorJitter(0.4), T.Compose([T.RandomInvert(1.0),
+                                            T.RandomSolarize(90, p=1.0)])],
+            p=[1, 2]), T.RandomOrder([T.RandomPosterize(3), T.RandomVerticalFlip()])]
+        self.assertTrue(same(a, epoch(train_transforms=tv)))
+        self.assertTrue(same(a, epoch(train_transforms=ours)))
+        self.assertFalse(same(a, epoch(train_transforms="RandomResizedCrop(40)")))
+        # One name, two kinds: the list's first transform picks it.
+        self.assertIsInstance(T.RandomChoice([T.MixUp()]), T.BatchTransform)
+        self.assertIsInstance(T.RandomChoice([TV.RandomInvert()]), T.Transform)
+        self.assertIsInstance(T.from_torchvision(TV.RandomChoice([TV.RandomInvert()])),
+                              T.RandomChoice)
+        with self.assertRaisesRegex(TypeError, r"RandomChoice transforms\[1\] \(MixUp\)"
+                                    ": MixUp is not a per-sample transform"):
+            T.RandomChoice([T.RandomInvert(), T.MixUp()])
+        with self.assertRaisesRegex(ValueError, "RandomChoice: its transforms make "
+                                    "40x40 and 20x20 images of 40x40 ones"):
+            fusednorm.Loader(train_transforms=[T.CenterCrop(40), T.RandomChoice(
+                [T.RandomInvert(), T.Resize(20)])])
+        with self.assertRaisesRegex(ValueError, "RandomOrder: its transforms make "
+                                    "20x20 images of 40x40 ones"):
+            fusednorm.Loader(train_transforms=[T.CenterCrop(40), T.RandomOrder(
+                [T.RandomInvert(), T.CenterCrop(20)])])
+
     def test_random_crop_from_objects_torchvision_and_text(self):
         # CIFAR's crop, and one reaching into reflected padding.
         for kwargs, text in [

@@ -353,6 +353,46 @@ class Parity(unittest.TestCase):
                 self.check(ours.apply(a, d), expected, f"{name} {d}")
         self.assertGreater(applied, 20)
 
+    def test_random_choice_and_order_are_torchvisions(self):
+        # torchvision's objects, their draws replaced by ours: v1's
+        # random.choices and random.shuffle, ColorJitter's get_params and
+        # RandomInvert's coin.
+        items = [T.ColorJitter(0.4, 0.4, 0.2, 0.1), T.RandomInvert(0.5),
+                 T.RandomSolarize(100, p=1.0)]
+        tv_items = [TV.ColorJitter(0.4, 0.4, 0.2, 0.1), TV.RandomInvert(0.5),
+                    TV.RandomSolarize(100, p=1.0)]
+        cases = [(T.RandomChoice(items, p=[1, 2, 3]),
+                  TV.RandomChoice(tv_items, p=[1, 2, 3])),
+                 (T.RandomOrder(items), TV.RandomOrder(tv_items))]
+        for ours, theirs in cases:
+            for name, pil in IMAGES:
+                if pil.mode not in ("L", "RGB"):  # Invert's table: L and RGB
+                    continue
+                a = array(pil)
+                for k in range(6):
+                    d = ours.decide(pil.height, pil.width, index=k, seed=6)
+                    runs = ([d["choice"]] if "choice" in d else list(d["order"]))
+                    coins, params = [], None
+                    for j in runs:
+                        inner = d["transforms"][j]
+                        if j == 0:
+                            params = (torch.tensor(inner["order"]),
+                                      inner["brightness"], inner["contrast"],
+                                      inner["saturation"], inner["hue"])
+                        else:
+                            flag = inner["invert" if j == 1 else "solarize"]
+                            coins.append(torch.tensor([0.0 if flag else 1.0]))
+                    with mock.patch("torch.rand", side_effect=coins), \
+                            mock.patch.object(TV.ColorJitter, "get_params",
+                                              return_value=params), \
+                            mock.patch("random.choices",
+                                       return_value=[tv_items[runs[0]]]), \
+                            mock.patch("random.shuffle",
+                                       side_effect=lambda o: o.__setitem__(
+                                           slice(None), runs)):
+                        expected = theirs(pil)
+                    self.check(ours.apply(a, d), expected, f"{name} {d}")
+
     def test_grayscale(self):
         for name, pil in IMAGES:
             a = array(pil)

@@ -150,6 +150,12 @@ class SampleStream {
     return static_cast<float>(Uniform() * (to - from) + from);
   }
 
+  // Returns a double in [0, 1) with 53 random bits from the next two words.
+  double Uniform53() {
+    const uint32_t a = NextWord() >> 5, b = NextWord() >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+  }
+
   // Returns an exactly uniform integer in [lo, hi] (hi inclusive); requires lo
   // <= hi.
   int64_t UniformInt(int64_t lo, int64_t hi) {

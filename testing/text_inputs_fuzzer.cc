@@ -174,6 +174,7 @@ const char* const kOps[] = {"RandomResizedCrop",
                             "CutMix",
                             "RandomChoice",
                             "RandomApply",
+                            "RandomOrder",
                             "T.Resize",
                             "transforms.CenterCrop",
                             "Bogus"};

@@ -25,9 +25,14 @@ or a Compose), or the text `fusednorm run` takes all make the same lists:
 to_text() writes any of them as that text. A transform or an argument
 fusednorm cannot run is a TypeError naming it, never dropped.
 
-The batch transforms (MixUp, CutMix, RandomChoice of them) run on whole
-batches: decide(height, width, seed=, epoch=, batch=) and apply(images,
-labels, decisions, num_classes=...) -> (images, soft targets).
+The list ops RandomApply, RandomChoice and RandomOrder hold transforms of
+their own; their decisions nest those transforms' dicts ("transforms", None
+for one that does not run).
+
+The batch transforms (MixUp, CutMix, RandomChoice of them: a RandomChoice
+whose list starts with a batch transform is one) run on whole batches:
+decide(height, width, seed=, epoch=, batch=) and apply(images, labels,
+decisions, num_classes=...) -> (images, soft targets).
 """
 
 from collections.abc import Mapping as _Mapping
@@ -47,8 +52,9 @@ class Transform:
     _name = None
 
     def __init__(self, *args, resize_filter="pil", **kwargs):
-        if self._name == "RandomApply":  # torchvision's objects as ours
-            args, kwargs = _ours_in_choice(args, kwargs, flatten=True)
+        if self._name in _LIST_OPS:  # torchvision's objects as ours
+            args, kwargs = _ours_in_choice(args, kwargs,
+                                           flatten=self._name == "RandomApply")
         if self._name in _FILL_AT:  # fill as torchvision's means it
             at = _FILL_AT[self._name]
             _check_fill(self._name, kwargs["fill"] if "fill" in kwargs else
@@ -263,16 +269,23 @@ def _int64_labels(labels, num_classes):
 
 
 def _ours_in_choice(args, kwargs, flatten=False):
-    """RandomChoice's or RandomApply's arguments with torchvision's
-    transforms in its list made fusednorm's (from_torchvision), so that they
-    are named as transforms (RandomChoice: MixUp or CutMix taken, a
-    per-sample one refused as one). With `flatten` (RandomApply, which runs
-    its list in turn) a Compose in the list is its transforms."""
+    """A list op's arguments (RandomApply, RandomChoice, RandomOrder) with
+    torchvision's transforms in its list made fusednorm's (from_torchvision),
+    so that they are named as transforms. A Compose in the list is its
+    transforms in turn: with `flatten` (RandomApply, which runs its list in
+    turn) they join the list, else (one choice, one place in an order) they
+    are RandomApply(its transforms, p=1.0)."""
+    def one(t):
+        if type(t).__name__ != "Compose" or isinstance(t, (list, tuple)):
+            return from_torchvision(t) if _is_torchvision(t) else t
+        return _classes["RandomApply"](_items(t), p=1.0)
+
     def ours(transforms):
         if not isinstance(transforms, (list, tuple)):
             return transforms
-        return [from_torchvision(t) if _is_torchvision(t) else t
-                for t in (_items(list(transforms)) if flatten else transforms)]
+        if flatten:
+            transforms = _items(list(transforms))
+        return [one(t) for t in transforms]
     if args:
         args = (ours(args[0]),) + tuple(args[1:])
     if "transforms" in kwargs:
@@ -281,13 +294,13 @@ def _ours_in_choice(args, kwargs, flatten=False):
 
 
 def _rebuild(spec, resize_filter):
-    t = Transform.__new__(_classes[spec.split("(", 1)[0]])
+    t = Transform.__new__(_kinds["sample"][spec.split("(", 1)[0]])
     t._op = _fusednorm.Transform.from_spec(spec, resize_filter)
     return t
 
 
 def _rebuild_batch(spec):
-    t = BatchTransform.__new__(_classes[spec.split("(", 1)[0]])
+    t = BatchTransform.__new__(_kinds["batch"][spec.split("(", 1)[0]])
     t._op = _fusednorm.BatchTransform.from_spec(spec)
     return t
 
@@ -300,19 +313,62 @@ def _docstring(row):
     return "\n".join(lines)
 
 
+# The per-sample ops made of a list of transforms.
+_LIST_OPS = ("RandomApply", "RandomChoice", "RandomOrder")
+# torchvision's batch transforms, by class name.
+_BATCH_NAMES = {"MixUp", "CutMix", "Mixup", "Cutmix"}
+
+
+def _is_batch(t):
+    """Whether `t`, an item of a RandomChoice's list, is a batch transform
+    (ours, or torchvision's MixUp, CutMix or RandomChoice of them)."""
+    if isinstance(t, (Transform, BatchTransform)):
+        return isinstance(t, BatchTransform)
+    name = type(t).__name__
+    if _is_torchvision(t) and name == "RandomChoice":
+        items = list(getattr(t, "transforms", []))
+        return bool(items) and _is_batch(items[0])
+    return _is_torchvision(t) and name in _BATCH_NAMES
+
+
+class _EitherKind(type):
+    """RandomChoice's class: isinstance() holds for both of its kinds."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, tuple(cls._kinds))
+
+
+class _RandomChoice(metaclass=_EitherKind):
+    def __new__(cls, *args, **kwargs):
+        transforms = args[0] if args else kwargs.get("transforms")
+        batch = (isinstance(transforms, (list, tuple)) and bool(transforms)
+                 and _is_batch(transforms[0]))
+        return _kinds["batch" if batch else "sample"]["RandomChoice"](
+            *args, **kwargs)
+
+
 _classes = {}
+_kinds = {"sample": {}, "batch": {}}
 # The position of each op's fill among its arguments.
 _FILL_AT = {r["name"]: [p for p, _, _ in r["params"]].index("fill")
             for r in _fusednorm.op_rows()
             if "fill" in [p for p, _, _ in r["params"]]}
 for _row in _fusednorm.op_rows():
     _base = Transform if _row["kind"] == "sample" else BatchTransform
-    _classes[_row["name"]] = type(_row["name"], (_base,), {
+    _kinds[_row["kind"]][_row["name"]] = type(_row["name"], (_base,), {
         "_name": _row["name"], "__doc__": _docstring(_row),
         "__module__": __name__})
-    globals()[_row["name"]] = _classes[_row["name"]]
-    __all__.append(_row["name"])
+    if _row["name"] not in _classes:
+        __all__.append(_row["name"])
+    _classes[_row["name"]] = _kinds[_row["kind"]][_row["name"]]
 del _row, _base
+# RandomChoice is both: its list's first transform picks the kind.
+_classes["RandomChoice"] = _EitherKind("RandomChoice", (_RandomChoice,), {
+    "__doc__": _kinds["sample"]["RandomChoice"].__doc__ + "\n\n" +
+    _kinds["batch"]["RandomChoice"].__doc__,
+    "__module__": __name__,
+    "_kinds": (_kinds["sample"]["RandomChoice"], _kinds["batch"]["RandomChoice"])})
+globals().update(_classes)
 
 
 def op_names(kind="sample"):
@@ -502,12 +558,11 @@ _TORCHVISION = {
     "MixUp": lambda t: dict(alpha=t.alpha, num_classes=t.num_classes),
     "CutMix": lambda t: dict(alpha=t.alpha, num_classes=t.num_classes),
     "RandomChoice": lambda t: dict(
-        transforms=[from_torchvision(x) for x in t.transforms],
-        p=None if t.p is None else tuple(t.p)),
-    # transforms: v1's sequence or nn.ModuleList, v2's nn.ModuleList.
-    "RandomApply": lambda t: dict(
-        transforms=[from_torchvision(x) for x in _items(list(t.transforms))],
-        p=t.p),
+        transforms=list(t.transforms), p=None if t.p is None else tuple(t.p)),
+    # transforms: v1's sequence or nn.ModuleList, v2's nn.ModuleList; the
+    # classes take torchvision's objects in them (_ours_in_choice).
+    "RandomApply": lambda t: dict(transforms=list(t.transforms), p=t.p),
+    "RandomOrder": lambda t: dict(transforms=list(t.transforms)),
 }
 _TORCHVISION["Mixup"] = _TORCHVISION["MixUp"]  # torchvision 0.15's names
 _TORCHVISION["Cutmix"] = _TORCHVISION["CutMix"]

@@ -1,10 +1,16 @@
-// RandomApply: how often it applies, that its transforms' decisions are
-// theirs drawn after its own, that applied it is its transforms in turn
-// (a policy among them keeping its own buffers) and not applied the input,
-// and the refusals that keep a batch's samples one size and channel count.
-#include "ops/random_apply.h"
+// The list ops. RandomApply: how often it applies, that its transforms'
+// decisions are theirs drawn after its own, that applied it is its
+// transforms in turn (a list op among them keeping its own buffers) and not
+// applied the input, and the refusals that keep a batch's samples one size
+// and channel count. RandomChoice: its picks' frequencies, the chosen
+// transform's pixels, its size rule. RandomOrder: every order as often,
+// the transforms in that order, its size rule. Decisions of all three go
+// to fields and back, and bad ones are named.
+#include "ops/composites.h"
 
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -76,7 +82,7 @@ TEST(RandomApply, TransformsDrawTheirOwnAfterTheCoin) {
     const OpDecision d = op->Decide({20, 30}, stream);
     EXPECT_EQ(d.apply, !(0.6f < mine.Uniform()));
     if (!d.apply) {
-      EXPECT_TRUE(d.inner.empty());
+      EXPECT_TRUE(d.runs.empty());
       // Nothing else drawn: the next op's draws start right after.
       EXPECT_EQ(stream.Uniform(), mine.Uniform());
       continue;
@@ -164,6 +170,7 @@ TEST(RandomApply, KeepsChannelsOrRefusesThem) {
               "makes 1-channel images of 3-channel ones");
   EXPECT_EQ(*gray1->OutputChannels(1), 1);
   OpDecision d;
+  d.runs = {0, 1};
   d.inner.push_back({});
   OpWorkspace ws;
   Image out;
@@ -239,7 +246,8 @@ TEST(RandomApply, DecisionFieldsNestAndAreChecked) {
   std::vector<NamedArg> bad = {{"apply", ArgValue::Bool(true)}};
   ExpectError(op->DecisionFromFields(bad, {9, 9}).status(),
               absl::StatusCode::kInvalidArgument,
-              "RandomApply decision transforms: missing");
+              "RandomApply decision transforms[0]: missing, but transform 0 "
+              "runs");
   bad.push_back({"transforms", ArgValue::Tuple({fields[1].value.items[0]})});
   ExpectError(op->DecisionFromFields(bad, {9, 9}).status(),
               absl::StatusCode::kInvalidArgument, "is not a list of 2");
@@ -260,6 +268,157 @@ TEST(RandomApply, DecisionFieldsNestAndAreChecked) {
   auto off = op->DecisionFromFields({{"apply", ArgValue::Bool(false)}}, {9, 9});
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_TRUE(op->Skips(*off));
+}
+
+TEST(RandomChoice, PicksWithItsProbabilities) {
+  const struct {
+    const char* p;
+    double first;  // the first transform's share
+  } cases[] = {
+      {"None", 0.5}, {"[1, 3]", 0.25}, {"[0, 2]", 0.0}, {"[0.5, 0.5]", 0.5}};
+  for (const auto& c : cases) {
+    auto op = Make(std::string("RandomChoice([ColorJitter(0.4), "
+                               "RandomInvert(1.0)], p=") +
+                   c.p + ")");
+    const int n = 20000;
+    int first = 0;
+    for (int i = 0; i < n; ++i) {
+      SampleStream stream(4, 0, i);
+      const OpDecision d = op->Decide({8, 8}, stream);
+      ASSERT_EQ(d.runs.size(), 1u);
+      first += d.runs[0] == 0;
+    }
+    const double sd = std::sqrt(n * c.first * (1 - c.first));
+    EXPECT_NEAR(first, n * c.first, 4 * sd + 0.5) << c.p;
+  }
+}
+
+TEST(RandomChoice, IsTheChosenTransform) {
+  const char* items =
+      "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomSolarize(90, p=1.0), "
+      "RandAugment()";
+  auto op = Make(std::string("RandomChoice([") + items + "])");
+  auto ops = MakeTransforms(items, "list", OpContext());
+  ASSERT_TRUE(ops.ok());
+  OpWorkspace ws;
+  int seen[3] = {0, 0, 0};
+  for (uint64_t i = 0; i < 30; ++i) {
+    const Image in = Noise(19, 26, 3, 70 + i);
+    SampleStream stream(8, 1, i), mine(8, 1, i);
+    const OpDecision d = op->Decide({19, 26}, stream);
+    ASSERT_EQ(d.runs.size(), 1u);
+    const int k = d.runs[0];
+    ++seen[k];
+    // The pick, then the chosen transform's own draws.
+    EXPECT_EQ(k, mine.UniformInt(0, 2));
+    const PreprocessOp& chosen = *(*ops)[k];
+    EXPECT_EQ(Fields(chosen, d.inner[k]),
+              Fields(chosen, chosen.Decide({19, 26}, mine)));
+    OpWorkspace fresh;
+    EXPECT_EQ(ApplyTo(*op, in, d, &ws).pixels,
+              ApplyTo(chosen, in, d.inner[k], &fresh).pixels);
+    auto back = op->DecisionFromFields(op->DecisionFields(d), {19, 26});
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(Fields(*op, *back), Fields(*op, d));
+  }
+  EXPECT_GT(seen[0] * seen[1] * seen[2], 0);
+}
+
+TEST(RandomChoice, ItsTransformsMakeOneSize) {
+  auto same = Make("RandomChoice([RandomResizedCrop(32), Resize((32, 32))])");
+  ASSERT_TRUE(same->FixedOutputSize().has_value());
+  EXPECT_EQ(same->FixedOutputSize()->height, 32);
+  EXPECT_EQ(same->OutputSize({50, 70})->width, 32);
+  auto differ = Make("RandomChoice([CenterCrop(32), Resize(40)])");
+  EXPECT_FALSE(differ->FixedOutputSize().has_value());
+  ExpectError(differ->OutputSize({64, 64}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomChoice: its transforms make 32x32 and 40x40 images of "
+              "64x64 ones");
+  // The same sizes of this input: taken.
+  auto here = Make("RandomChoice([CenterCrop(40), Resize(40)])");
+  EXPECT_EQ(here->OutputSize({40, 40})->height, 40);
+}
+
+TEST(RandomChoice, RefusesBadListsAndDecisions) {
+  for (const auto& [text, needle] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"RandomChoice([])", "RandomChoice transforms: the list is empty"},
+           {"RandomChoice([ColorJitter(0.1)], p=[1, 2])",
+            "RandomChoice p has 2 probabilities for 1 transforms"},
+           {"RandomChoice([ColorJitter(0.1)], p=[-1])",
+            "RandomChoice p: -1 must be finite and >= 0"},
+           {"RandomChoice([MixUp()])",
+            "RandomChoice transforms[0] (MixUp): MixUp is not a per-sample "
+            "transform"},
+           {"RandomChoice([ColorJitter(0.1), RandomErasing()])",
+            "RandomChoice transforms[1] (RandomErasing("}}) {
+    ExpectError(MakeTransforms(text, "list", OpContext()).status(),
+                absl::StatusCode::kInvalidArgument, needle);
+  }
+  auto op = Make("RandomChoice([ColorJitter(0.1), RandomInvert()])");
+  ExpectError(
+      op->DecisionFromFields({{"choice", ArgValue::Int(2)}}, {8, 8}).status(),
+      absl::StatusCode::kInvalidArgument,
+      "RandomChoice decision choice: 2 is not an index in 0..1");
+  ExpectError(
+      op->DecisionFromFields({{"choice", ArgValue::Int(1)}}, {8, 8}).status(),
+      absl::StatusCode::kInvalidArgument,
+      "RandomChoice decision transforms[1]: missing, but transform 1 "
+      "runs");
+}
+
+TEST(RandomOrder, EveryOrderAsOftenAndItsTransformsInIt) {
+  const char* items =
+      "ColorJitter(0.5, 0.5), RandomInvert(1.0), "
+      "RandomSolarize(60, p=1.0)";
+  auto op = Make(std::string("RandomOrder([") + items + "])");
+  std::map<std::vector<int32_t>, int> orders;
+  const int n = 12000;
+  for (int i = 0; i < n; ++i) {
+    SampleStream stream(6, 2, i);
+    ++orders[op->Decide({8, 8}, stream).runs];
+  }
+  ASSERT_EQ(orders.size(), 6u);
+  const double sd = std::sqrt(n * (1.0 / 6) * (5.0 / 6));
+  for (const auto& [order, count] : orders)
+    EXPECT_NEAR(count, n / 6.0, 4 * sd) << order[0] << order[1] << order[2];
+  auto ops = MakeTransforms(items, "list", OpContext());
+  ASSERT_TRUE(ops.ok());
+  OpWorkspace ws;
+  for (uint64_t i = 0; i < 12; ++i) {
+    const Image in = Noise(21, 17, 3, 90 + i);
+    SampleStream stream(6, 2, i);
+    const OpDecision d = op->Decide({21, 17}, stream);
+    Image now = in;
+    for (const int32_t k : d.runs) {
+      OpWorkspace fresh;
+      Image next;
+      ASSERT_TRUE((*ops)[k]->Apply(now.view(), d.inner[k], &fresh, &next).ok());
+      now = std::move(next);
+    }
+    EXPECT_EQ(ApplyTo(*op, in, d, &ws).pixels, now.pixels);
+    auto back = op->DecisionFromFields(op->DecisionFields(d), {21, 17});
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(Fields(*op, *back), Fields(*op, d));
+  }
+}
+
+TEST(RandomOrder, RefusesSizesAndBadOrders) {
+  auto op = Make("RandomOrder([ColorJitter(0.1), RandomCrop(32, padding=4)])");
+  EXPECT_TRUE(op->OutputSize({32, 32}).ok());
+  ExpectError(op->OutputSize({40, 40}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomOrder: its transforms make 32x32 images of 40x40 ones");
+  for (const auto& order :
+       {ArgValue::Tuple({ArgValue::Int(0), ArgValue::Int(0)}),
+        ArgValue::Tuple({ArgValue::Int(1)}), ArgValue::Int(1),
+        ArgValue::Tuple({ArgValue::Int(1), ArgValue::Int(2)})}) {
+    ExpectError(op->DecisionFromFields({{"order", order}}, {32, 32}).status(),
+                absl::StatusCode::kInvalidArgument,
+                "RandomOrder decision order: " + FormatArg(order) +
+                    " is not a permutation of 0..1");
+  }
 }
 
 }  // namespace

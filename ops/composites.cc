@@ -1,0 +1,451 @@
+// The transforms made of a list of transforms (composites.h): the shared
+// running, sizes and nested decisions, then each op's draw and fields.
+#include "ops/composites.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status.h"
+#include "ops/choice_weights.h"
+#include "ops/image_blocks.h"
+#include "ops/transform_list.h"
+
+namespace fusednorm {
+namespace {
+
+ArgValue CallValue(const std::string& name, std::vector<NamedArg> fields) {
+  auto call = std::make_shared<OpCall>();
+  call->name = name;
+  for (NamedArg& f : fields)
+    call->args.push_back({std::move(f.name), std::move(f.value)});
+  ArgValue v;
+  v.kind = ArgValue::Kind::kCall;
+  v.call = std::move(call);
+  return v;
+}
+
+bool Runs(const OpDecision& d, size_t k) {
+  return std::find(d.runs.begin(), d.runs.end(), static_cast<int32_t>(k)) !=
+         d.runs.end();
+}
+
+std::string SizeText(Size2 s) { return absl::StrCat(s.height, "x", s.width); }
+
+}  // namespace
+
+// ---- the shared part ----
+
+CompositeOp::CompositeOp(std::vector<std::unique_ptr<PreprocessOp>> transforms)
+    : transforms_(std::move(transforms)) {}
+
+CompositeOp::CompositeOp(const CompositeOp& other) : PreprocessOp(other) {
+  for (const auto& t : other.transforms_) transforms_.push_back(t->Clone());
+}
+
+std::string CompositeOp::Where(size_t k) const {
+  return absl::StrCat(op_name(), " transforms[", k, "] (",
+                      transforms_[k]->name(), ")");
+}
+
+std::vector<NamedArg> CompositeOp::args() const {
+  std::vector<ArgValue> items;
+  for (const auto& t : transforms_)
+    items.push_back(CallValue(t->op_name(), t->args()));
+  std::vector<NamedArg> out = {
+      {"transforms", ArgValue::Tuple(std::move(items))}};
+  for (NamedArg& a : OwnArgs()) out.push_back(std::move(a));
+  return out;
+}
+
+std::string CompositeOp::PixelName() const {
+  std::vector<std::string> inner;
+  for (const auto& t : transforms_) inner.push_back(t->PixelName());
+  return absl::StrCat(name(), " [", absl::StrJoin(inner, "; "), "]");
+}
+
+absl::Status CompositeOp::Validate() const {
+  FUSEDNORM_RETURN_IF_ERROR(ValidateOwn());
+  for (size_t k = 0; k < transforms_.size(); ++k) {
+    const PreprocessOp& t = *transforms_[k];
+    const FusedPart part = t.fused_part();
+    if (part != FusedPart::kNone && part != FusedPart::kFlip) {
+      return InvalidArgumentCat(
+          Where(k), ": the fused op does it for every sample; put it after ",
+          op_name(), " (RandomErasing has a p of its own)");
+    }
+    if (t.SizeDependsOnDecision()) {
+      return InvalidArgumentCat(
+          Where(k),
+          ": its output size depends on its draw, so the samples of a batch "
+          "would differ in size");
+    }
+    FUSEDNORM_RETURN_IF_ERROR(t.Validate());
+  }
+  return absl::OkStatus();
+}
+
+bool CompositeOp::KeepsSize() const {
+  return std::all_of(transforms_.begin(), transforms_.end(),
+                     [](const auto& t) { return t->KeepsSize(); });
+}
+
+absl::StatusOr<int> CompositeOp::OutputChannels(int channels) const {
+  for (size_t k = 0; k < transforms_.size(); ++k) {
+    absl::StatusOr<int> c = transforms_[k]->OutputChannels(channels);
+    if (!c.ok()) return PrefixStatus(c.status(), Where(k) + ": ");
+    if (*c != channels) {
+      return InvalidArgumentCat(
+          Where(k), ": makes ", *c, "-channel images of ", channels,
+          "-channel ones, so the samples of a batch would differ (Grayscale "
+          "with num_output_channels=",
+          channels, ", or RandomGrayscale, keeps them)");
+    }
+  }
+  return channels;
+}
+
+bool CompositeOp::CommutesWithHorizontalFlip() const {
+  return std::all_of(transforms_.begin(), transforms_.end(), [](const auto& t) {
+    return t->CommutesWithHorizontalFlip();
+  });
+}
+
+absl::StatusOr<Size2> CompositeOp::RunSize(
+    Size2 input, absl::Span<const int32_t> runs) const {
+  Size2 size = input;
+  for (const int32_t k : runs) {
+    absl::StatusOr<Size2> next = transforms_[k]->OutputSize(size);
+    if (!next.ok()) return PrefixStatus(next.status(), Where(k) + ": ");
+    size = *next;
+  }
+  return size;
+}
+
+absl::Status CompositeOp::SizeError(Size2 input, Size2 made,
+                                    const char* rule) const {
+  return InvalidArgumentCat(op_name(), ": its transforms make ", SizeText(made),
+                            " images of ", SizeText(input),
+                            " ones, so the samples of a batch would differ in "
+                            "size (",
+                            op_name(), " takes transforms that ", rule, ")");
+}
+
+OpDecision CompositeOp::Decide(Size2 input, SampleStream& stream) const {
+  OpDecision d;
+  Pick(stream, &d);
+  d.inner.assign(transforms_.size(), OpDecision());
+  // Each transform draws for the size the one before it makes; past a
+  // size one cannot take the rest draw nothing (OutputSize refuses it).
+  std::optional<Size2> size = input;
+  for (const int32_t k : d.runs) {
+    if (!size) break;
+    d.inner[k] = transforms_[k]->Decide(*size, stream);
+    absl::StatusOr<Size2> next =
+        transforms_[k]->DecidedOutputSize(*size, d.inner[k]);
+    size = next.ok() ? std::optional<Size2>(*next) : std::nullopt;
+  }
+  return d;
+}
+
+absl::Status CompositeOp::CheckRuns(const OpDecision& d) const {
+  const size_t n = transforms_.size();
+  if (d.inner.size() == n &&
+      std::all_of(d.runs.begin(), d.runs.end(),
+                  [n](int32_t k) { return k >= 0 && size_t(k) < n; })) {
+    return absl::OkStatus();
+  }
+  return InvalidArgumentCat(op_name(), ": the decision holds ", d.inner.size(),
+                            " transforms' decisions for ", n, " transforms");
+}
+
+absl::Status CompositeOp::Apply(const ImageView& input,
+                                const OpDecision& decision, OpWorkspace* ws,
+                                Image* output) const {
+  FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
+  FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
+  FUSEDNORM_RETURN_IF_ERROR(OutputSize({input.height, input.width}).status());
+  if (decision.runs.empty()) return CopyImage(input, output);
+  FUSEDNORM_RETURN_IF_ERROR(CheckRuns(decision));
+  // The transforms' own buffers are a workspace of their own: one of them
+  // may be a list op too.
+  if (ws->nested == nullptr) ws->nested = std::make_unique<OpWorkspace>();
+  ImageView from = input;
+  const size_t n = decision.runs.size();
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t k = decision.runs[i];
+    Image* to = i + 1 == n ? output : &ws->steps[i % 2];
+    FUSEDNORM_RETURN_IF_ERROR(
+        transforms_[k]->Apply(from, decision.inner[k], ws->nested.get(), to));
+    from = to->view();
+  }
+  return absl::OkStatus();
+}
+
+bool CompositeOp::Skips(const OpDecision& decision) const {
+  if (decision.runs.empty()) return true;
+  if (!CheckRuns(decision).ok()) return false;
+  return std::all_of(
+      decision.runs.begin(), decision.runs.end(),
+      [&](int32_t k) { return transforms_[k]->Skips(decision.inner[k]); });
+}
+
+std::vector<NamedArg> CompositeOp::DecisionFields(const OpDecision& d) const {
+  std::vector<NamedArg> fields = OwnFields(d);
+  std::vector<ArgValue> items;
+  for (size_t k = 0; k < transforms_.size(); ++k) {
+    const bool known = Runs(d, k) && k < d.inner.size();
+    items.push_back(known
+                        ? CallValue(transforms_[k]->op_name(),
+                                    transforms_[k]->DecisionFields(d.inner[k]))
+                        : ArgValue::None());
+  }
+  fields.push_back({"transforms", ArgValue::Tuple(std::move(items))});
+  return fields;
+}
+
+absl::Status CompositeOp::ReadInner(const ArgValue* items, Size2 input,
+                                    OpDecision* d) const {
+  const size_t n = transforms_.size();
+  d->inner.assign(n, OpDecision());
+  const bool none = items == nullptr || items->kind == ArgValue::Kind::kNone;
+  if (!none &&
+      (items->kind != ArgValue::Kind::kTuple || items->items.size() != n)) {
+    return InvalidArgumentCat(op_name(),
+                              " decision transforms: ", FormatArg(*items),
+                              " is not a list of ", n,
+                              " decisions dicts or None (one per transform)");
+  }
+  // Those that run first, in their order and each for the size the ones
+  // before it make; then those that do not (None, or still read: a wrong
+  // one is refused, never ignored).
+  std::vector<int32_t> order = d->runs;
+  for (size_t k = 0; k < n; ++k) {
+    if (!Runs(*d, k)) order.push_back(static_cast<int32_t>(k));
+  }
+  Size2 size = input;
+  for (const int32_t k : order) {
+    const std::string where =
+        absl::StrCat(op_name(), " decision transforms[", k, "]: ");
+    const ArgValue* item = none ? nullptr : &items->items[k];
+    if (item == nullptr || item->kind == ArgValue::Kind::kNone) {
+      if (!Runs(*d, k)) continue;
+      return InvalidArgumentCat(where, "missing, but transform ", k,
+                                " runs: give its decisions dict");
+    }
+    if (item->kind != ArgValue::Kind::kCall)
+      return InvalidArgumentCat(where, FormatArg(*item),
+                                " is not a decisions dict");
+    std::vector<NamedArg> fields;
+    for (const OpArgument& a : item->call->args)
+      fields.push_back({a.keyword, a.value});
+    const Size2 in = Runs(*d, k) ? size : input;
+    absl::StatusOr<OpDecision> inner =
+        transforms_[k]->DecisionFromFields(fields, in);
+    if (!inner.ok()) return PrefixStatus(inner.status(), where);
+    if (!Runs(*d, k)) continue;
+    absl::StatusOr<Size2> next = transforms_[k]->DecidedOutputSize(in, *inner);
+    if (!next.ok()) return PrefixStatus(next.status(), where);
+    size = *next;
+    d->inner[k] = *std::move(inner);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<OpDecision> CompositeOp::DecisionFromFields(
+    const std::vector<NamedArg>& fields, Size2 input) const {
+  DecisionReader r(*this, fields);
+  OpDecision d;
+  FUSEDNORM_RETURN_IF_ERROR(OwnFromFields(r, &d));
+  FUSEDNORM_RETURN_IF_ERROR(ReadInner(r.Take("transforms"), input, &d));
+  FUSEDNORM_RETURN_IF_ERROR(r.Done());
+  return d;
+}
+
+// ---- RandomApply ----
+
+RandomApply::RandomApply(std::vector<std::unique_ptr<PreprocessOp>> transforms,
+                         double p)
+    : CompositeOp(std::move(transforms)), p_(p) {}
+
+std::unique_ptr<PreprocessOp> RandomApply::Clone() const {
+  return std::make_unique<RandomApply>(*this);
+}
+
+std::vector<NamedArg> RandomApply::OwnArgs() const {
+  return {{"p", ArgValue::Float(p_)}};
+}
+
+absl::Status RandomApply::ValidateOwn() const {
+  return CheckProbability(op_name(), "p", p_);
+}
+
+absl::StatusOr<Size2> RandomApply::OutputSize(Size2 input) const {
+  std::vector<int32_t> all(transforms_.size());
+  std::iota(all.begin(), all.end(), 0);
+  FUSEDNORM_ASSIGN_OR_RETURN(const Size2 made, RunSize(input, all));
+  if (made.height != input.height || made.width != input.width)
+    return SizeError(input, made, "together give back their input's size");
+  return input;
+}
+
+void RandomApply::Pick(SampleStream& stream, OpDecision* d) const {
+  // torchvision: `if self.p < torch.rand(1): return img`, in float32.
+  d->apply = !(static_cast<float>(p_) < stream.Uniform());
+  d->runs.clear();
+  for (size_t k = 0; d->apply && k < transforms_.size(); ++k)
+    d->runs.push_back(static_cast<int32_t>(k));
+}
+
+std::vector<NamedArg> RandomApply::OwnFields(const OpDecision& d) const {
+  return {{"apply", ArgValue::Bool(!d.runs.empty() || d.apply)}};
+}
+
+absl::Status RandomApply::OwnFromFields(DecisionReader& r,
+                                        OpDecision* d) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(d->apply, r.Bool("apply"));
+  d->runs.clear();
+  for (size_t k = 0; d->apply && k < transforms_.size(); ++k)
+    d->runs.push_back(static_cast<int32_t>(k));
+  return absl::OkStatus();
+}
+
+// ---- RandomChoice ----
+
+SampleRandomChoice::SampleRandomChoice(
+    std::vector<std::unique_ptr<PreprocessOp>> transforms,
+    std::optional<std::vector<double>> p)
+    : CompositeOp(std::move(transforms)), p_(std::move(p)) {}
+
+std::unique_ptr<PreprocessOp> SampleRandomChoice::Clone() const {
+  return std::make_unique<SampleRandomChoice>(*this);
+}
+
+std::vector<NamedArg> SampleRandomChoice::OwnArgs() const {
+  if (!p_) return {{"p", ArgValue::None()}};
+  std::vector<ArgValue> p;
+  for (const double x : *p_) p.push_back(ArgValue::Float(x));
+  return {{"p", ArgValue::Tuple(std::move(p))}};
+}
+
+absl::Status SampleRandomChoice::ValidateOwn() const {
+  if (transforms_.empty())
+    return absl::InvalidArgumentError(
+        "RandomChoice transforms: the list is empty");
+  return CheckChoiceWeights(p_, transforms_.size());
+}
+
+absl::StatusOr<Size2> SampleRandomChoice::OutputSize(Size2 input) const {
+  std::optional<Size2> first;
+  for (size_t k = 0; k < transforms_.size(); ++k) {
+    const int32_t one[] = {static_cast<int32_t>(k)};
+    FUSEDNORM_ASSIGN_OR_RETURN(const Size2 made, RunSize(input, one));
+    if (!first) first = made;
+    if (made.height != first->height || made.width != first->width) {
+      return InvalidArgumentCat(
+          "RandomChoice: its transforms make ", SizeText(*first), " and ",
+          SizeText(made), " images of ", SizeText(input),
+          " ones, so the samples of a batch would differ in size "
+          "(RandomChoice takes transforms that each make the same size)");
+    }
+  }
+  return first.value_or(input);
+}
+
+std::optional<Size2> SampleRandomChoice::FixedOutputSize() const {
+  std::optional<Size2> fixed;
+  for (const auto& t : transforms_) {
+    const std::optional<Size2> f = t->FixedOutputSize();
+    if (!f ||
+        (fixed && (f->height != fixed->height || f->width != fixed->width))) {
+      return std::nullopt;
+    }
+    fixed = f;
+  }
+  return fixed;
+}
+
+void SampleRandomChoice::Pick(SampleStream& stream, OpDecision* d) const {
+  d->runs.assign(
+      1, static_cast<int32_t>(PickChoice(p_, transforms_.size(), stream)));
+}
+
+std::vector<NamedArg> SampleRandomChoice::OwnFields(const OpDecision& d) const {
+  return {{"choice",
+           d.runs.size() == 1 ? ArgValue::Int(d.runs[0]) : ArgValue::None()}};
+}
+
+absl::Status SampleRandomChoice::OwnFromFields(DecisionReader& r,
+                                               OpDecision* d) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(const int64_t k, r.Int("choice"));
+  if (k < 0 || k >= static_cast<int64_t>(transforms_.size())) {
+    return r.Error("choice", absl::StrCat(k, " is not an index in 0..",
+                                          transforms_.size() - 1));
+  }
+  d->runs.assign(1, static_cast<int32_t>(k));
+  return absl::OkStatus();
+}
+
+// ---- RandomOrder ----
+
+RandomOrder::RandomOrder(std::vector<std::unique_ptr<PreprocessOp>> transforms)
+    : CompositeOp(std::move(transforms)) {}
+
+std::unique_ptr<PreprocessOp> RandomOrder::Clone() const {
+  return std::make_unique<RandomOrder>(*this);
+}
+
+absl::StatusOr<Size2> RandomOrder::OutputSize(Size2 input) const {
+  for (size_t k = 0; k < transforms_.size(); ++k) {
+    const int32_t one[] = {static_cast<int32_t>(k)};
+    FUSEDNORM_ASSIGN_OR_RETURN(const Size2 made, RunSize(input, one));
+    if (made.height != input.height || made.width != input.width)
+      return SizeError(input, made, "each give back their input's size");
+  }
+  return input;
+}
+
+void RandomOrder::Pick(SampleStream& stream, OpDecision* d) const {
+  // Python's random.shuffle, as torchvision calls it: from the last place
+  // down, a swap with a place drawn at or below it.
+  d->runs.resize(transforms_.size());
+  std::iota(d->runs.begin(), d->runs.end(), 0);
+  for (size_t i = d->runs.size(); i > 1; --i) {
+    const int64_t j = stream.UniformInt(0, static_cast<int64_t>(i) - 1);
+    std::swap(d->runs[i - 1], d->runs[j]);
+  }
+}
+
+std::vector<NamedArg> RandomOrder::OwnFields(const OpDecision& d) const {
+  std::vector<ArgValue> order;
+  for (const int32_t k : d.runs) order.push_back(ArgValue::Int(k));
+  return {{"order", ArgValue::Tuple(std::move(order))}};
+}
+
+absl::Status RandomOrder::OwnFromFields(DecisionReader& r,
+                                        OpDecision* d) const {
+  const ArgValue* order = r.Take("order");
+  if (order == nullptr) return r.Missing("order");
+  const size_t n = transforms_.size();
+  std::vector<bool> seen(n, false);
+  d->runs.clear();
+  const bool tuple = order->kind == ArgValue::Kind::kTuple;
+  for (size_t i = 0; tuple && i < order->items.size(); ++i) {
+    const ArgValue& v = order->items[i];
+    if (v.kind != ArgValue::Kind::kInt || v.integer < 0 ||
+        v.integer >= static_cast<int64_t>(n) || seen[v.integer])
+      break;
+    seen[v.integer] = true;
+    d->runs.push_back(static_cast<int32_t>(v.integer));
+  }
+  if (!tuple || d->runs.size() != n || order->items.size() != n) {
+    return r.Error(
+        "order", absl::StrCat(FormatArg(*order), " is not a permutation of 0..",
+                              static_cast<int64_t>(n) - 1));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fusednorm
