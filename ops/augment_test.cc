@@ -18,16 +18,10 @@
 #include "ops/enhance.h"
 #include "ops/op_table.h"
 #include "testing/expect_error.h"
+#include "testing/make_op.h"
 
 namespace fusednorm {
 namespace {
-
-std::unique_ptr<PreprocessOp> Make(const std::string& text) {
-  auto ops = MakeTransforms(text, "list", OpContext());
-  EXPECT_TRUE(ops.ok()) << text << ": " << ops.status();
-  if (!ops.ok()) return nullptr;
-  return std::move((*ops)[0]);
-}
 
 TEST(Affine, PythonsFloatArithmetic) {
   EXPECT_EQ(PythonMod(-30.0, 360.0), 330.0);
@@ -146,7 +140,7 @@ TEST(Policies, DecisionsAreBinsOfTheirSpace) {
         "AutoAugment()", "AutoAugment(AutoAugmentPolicy.CIFAR10)",
         "AutoAugment('svhn')"}) {
     SCOPED_TRACE(text);
-    const auto op = Make(text);
+    const auto op = MakeOp(text);
     ASSERT_NE(op, nullptr);
     std::set<std::string> seen;
     for (uint64_t k = 0; k < 3000; ++k) {
@@ -185,7 +179,7 @@ TEST(Policies, EnumsByValueAreTheirMembers) {
       {"TrivialAugmentWide(interpolation=InterpolationMode('bilinear'))",
        "TrivialAugmentWide(interpolation=InterpolationMode.BILINEAR)"}};
   for (const auto& [by_value, by_name] : same) {
-    const auto a = Make(by_value), b = Make(by_name);
+    const auto a = MakeOp(by_value), b = MakeOp(by_name);
     ASSERT_NE(a, nullptr) << by_value;
     ASSERT_NE(b, nullptr) << by_name;
     EXPECT_EQ(a->name(), b->name());
@@ -193,7 +187,7 @@ TEST(Policies, EnumsByValueAreTheirMembers) {
 }
 
 TEST(Policies, RandAugmentWithoutOpsSkips) {
-  const auto op = Make("RandAugment(num_ops=0)");
+  const auto op = MakeOp("RandAugment(num_ops=0)");
   SampleStream stream(1, 2, 3);
   EXPECT_TRUE(op->Skips(op->Decide({8, 8}, stream)));
 }
@@ -236,7 +230,7 @@ TEST(Policies, BadCallsNameTheOpTheArgumentAndTheValue) {
 }
 
 TEST(Policies, BadDecisionsAreRefused) {
-  const auto op = Make("TrivialAugmentWide()");
+  const auto op = MakeOp("TrivialAugmentWide()");
   auto field = [](std::vector<ArgValue> ops) {
     return std::vector<NamedArg>{{"ops", ArgValue::Tuple(std::move(ops))}};
   };
@@ -259,7 +253,7 @@ TEST(Policies, BadDecisionsAreRefused) {
 }
 
 TEST(Policies, TableOpsRefuseRgbaAsPillowDoes) {
-  const auto op = Make("TrivialAugmentWide()");
+  const auto op = MakeOp("TrivialAugmentWide()");
   Image rgba;
   ASSERT_TRUE(AllocateImage(5, 6, 4, &rgba).ok());
   OpDecision d;
@@ -274,18 +268,18 @@ TEST(Policies, TableOpsRefuseRgbaAsPillowDoes) {
   EXPECT_TRUE(op->Apply(rgba.view(), d, &ws, &out).ok());
   // ImageEnhance's sharpness takes RGBA, so it names L, RGB and RGBA; the
   // ImageOps tables' ops name theirs.
-  ExpectError(Make("RandomAdjustSharpness(2)")->OutputChannels(2).status(),
+  ExpectError(MakeOp("RandomAdjustSharpness(2)")->OutputChannels(2).status(),
               absl::StatusCode::kInvalidArgument,
               "RandomAdjustSharpness: images of 2 channels are not supported "
               "(1: L, 3: RGB, 4: RGBA)");
-  ExpectError(Make("RandomAutocontrast()")->OutputChannels(2).status(),
+  ExpectError(MakeOp("RandomAutocontrast()")->OutputChannels(2).status(),
               absl::StatusCode::kInvalidArgument,
               "RandomAutocontrast: images of 2 channels are not supported "
               "(Pillow's ImageOps tables take L and RGB images only)");
 }
 
 TEST(RandomAffine, AMatrixThatIsNotFiniteIsRefused) {
-  const auto op = Make("RandomAffine(0)");
+  const auto op = MakeOp("RandomAffine(0)");
   OpDecision d;
   d.scale = 1e-310;  // the inverse matrix divides by it
   Image in, out;
@@ -298,7 +292,7 @@ TEST(RandomAffine, AMatrixThatIsNotFiniteIsRefused) {
 }
 
 TEST(RandomRotation, ExpandSizesFollowTheAngle) {
-  const auto op = Make("RandomRotation(degrees=(30, 30), expand=True)");
+  const auto op = MakeOp("RandomRotation(degrees=(30, 30), expand=True)");
   SampleStream stream(1, 1, 1);
   const OpDecision d = op->Decide({20, 37}, stream);
   EXPECT_EQ(d.angle, 30.0);

@@ -20,16 +20,10 @@
 #include "gtest/gtest.h"
 #include "ops/op_table.h"
 #include "testing/expect_error.h"
+#include "testing/make_op.h"
 
 namespace fusednorm {
 namespace {
-
-std::unique_ptr<PreprocessOp> Make(const std::string& text) {
-  auto ops = MakeTransforms(text, "list", OpContext());
-  EXPECT_TRUE(ops.ok()) << text << ": " << ops.status();
-  if (!ops.ok()) return nullptr;
-  return std::move((*ops)[0]);
-}
 
 Image Noise(int64_t h, int64_t w, int c, uint32_t seed) {
   Image im{h, w, c, std::vector<uint8_t>(h * w * c)};
@@ -57,7 +51,7 @@ std::string Fields(const PreprocessOp& op, const OpDecision& d) {
 TEST(RandomApply, AppliesWithProbabilityP) {
   for (const double p : {0.0, 0.3, 0.8, 1.0}) {
     auto op =
-        Make("RandomApply([ColorJitter(0.4)], p=" + std::to_string(p) + ")");
+        MakeOp("RandomApply([ColorJitter(0.4)], p=" + std::to_string(p) + ")");
     int applied = 0;
     const int n = 20000;
     for (int i = 0; i < n; ++i) {
@@ -71,11 +65,11 @@ TEST(RandomApply, AppliesWithProbabilityP) {
 }
 
 TEST(RandomApply, TransformsDrawTheirOwnAfterTheCoin) {
-  auto op = Make(
+  auto op = MakeOp(
       "RandomApply([ColorJitter(0.4, 0.3, 0.2, 0.1), "
       "RandomSolarize(100)], p=0.6)");
-  auto jitter = Make("ColorJitter(0.4, 0.3, 0.2, 0.1)");
-  auto solarize = Make("RandomSolarize(100)");
+  auto jitter = MakeOp("ColorJitter(0.4, 0.3, 0.2, 0.1)");
+  auto solarize = MakeOp("RandomSolarize(100)");
   int applied = 0;
   for (uint64_t i = 0; i < 200; ++i) {
     SampleStream stream(9, 2, i), mine(9, 2, i);
@@ -125,7 +119,7 @@ TEST(RandomApply, IsItsTransformsInTurnOrNothing) {
   };
   for (const char* list : lists) {
     SCOPED_TRACE(list);
-    auto op = Make(std::string("RandomApply([") + list + "], p=0.5)");
+    auto op = MakeOp(std::string("RandomApply([") + list + "], p=0.5)");
     OpWorkspace ws;
     int applied = 0;
     for (const int c : {1, 3}) {
@@ -149,8 +143,8 @@ TEST(RandomApply, IsItsTransformsInTurnOrNothing) {
 }
 
 TEST(RandomApply, OneTransformIsThatTransform) {
-  auto op = Make("RandomApply([ColorJitter(0.4, 0.4, 0.4, 0.1)], p=1.0)");
-  auto jitter = Make("ColorJitter(0.4, 0.4, 0.4, 0.1)");
+  auto op = MakeOp("RandomApply([ColorJitter(0.4, 0.4, 0.4, 0.1)], p=1.0)");
+  auto jitter = MakeOp("ColorJitter(0.4, 0.4, 0.4, 0.1)");
   OpWorkspace ws;
   for (uint64_t i = 0; i < 10; ++i) {
     const Image in = Noise(17, 13, 3, 40 + i);
@@ -163,7 +157,7 @@ TEST(RandomApply, OneTransformIsThatTransform) {
 }
 
 TEST(RandomApply, KeepsChannelsOrRefusesThem) {
-  auto gray1 = Make("RandomApply([Grayscale()])");
+  auto gray1 = MakeOp("RandomApply([Grayscale()])");
   ExpectError(gray1->OutputChannels(3).status(),
               absl::StatusCode::kInvalidArgument,
               "RandomApply transforms[0] (Grayscale(num_output_channels=1)): "
@@ -178,7 +172,7 @@ TEST(RandomApply, KeepsChannelsOrRefusesThem) {
   ExpectError(gray1->Apply(rgb.view(), d, &ws, &out),
               absl::StatusCode::kInvalidArgument, "makes 1-channel images");
   // A decision with the wrong count of transforms' decisions.
-  auto two = Make("RandomApply([ColorJitter(0.1), RandomInvert()])");
+  auto two = MakeOp("RandomApply([ColorJitter(0.1), RandomInvert()])");
   ExpectError(two->Apply(rgb.view(), d, &ws, &out),
               absl::StatusCode::kInvalidArgument,
               "holds 1 transforms' decisions for 2 transforms");
@@ -188,14 +182,14 @@ TEST(RandomApply, KeepsChannelsOrRefusesThem) {
 // RandomCrop(32, padding=4) on 32x32 images); another size is refused,
 // whichever way the coin falls, naming both sizes.
 TEST(RandomApply, GivesBackItsInputsSizeOrRefusesIt) {
-  auto op = Make("RandomApply([RandomCrop(32, padding=4)], p=0.5)");
-  auto crop = Make("RandomCrop(32, padding=4)");
+  auto op = MakeOp("RandomApply([RandomCrop(32, padding=4)], p=0.5)");
+  auto crop = MakeOp("RandomCrop(32, padding=4)");
   EXPECT_FALSE(op->KeepsSize());
   ASSERT_TRUE(op->OutputSize({32, 32}).ok());
   ExpectError(op->OutputSize({40, 32}).status(),
               absl::StatusCode::kInvalidArgument,
               "RandomApply: its transforms make 32x32 images of 40x32 ones");
-  auto resize = Make("RandomApply([Resize(64), CenterCrop(32)])");
+  auto resize = MakeOp("RandomApply([Resize(64), CenterCrop(32)])");
   EXPECT_TRUE(resize->OutputSize({32, 32}).ok());
   ExpectError(resize->OutputSize({40, 30}).status(),
               absl::StatusCode::kInvalidArgument, "make 32x32 images of 40x30");
@@ -224,14 +218,14 @@ TEST(RandomApply, GivesBackItsInputsSizeOrRefusesIt) {
 }
 
 TEST(RandomApply, CommutesWithAFlipOnlyIfAllItsTransformsDo) {
-  EXPECT_TRUE(Make("RandomApply([ColorJitter(0.1), RandomInvert()])")
+  EXPECT_TRUE(MakeOp("RandomApply([ColorJitter(0.1), RandomInvert()])")
                   ->CommutesWithHorizontalFlip());
-  EXPECT_FALSE(Make("RandomApply([ColorJitter(0.1), RandomRotation(10)])")
+  EXPECT_FALSE(MakeOp("RandomApply([ColorJitter(0.1), RandomRotation(10)])")
                    ->CommutesWithHorizontalFlip());
 }
 
 TEST(RandomApply, DecisionFieldsNestAndAreChecked) {
-  auto op = Make("RandomApply([ColorJitter(0.4), RandomInvert()], p=1.0)");
+  auto op = MakeOp("RandomApply([ColorJitter(0.4), RandomInvert()], p=1.0)");
   SampleStream stream(1, 1, 1);
   const OpDecision d = op->Decide({9, 9}, stream);
   const std::vector<NamedArg> fields = op->DecisionFields(d);
@@ -277,9 +271,9 @@ TEST(RandomChoice, PicksWithItsProbabilities) {
   } cases[] = {
       {"None", 0.5}, {"[1, 3]", 0.25}, {"[0, 2]", 0.0}, {"[0.5, 0.5]", 0.5}};
   for (const auto& c : cases) {
-    auto op = Make(std::string("RandomChoice([ColorJitter(0.4), "
-                               "RandomInvert(1.0)], p=") +
-                   c.p + ")");
+    auto op = MakeOp(std::string("RandomChoice([ColorJitter(0.4), "
+                                 "RandomInvert(1.0)], p=") +
+                     c.p + ")");
     const int n = 20000;
     int first = 0;
     for (int i = 0; i < n; ++i) {
@@ -297,7 +291,7 @@ TEST(RandomChoice, IsTheChosenTransform) {
   const char* items =
       "ColorJitter(0.4, 0.4, 0.4, 0.1), RandomSolarize(90, p=1.0), "
       "RandAugment()";
-  auto op = Make(std::string("RandomChoice([") + items + "])");
+  auto op = MakeOp(std::string("RandomChoice([") + items + "])");
   auto ops = MakeTransforms(items, "list", OpContext());
   ASSERT_TRUE(ops.ok());
   OpWorkspace ws;
@@ -325,18 +319,18 @@ TEST(RandomChoice, IsTheChosenTransform) {
 }
 
 TEST(RandomChoice, ItsTransformsMakeOneSize) {
-  auto same = Make("RandomChoice([RandomResizedCrop(32), Resize((32, 32))])");
+  auto same = MakeOp("RandomChoice([RandomResizedCrop(32), Resize((32, 32))])");
   ASSERT_TRUE(same->FixedOutputSize().has_value());
   EXPECT_EQ(same->FixedOutputSize()->height, 32);
   EXPECT_EQ(same->OutputSize({50, 70})->width, 32);
-  auto differ = Make("RandomChoice([CenterCrop(32), Resize(40)])");
+  auto differ = MakeOp("RandomChoice([CenterCrop(32), Resize(40)])");
   EXPECT_FALSE(differ->FixedOutputSize().has_value());
   ExpectError(differ->OutputSize({64, 64}).status(),
               absl::StatusCode::kInvalidArgument,
               "RandomChoice: its transforms make 32x32 and 40x40 images of "
               "64x64 ones");
   // The same sizes of this input: taken.
-  auto here = Make("RandomChoice([CenterCrop(40), Resize(40)])");
+  auto here = MakeOp("RandomChoice([CenterCrop(40), Resize(40)])");
   EXPECT_EQ(here->OutputSize({40, 40})->height, 40);
 }
 
@@ -356,7 +350,7 @@ TEST(RandomChoice, RefusesBadListsAndDecisions) {
     ExpectError(MakeTransforms(text, "list", OpContext()).status(),
                 absl::StatusCode::kInvalidArgument, needle);
   }
-  auto op = Make("RandomChoice([ColorJitter(0.1), RandomInvert()])");
+  auto op = MakeOp("RandomChoice([ColorJitter(0.1), RandomInvert()])");
   ExpectError(
       op->DecisionFromFields({{"choice", ArgValue::Int(2)}}, {8, 8}).status(),
       absl::StatusCode::kInvalidArgument,
@@ -372,7 +366,7 @@ TEST(RandomOrder, EveryOrderAsOftenAndItsTransformsInIt) {
   const char* items =
       "ColorJitter(0.5, 0.5), RandomInvert(1.0), "
       "RandomSolarize(60, p=1.0)";
-  auto op = Make(std::string("RandomOrder([") + items + "])");
+  auto op = MakeOp(std::string("RandomOrder([") + items + "])");
   std::map<std::vector<int32_t>, int> orders;
   const int n = 12000;
   for (int i = 0; i < n; ++i) {
@@ -405,7 +399,8 @@ TEST(RandomOrder, EveryOrderAsOftenAndItsTransformsInIt) {
 }
 
 TEST(RandomOrder, RefusesSizesAndBadOrders) {
-  auto op = Make("RandomOrder([ColorJitter(0.1), RandomCrop(32, padding=4)])");
+  auto op =
+      MakeOp("RandomOrder([ColorJitter(0.1), RandomCrop(32, padding=4)])");
   EXPECT_TRUE(op->OutputSize({32, 32}).ok());
   ExpectError(op->OutputSize({40, 40}).status(),
               absl::StatusCode::kInvalidArgument,

@@ -320,78 +320,55 @@ class Parity(unittest.TestCase):
                     self.check(op.apply(a, d), self.jitter(pil, d),
                                f"{name} {which} {f}")
 
-    def test_random_apply_is_torchvisions(self):
-        # torchvision's own RandomApply object, its draws replaced by ours:
-        # its coin (torch.rand: 0 applies, 1 does not), ColorJitter's
-        # get_params, RandomSolarize's and RandomGrayscale's coins.
-        ours = T.RandomApply([T.ColorJitter(0.4, 0.4, 0.2, 0.1),
-                              T.RandomSolarize(100, p=0.5),
-                              T.RandomGrayscale(0.5)], p=0.6)
-        theirs = TV.RandomApply([TV.ColorJitter(0.4, 0.4, 0.2, 0.1),
-                                 TV.RandomSolarize(100, p=0.5),
-                                 TV.RandomGrayscale(0.5)], p=0.6)
-        applied = 0
-        for name, pil in IMAGES:
-            if pil.mode not in ("L", "RGB"):  # Solarize's table: L and RGB
-                continue
-            a = array(pil)
-            for k in range(8):
-                d = ours.decide(pil.height, pil.width, index=k, seed=4)
-                coins = [torch.tensor([0.0 if d["apply"] else 1.0])]
-                params = None
-                if d["apply"]:
-                    applied += 1
-                    jitter, solarize, gray = d["transforms"]
-                    params = (torch.tensor(jitter["order"]), jitter["brightness"],
-                              jitter["contrast"], jitter["saturation"], jitter["hue"])
-                    coins += [torch.tensor([0.0 if solarize["solarize"] else 1.0]),
-                              torch.tensor([0.0 if gray["grayscale"] else 1.0])]
-                with mock.patch("torch.rand", side_effect=coins), \
-                        mock.patch.object(TV.ColorJitter, "get_params",
-                                          return_value=params):
-                    expected = theirs(pil)
-                self.check(ours.apply(a, d), expected, f"{name} {d}")
-        self.assertGreater(applied, 20)
+    def list_op_torchvision(self, theirs, pil, d):
+        """torchvision's list op `theirs` on `pil`, its draws replaced by
+        those of our decisions `d`: RandomApply's coin (torch.rand: 0
+        applies, 1 does not), v1 RandomChoice's random.choices, RandomOrder's
+        random.shuffle, then each transform that runs, in order:
+        ColorJitter's get_params, or a p-gated op's coin."""
+        coins, params = [], None
+        if "apply" in d:
+            coins.append(torch.tensor([0.0 if d["apply"] else 1.0]))
+        runs = ([d["choice"]] if "choice" in d else
+                list(d["order"]) if "order" in d else
+                [j for j, t in enumerate(d["transforms"]) if t is not None])
+        for j in runs:
+            inner = d["transforms"][j]
+            if "order" in inner:
+                params = (torch.tensor(inner["order"]), inner["brightness"],
+                          inner["contrast"], inner["saturation"], inner["hue"])
+            else:
+                (flag,) = inner.values()
+                coins.append(torch.tensor([0.0 if flag else 1.0]))
+        items = list(theirs.transforms)
+        with mock.patch("torch.rand", side_effect=coins), \
+                mock.patch.object(TV.ColorJitter, "get_params", return_value=params), \
+                mock.patch("random.choices", return_value=[items[runs[0]]] if runs else []), \
+                mock.patch("random.shuffle",
+                           side_effect=lambda o: o.__setitem__(slice(None), runs)):
+            return theirs(pil)
 
-    def test_random_choice_and_order_are_torchvisions(self):
-        # torchvision's objects, their draws replaced by ours: v1's
-        # random.choices and random.shuffle, ColorJitter's get_params and
-        # RandomInvert's coin.
-        items = [T.ColorJitter(0.4, 0.4, 0.2, 0.1), T.RandomInvert(0.5),
-                 T.RandomSolarize(100, p=1.0)]
-        tv_items = [TV.ColorJitter(0.4, 0.4, 0.2, 0.1), TV.RandomInvert(0.5),
-                    TV.RandomSolarize(100, p=1.0)]
-        cases = [(T.RandomChoice(items, p=[1, 2, 3]),
-                  TV.RandomChoice(tv_items, p=[1, 2, 3])),
-                 (T.RandomOrder(items), TV.RandomOrder(tv_items))]
+    def test_list_ops_are_torchvisions(self):
+        ours_items = [T.ColorJitter(0.4, 0.4, 0.2, 0.1), T.RandomSolarize(100, p=0.5),
+                      T.RandomGrayscale(0.5), T.RandomInvert(1.0)]
+        tv_items = [TV.ColorJitter(0.4, 0.4, 0.2, 0.1), TV.RandomSolarize(100, p=0.5),
+                    TV.RandomGrayscale(0.5), TV.RandomInvert(1.0)]
+        cases = [(T.RandomApply(ours_items, p=0.6), TV.RandomApply(tv_items, p=0.6)),
+                 (T.RandomChoice(ours_items, p=[1, 2, 3, 4]),
+                  TV.RandomChoice(tv_items, p=[1, 2, 3, 4])),
+                 (T.RandomOrder(ours_items), TV.RandomOrder(tv_items))]
         for ours, theirs in cases:
+            ran = 0
             for name, pil in IMAGES:
-                if pil.mode not in ("L", "RGB"):  # Invert's table: L and RGB
+                if pil.mode not in ("L", "RGB"):  # the table ops: L and RGB
                     continue
                 a = array(pil)
-                for k in range(6):
-                    d = ours.decide(pil.height, pil.width, index=k, seed=6)
-                    runs = ([d["choice"]] if "choice" in d else list(d["order"]))
-                    coins, params = [], None
-                    for j in runs:
-                        inner = d["transforms"][j]
-                        if j == 0:
-                            params = (torch.tensor(inner["order"]),
-                                      inner["brightness"], inner["contrast"],
-                                      inner["saturation"], inner["hue"])
-                        else:
-                            flag = inner["invert" if j == 1 else "solarize"]
-                            coins.append(torch.tensor([0.0 if flag else 1.0]))
-                    with mock.patch("torch.rand", side_effect=coins), \
-                            mock.patch.object(TV.ColorJitter, "get_params",
-                                              return_value=params), \
-                            mock.patch("random.choices",
-                                       return_value=[tv_items[runs[0]]]), \
-                            mock.patch("random.shuffle",
-                                       side_effect=lambda o: o.__setitem__(
-                                           slice(None), runs)):
-                        expected = theirs(pil)
-                    self.check(ours.apply(a, d), expected, f"{name} {d}")
+                for k in range(8):
+                    d = ours.decide(pil.height, pil.width, index=k, seed=4)
+                    ran += any(t is not None for t in d["transforms"])
+                    self.check(ours.apply(a, d), self.list_op_torchvision(theirs, pil, d),
+                               f"{name} {ours} {d}")
+            self.assertGreater(ran, 20, ours)
 
     def test_grayscale(self):
         for name, pil in IMAGES:
