@@ -34,6 +34,42 @@ bool Runs(const OpDecision& d, size_t k) {
 
 std::string SizeText(Size2 s) { return absl::StrCat(s.height, "x", s.width); }
 
+// A value as an error shows it: whole when short, else a list or dict by
+// its length (one of a million decisions is not printed whole) and another
+// value shortened.
+std::string Brief(const ArgValue& v) {
+  constexpr size_t kShort = 60;
+  if (v.kind == ArgValue::Kind::kTuple || v.kind == ArgValue::Kind::kCall) {
+    const bool list = v.kind == ArgValue::Kind::kTuple;
+    const size_t n = list ? v.items.size() : v.call ? v.call->args.size() : 0;
+    const std::string text = n <= 16 ? FormatArg(v) : std::string();
+    if (!text.empty() && text.size() <= kShort) return text;
+    return list ? absl::StrCat("a list of ", n)
+                : absl::StrCat("a dict of ", n, " fields");
+  }
+  return Shortened(FormatArg(v), kShort);
+}
+
+// How deep list ops hold list ops: one holding none is 1.
+int ListDepth(const PreprocessOp& op) {
+  const auto* list = dynamic_cast<const CompositeOp*>(&op);
+  return list == nullptr ? 0 : 1 + list->InnerDepth();
+}
+
+// Why a fused op's part cannot be a list op's transform.
+const char* FusedPartHint(PreprocessOp::FusedPart part) {
+  switch (part) {
+    case PreprocessOp::FusedPart::kErase:
+      return "; put it after the list op (RandomErasing has a p of its own)";
+    case PreprocessOp::FusedPart::kNormalize:
+      return "; the normalization is every sample's: put it after the list "
+             "op";
+    default:
+      return "; the tensor conversion ends the list: put it after the list "
+             "op";
+  }
+}
+
 }  // namespace
 
 // ---- the shared part ----
@@ -46,8 +82,18 @@ CompositeOp::CompositeOp(const CompositeOp& other) : PreprocessOp(other) {
 }
 
 std::string CompositeOp::Where(size_t k) const {
+  // A list op is named by its name alone: its transforms' would repeat
+  // the whole tree in every message.
+  const PreprocessOp& t = *transforms_[k];
+  const bool list = dynamic_cast<const CompositeOp*>(&t) != nullptr;
   return absl::StrCat(op_name(), " transforms[", k, "] (",
-                      transforms_[k]->name(), ")");
+                      list ? std::string(t.op_name()) : t.name(), ")");
+}
+
+int CompositeOp::InnerDepth() const {
+  int depth = 0;
+  for (const auto& t : transforms_) depth = std::max(depth, ListDepth(*t));
+  return depth;
 }
 
 std::vector<NamedArg> CompositeOp::args() const {
@@ -68,13 +114,19 @@ std::string CompositeOp::PixelName() const {
 
 absl::Status CompositeOp::Validate() const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateOwn());
+  if (const int depth = 1 + InnerDepth(); depth > kMaxListDepth) {
+    return InvalidArgumentCat(op_name(), ": list ops hold list ops ", depth,
+                              " deep; at most ", kMaxListDepth,
+                              " (a list's text must read back)");
+  }
   for (size_t k = 0; k < transforms_.size(); ++k) {
     const PreprocessOp& t = *transforms_[k];
     const FusedPart part = t.fused_part();
     if (part != FusedPart::kNone && part != FusedPart::kFlip) {
-      return InvalidArgumentCat(
-          Where(k), ": the fused op does it for every sample; put it after ",
-          op_name(), " (RandomErasing has a p of its own)");
+      return InvalidArgumentCat(Where(k),
+                                ": the fused op does it for every sample, so "
+                                "it cannot be left out for some",
+                                FusedPartHint(part));
     }
     if (t.SizeDependsOnDecision()) {
       return InvalidArgumentCat(
@@ -214,7 +266,7 @@ absl::Status CompositeOp::ReadInner(const ArgValue* items, Size2 input,
   if (!none &&
       (items->kind != ArgValue::Kind::kTuple || items->items.size() != n)) {
     return InvalidArgumentCat(op_name(),
-                              " decision transforms: ", FormatArg(*items),
+                              " decision transforms: ", Brief(*items),
                               " is not a list of ", n,
                               " decisions dicts or None (one per transform)");
   }
@@ -236,7 +288,7 @@ absl::Status CompositeOp::ReadInner(const ArgValue* items, Size2 input,
                                 " runs: give its decisions dict");
     }
     if (item->kind != ArgValue::Kind::kCall)
-      return InvalidArgumentCat(where, FormatArg(*item),
+      return InvalidArgumentCat(where, Brief(*item),
                                 " is not a decisions dict");
     std::vector<NamedArg> fields;
     for (const OpArgument& a : item->call->args)
@@ -441,9 +493,9 @@ absl::Status RandomOrder::OwnFromFields(DecisionReader& r,
     d->runs.push_back(static_cast<int32_t>(v.integer));
   }
   if (!tuple || d->runs.size() != n || order->items.size() != n) {
-    return r.Error(
-        "order", absl::StrCat(FormatArg(*order), " is not a permutation of 0..",
-                              static_cast<int64_t>(n) - 1));
+    return r.Error("order",
+                   absl::StrCat(Brief(*order), " is not a permutation of 0..",
+                                static_cast<int64_t>(n) - 1));
   }
   return absl::OkStatus();
 }

@@ -37,8 +37,14 @@
 
 namespace fusednorm {
 
+// How deep list ops may hold list ops: deeper, their text (a Loader's
+// list, a pickle) would pass the grammar's nesting limit.
+inline constexpr int kMaxListDepth = 8;
+
 class CompositeOp : public PreprocessOp {
  public:
+  // How deep its transforms hold list ops (0: none is one).
+  int InnerDepth() const;
   std::vector<NamedArg> args() const override;
   std::string PixelName() const override;
   absl::Status Validate() const override;

@@ -416,5 +416,42 @@ TEST(RandomOrder, RefusesSizesAndBadOrders) {
   }
 }
 
+// List ops hold list ops at most kMaxListDepth deep, so that every list's
+// text reads back (a Loader's list, a pickle); messages name a list op
+// inside by its name and show long values by their length.
+TEST(ListOps, DepthIsBoundedAndMessagesStayShort) {
+  auto nest = [](int depth) {
+    std::string text = "RandomInvert()";
+    for (int i = 0; i < depth; ++i)
+      text = "RandomApply([ColorJitter((0.5, 1.5)), " + text + "], p=1.0)";
+    return text;
+  };
+  auto deepest = MakeOp(nest(kMaxListDepth));
+  ASSERT_NE(deepest, nullptr);
+  auto again = MakeTransforms(deepest->name(), "list", OpContext());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)[0]->name(), deepest->name());
+  ExpectError(
+      MakeTransforms(nest(kMaxListDepth + 1), "list", OpContext()).status(),
+      absl::StatusCode::kInvalidArgument,
+      "RandomApply: list ops hold list ops 9 deep; at most 8");
+  auto inner = MakeOp("RandomApply([RandomOrder([CenterCrop(8)])])");
+  ExpectError(inner->OutputSize({32, 32}).status(),
+              absl::StatusCode::kInvalidArgument,
+              "RandomApply transforms[0] (RandomOrder): RandomOrder: its "
+              "transforms make 8x8 images of 32x32 ones");
+  std::vector<ArgValue> many(100000, ArgValue::None());
+  const absl::Status long_list =
+      MakeOp("RandomApply([RandomInvert()])")
+          ->DecisionFromFields({{"apply", ArgValue::Bool(true)},
+                                {"transforms", ArgValue::Tuple(many)}},
+                               {8, 8})
+          .status();
+  ExpectError(long_list, absl::StatusCode::kInvalidArgument,
+              "RandomApply decision transforms: a list of 100000 is not a "
+              "list of 1 decisions dicts");
+  EXPECT_LT(long_list.message().size(), 200u);
+}
+
 }  // namespace
 }  // namespace fusednorm

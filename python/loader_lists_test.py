@@ -154,6 +154,62 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms=[T.CenterCrop(40), T.RandomOrder(
                 [T.RandomInvert(), T.CenterCrop(20)])])
 
+    def test_list_ops_refuse_what_cannot_be_read_back(self):
+        # Deeper than the text of a list reads back: refused when built, so
+        # that every op built pickles and goes into a Loader.
+        op = T.RandomHorizontalFlip()
+        for _ in range(8):
+            op = T.RandomApply([op], p=1.0)
+        self.assertEqual(repr(pickle.loads(pickle.dumps(op))), repr(op))
+        with self.assertRaisesRegex(ValueError, "list ops hold list ops 9 deep; at most 8"):
+            T.RandomApply([op])
+        # A Compose or list op holding itself; a class where an object goes.
+        looped = TV.Compose([TV.RandomInvert()])
+        looped.transforms.append(looped)
+        for make in (lambda: T.RandomApply([looped]), lambda: T.to_text(looped),
+                     lambda: fusednorm.Loader(train_transforms=looped)):
+            with self.assertRaisesRegex(ValueError, "a Compose holds itself"):
+                make()
+        itself = TV.RandomApply([TV.RandomInvert()])
+        itself.transforms.append(itself)
+        with self.assertRaisesRegex(TypeError, "RandomApply holds itself"):
+            T.from_torchvision(itself)
+        with self.assertRaisesRegex(TypeError, r"the class RandomInvert is not a "
+                                    r"transform: write RandomInvert\(...\)"):
+            T.RandomApply([T.RandomInvert])
+        # Its transforms are objects, as torchvision's are.
+        op = T.RandomChoice([T.RandomInvert(0.25), T.ColorJitter(0.2)])
+        self.assertEqual(op.transforms[0].p, 0.25)
+        self.assertEqual(repr(T.RandomChoice(op.transforms)), repr(op))
+        self.assertIsInstance(T.RandomChoice([T.MixUp()]).transforms[0], T.MixUp)
+
+    def test_a_batch_of_skipped_samples_only_is_warned_of(self):
+        # Transforms that fail every sample: skipped, but not silently.
+        kwargs = dict(dataset="synthetic", images=64, batch_size=16, on_error="skip",
+                      train_transforms=[T.RandomChoice([T.Resize(50), T.Resize(60)]),
+                                        T.RandomResizedCrop(32)])
+        with self.assertWarnsRegex(RuntimeWarning, r"every sample of batch 0 \(16\) was "
+                                   r"skipped .* the first because: sample \d+: "
+                                   r"RandomChoice"):
+            with fusednorm.Loader(**kwargs) as loader:
+                batches = [y for _, y in loader]
+        self.assertEqual(len(batches), 4)
+        self.assertEqual(len(loader.skipped), 64)
+        # Batches with a sample that made it: no warning.
+        import warnings
+        with tempfile.TemporaryDirectory() as root, warnings.catch_warnings():
+            warnings.simplefilter("error")
+            os.makedirs(os.path.join(root, "a"))
+            for i in range(7):  # with the broken one, batches of two
+                Image.fromarray(np.full((20, 30, 3), 30 * i, np.uint8)).save(
+                    os.path.join(root, "a", f"{i}.png"))
+            with open(os.path.join(root, "a", "broken.png"), "wb") as f:
+                f.write(b"\x89PNG\r\n\x1a\n no")
+            with fusednorm.Loader(data=root, batch_size=2, on_error="skip",
+                                  train_transforms="RandomResizedCrop(16)") as loader:
+                self.assertEqual(len([y for _, y in loader]), 4)
+                self.assertEqual(len(loader.skipped), 1)
+
     def test_random_crop_from_objects_torchvision_and_text(self):
         # CIFAR's crop, and one reaching into reflected padding.
         for kwargs, text in [

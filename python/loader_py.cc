@@ -44,6 +44,7 @@
 #include "absl/time/time.h"
 #include "core/format_names.h"
 #include "core/one_line.h"
+#include "core/status.h"
 #include "data/remote_url.h"
 #include "ops/resize.h"
 #include "pipeline/recipe.h"
@@ -96,6 +97,8 @@ struct EpochState {
   // (index, reason) of this epoch's skips. Plain C++ values: the state may
   // be freed without the GIL.
   std::vector<std::pair<uint64_t, std::string>> skipped;
+  // Whether a batch of skipped samples only was warned of (once an epoch).
+  bool warned_all_skipped = false;
 };
 
 // What the Loader and its iterators share.
@@ -277,7 +280,7 @@ class PyEpoch {
       GiveBack();
       throw;
     }
-    if (PyErr_CheckSignals() != 0) {
+    if (PyErr_CheckSignals() != 0 || !WarnIfAllSkipped(**batch)) {
       GiveBack();
       throw py::error_already_set();
     }
@@ -423,6 +426,21 @@ class PyEpoch {
                    {static_cast<py::ssize_t>(batch->count),
                     static_cast<py::ssize_t>(batch->num_classes)},
                    batch->targets.data());
+  }
+
+  // A RuntimeWarning, once an epoch, for a batch whose samples were all
+  // skipped: a list or data that fails every sample is not left to look
+  // like a run. False when the warning was raised as an error.
+  bool WarnIfAllSkipped(const Batch& b) {
+    if (b.count == 0 || b.skipped < b.count || state_->warned_all_skipped)
+      return true;
+    state_->warned_all_skipped = true;
+    const std::string message = absl::StrCat(
+        "fusednorm.Loader: every sample of batch ", b.global_index, " (",
+        b.count, ") was skipped (on_error=\"skip\"), the first because: ",
+        Shortened(b.errors[0], 400),
+        ". Transforms or data that fail every sample give batches of zeros");
+    return PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) == 0;
   }
 
   void RecordSkipped(const Batch& b) {

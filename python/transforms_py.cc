@@ -78,6 +78,13 @@ ArgValue ToArgValue(py::handle v, int depth) {
       items.push_back(ToArgValue(item, depth + 1));
     return ArgValue::Tuple(std::move(items));
   }
+  // One of fusednorm.transforms' classes, where one of its objects belongs.
+  if (PyType_Check(v.ptr()) && py::hasattr(v, "_fusednorm_spec")) {
+    const std::string name = py::str(v.attr("__name__"));
+    throw py::type_error(absl::StrCat("the class ", name,
+                                      " is not a transform: write ", name,
+                                      "(...), one of its objects"));
+  }
   if (py::hasattr(v, "_fusednorm_spec")) {
     ArgValue call;
     call.kind = ArgValue::Kind::kCall;

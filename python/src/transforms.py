@@ -40,6 +40,7 @@ from numbers import Number as _Number
 from numbers import Real as _Real
 import math as _math
 import operator as _operator
+import threading as _threading
 
 from fusednorm import _fusednorm
 
@@ -69,10 +70,13 @@ class Transform:
         return self._op.spec
 
     def __getattr__(self, name):
-        # The arguments, as attributes (torchvision's transforms have them).
+        # The arguments, as attributes (torchvision's transforms have them);
+        # a list op's transforms as objects.
         if name.startswith("_"):
             raise AttributeError(name)
         for key, value in self._op.args:
+            if key == name and name == "transforms" and self._name in _LIST_OPS:
+                return tuple(_rebuild(v, self._op.resize_filter) for v in value)
             if key == name:
                 return value
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
@@ -121,6 +125,8 @@ class BatchTransform:
         if name.startswith("_"):
             raise AttributeError(name)
         for key, value in self._op.args:
+            if key == name and name == "transforms":  # RandomChoice's
+                return tuple(_rebuild_batch(v) for v in value)
             if key == name:
                 return value
         if name == "num_classes":  # RandomChoice's: its transforms'
@@ -572,12 +578,26 @@ def _is_torchvision(obj):
     return type(obj).__module__.split(".")[0] == "torchvision"
 
 
+_converting = _threading.local()  # ids of the objects being converted
+
+
 def from_torchvision(t):
     """fusednorm's transform for torchvision's `t` (v1 or v2), with every
     argument it was made with; TypeError naming what fusednorm cannot
     run."""
     if isinstance(t, (Transform, BatchTransform)):
         return t
+    busy = _converting.__dict__.setdefault("ids", set())
+    if id(t) in busy:
+        raise ValueError(f"{type(t).__name__} holds itself among its transforms")
+    busy.add(id(t))
+    try:
+        return _from_torchvision(t)
+    finally:
+        busy.discard(id(t))
+
+
+def _from_torchvision(t):
     name = type(t).__name__
     if _is_torchvision(t) and name == "AugMix":
         raise TypeError("torchvision's AugMix is not a transform fusednorm "
@@ -597,16 +617,20 @@ def from_torchvision(t):
         raise TypeError(str(e)) from None
 
 
-def _items(transforms):
+def _items(transforms, _inside=()):
     if isinstance(transforms, (Transform, BatchTransform)) or (
             _is_torchvision(transforms) and type(transforms).__name__ != "Compose"):
         return [transforms]
+    if id(transforms) in _inside:
+        raise ValueError(f"a {type(transforms).__name__} holds itself among its "
+                         f"transforms")
+    _inside += (id(transforms),)
     if hasattr(transforms, "transforms") and not isinstance(transforms, (list, tuple)):
         transforms = transforms.transforms  # ours or torchvision's Compose
     if isinstance(transforms, (list, tuple)):
         out = []  # a Compose inside runs its transforms in turn: flattened
         for t in transforms:
-            out.extend(_items(t) if type(t).__name__ == "Compose" else [t])
+            out.extend(_items(t, _inside) if type(t).__name__ == "Compose" else [t])
         return out
     raise TypeError(f"a transform list must be a str, a list or a Compose, "
                     f"not {type(transforms).__name__}")
