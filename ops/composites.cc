@@ -27,9 +27,13 @@ ArgValue CallValue(const std::string& name, std::vector<NamedArg> fields) {
   return v;
 }
 
-bool Runs(const OpDecision& d, size_t k) {
-  return std::find(d.runs.begin(), d.runs.end(), static_cast<int32_t>(k)) !=
-         d.runs.end();
+// Per transform of a list of `n`: whether `d` runs it.
+std::vector<bool> Running(const OpDecision& d, size_t n) {
+  std::vector<bool> ran(n, false);
+  for (const int32_t k : d.runs) {
+    if (k >= 0 && static_cast<size_t>(k) < n) ran[k] = true;
+  }
+  return ran;
 }
 
 std::string SizeText(Size2 s) { return absl::StrCat(s.height, "x", s.width); }
@@ -246,9 +250,10 @@ bool CompositeOp::Skips(const OpDecision& decision) const {
 
 std::vector<NamedArg> CompositeOp::DecisionFields(const OpDecision& d) const {
   std::vector<NamedArg> fields = OwnFields(d);
+  const std::vector<bool> ran = Running(d, transforms_.size());
   std::vector<ArgValue> items;
   for (size_t k = 0; k < transforms_.size(); ++k) {
-    const bool known = Runs(d, k) && k < d.inner.size();
+    const bool known = ran[k] && k < d.inner.size();
     items.push_back(known
                         ? CallValue(transforms_[k]->op_name(),
                                     transforms_[k]->DecisionFields(d.inner[k]))
@@ -273,9 +278,10 @@ absl::Status CompositeOp::ReadInner(const ArgValue* items, Size2 input,
   // Those that run first, in their order and each for the size the ones
   // before it make; then those that do not (None, or still read: a wrong
   // one is refused, never ignored).
+  const std::vector<bool> ran = Running(*d, n);
   std::vector<int32_t> order = d->runs;
   for (size_t k = 0; k < n; ++k) {
-    if (!Runs(*d, k)) order.push_back(static_cast<int32_t>(k));
+    if (!ran[k]) order.push_back(static_cast<int32_t>(k));
   }
   Size2 size = input;
   for (const int32_t k : order) {
@@ -283,7 +289,7 @@ absl::Status CompositeOp::ReadInner(const ArgValue* items, Size2 input,
         absl::StrCat(op_name(), " decision transforms[", k, "]: ");
     const ArgValue* item = none ? nullptr : &items->items[k];
     if (item == nullptr || item->kind == ArgValue::Kind::kNone) {
-      if (!Runs(*d, k)) continue;
+      if (!ran[k]) continue;
       return InvalidArgumentCat(where, "missing, but transform ", k,
                                 " runs: give its decisions dict");
     }
@@ -293,11 +299,11 @@ absl::Status CompositeOp::ReadInner(const ArgValue* items, Size2 input,
     std::vector<NamedArg> fields;
     for (const OpArgument& a : item->call->args)
       fields.push_back({a.keyword, a.value});
-    const Size2 in = Runs(*d, k) ? size : input;
+    const Size2 in = ran[k] ? size : input;
     absl::StatusOr<OpDecision> inner =
         transforms_[k]->DecisionFromFields(fields, in);
     if (!inner.ok()) return PrefixStatus(inner.status(), where);
-    if (!Runs(*d, k)) continue;
+    if (!ran[k]) continue;
     absl::StatusOr<Size2> next = transforms_[k]->DecidedOutputSize(in, *inner);
     if (!next.ok()) return PrefixStatus(next.status(), where);
     size = *next;
