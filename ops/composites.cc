@@ -132,12 +132,6 @@ absl::Status CompositeOp::Validate() const {
                                 "it cannot be left out for some",
                                 FusedPartHint(part));
     }
-    if (t.SizeDependsOnDecision()) {
-      return InvalidArgumentCat(
-          Where(k),
-          ": its output size depends on its draw, so the samples of a batch "
-          "would differ in size");
-    }
     FUSEDNORM_RETURN_IF_ERROR(t.Validate());
   }
   return absl::OkStatus();
@@ -146,6 +140,44 @@ absl::Status CompositeOp::Validate() const {
 bool CompositeOp::KeepsSize() const {
   return std::all_of(transforms_.begin(), transforms_.end(),
                      [](const auto& t) { return t->KeepsSize(); });
+}
+
+bool CompositeOp::SizeDependsOnDecision() const { return !KeepsSize(); }
+
+absl::StatusOr<Size2> CompositeOp::OutputSize(Size2 input) const {
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> every,
+                             SizeOfEveryDraw(input));
+  if (every) return *every;
+  return InvalidArgumentCat(op_name(), ": the size it makes of ",
+                            SizeText(input),
+                            " images depends on its draw (a crop or an exact "
+                            "Resize after it fixes the list's size)");
+}
+
+absl::StatusOr<Size2> CompositeOp::DecidedOutputSize(
+    Size2 input, const OpDecision& d) const {
+  FUSEDNORM_RETURN_IF_ERROR(CheckRuns(d));
+  Size2 size = input;
+  for (const int32_t k : d.runs) {
+    absl::StatusOr<Size2> next =
+        transforms_[k]->DecidedOutputSize(size, d.inner[k]);
+    if (!next.ok()) return PrefixStatus(next.status(), Where(k) + ": ");
+    size = *next;
+  }
+  return size;
+}
+
+absl::StatusOr<std::optional<Size2>> CompositeOp::RunSize(
+    Size2 input, absl::Span<const int32_t> runs) const {
+  std::optional<Size2> size = input;
+  for (const int32_t k : runs) {
+    absl::StatusOr<std::optional<Size2>> next =
+        transforms_[k]->SizeOfEveryDraw(*size);
+    if (!next.ok()) return PrefixStatus(next.status(), Where(k) + ": ");
+    if (!*next) return std::optional<Size2>();
+    size = *next;
+  }
+  return size;
 }
 
 absl::StatusOr<int> CompositeOp::OutputChannels(int channels) const {
@@ -167,26 +199,6 @@ bool CompositeOp::CommutesWithHorizontalFlip() const {
   return std::all_of(transforms_.begin(), transforms_.end(), [](const auto& t) {
     return t->CommutesWithHorizontalFlip();
   });
-}
-
-absl::StatusOr<Size2> CompositeOp::RunSize(
-    Size2 input, absl::Span<const int32_t> runs) const {
-  Size2 size = input;
-  for (const int32_t k : runs) {
-    absl::StatusOr<Size2> next = transforms_[k]->OutputSize(size);
-    if (!next.ok()) return PrefixStatus(next.status(), Where(k) + ": ");
-    size = *next;
-  }
-  return size;
-}
-
-absl::Status CompositeOp::SizeError(Size2 input, Size2 made,
-                                    const char* rule) const {
-  return InvalidArgumentCat(op_name(), ": its transforms make ", SizeText(made),
-                            " images of ", SizeText(input),
-                            " ones, so the samples of a batch would differ in "
-                            "size (",
-                            op_name(), " takes transforms that ", rule, ")");
 }
 
 OpDecision CompositeOp::Decide(Size2 input, SampleStream& stream) const {
@@ -222,7 +234,6 @@ absl::Status CompositeOp::Apply(const ImageView& input,
                                 Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
-  FUSEDNORM_RETURN_IF_ERROR(OutputSize({input.height, input.width}).status());
   if (decision.runs.empty()) return CopyImage(input, output);
   FUSEDNORM_RETURN_IF_ERROR(CheckRuns(decision));
   // The transforms' own buffers are a workspace of their own: one of them
@@ -340,13 +351,16 @@ absl::Status RandomApply::ValidateOwn() const {
   return CheckProbability(op_name(), "p", p_);
 }
 
-absl::StatusOr<Size2> RandomApply::OutputSize(Size2 input) const {
+absl::StatusOr<std::optional<Size2>> RandomApply::SizeOfEveryDraw(
+    Size2 input) const {
+  // Not applied: the input's size; applied: its transforms'.
   std::vector<int32_t> all(transforms_.size());
   std::iota(all.begin(), all.end(), 0);
-  FUSEDNORM_ASSIGN_OR_RETURN(const Size2 made, RunSize(input, all));
-  if (made.height != input.height || made.width != input.width)
-    return SizeError(input, made, "together give back their input's size");
-  return input;
+  FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> made,
+                             RunSize(input, all));
+  if (made && made->height == input.height && made->width == input.width)
+    return made;
+  return std::optional<Size2>();
 }
 
 void RandomApply::Pick(SampleStream& stream, OpDecision* d) const {
@@ -395,21 +409,19 @@ absl::Status SampleRandomChoice::ValidateOwn() const {
   return CheckChoiceWeights(p_, transforms_.size());
 }
 
-absl::StatusOr<Size2> SampleRandomChoice::OutputSize(Size2 input) const {
+absl::StatusOr<std::optional<Size2>> SampleRandomChoice::SizeOfEveryDraw(
+    Size2 input) const {
   std::optional<Size2> first;
+  bool same = true;
   for (size_t k = 0; k < transforms_.size(); ++k) {
     const int32_t one[] = {static_cast<int32_t>(k)};
-    FUSEDNORM_ASSIGN_OR_RETURN(const Size2 made, RunSize(input, one));
+    FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> made,
+                               RunSize(input, one));
     if (!first) first = made;
-    if (made.height != first->height || made.width != first->width) {
-      return InvalidArgumentCat(
-          "RandomChoice: its transforms make ", SizeText(*first), " and ",
-          SizeText(made), " images of ", SizeText(input),
-          " ones, so the samples of a batch would differ in size "
-          "(RandomChoice takes transforms that each make the same size)");
-    }
+    same = same && made && first && made->height == first->height &&
+           made->width == first->width;
   }
-  return first.value_or(input);
+  return same ? first : std::optional<Size2>();
 }
 
 std::optional<Size2> SampleRandomChoice::FixedOutputSize() const {
@@ -455,14 +467,18 @@ std::unique_ptr<PreprocessOp> RandomOrder::Clone() const {
   return std::make_unique<RandomOrder>(*this);
 }
 
-absl::StatusOr<Size2> RandomOrder::OutputSize(Size2 input) const {
+absl::StatusOr<std::optional<Size2>> RandomOrder::SizeOfEveryDraw(
+    Size2 input) const {
+  // One size for every order where each transform gives back its input's.
+  bool same = true;
   for (size_t k = 0; k < transforms_.size(); ++k) {
     const int32_t one[] = {static_cast<int32_t>(k)};
-    FUSEDNORM_ASSIGN_OR_RETURN(const Size2 made, RunSize(input, one));
-    if (made.height != input.height || made.width != input.width)
-      return SizeError(input, made, "each give back their input's size");
+    FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> made,
+                               RunSize(input, one));
+    same = same && made && made->height == input.height &&
+           made->width == input.width;
   }
-  return input;
+  return same ? std::optional<Size2>(input) : std::nullopt;
 }
 
 void RandomOrder::Pick(SampleStream& stream, OpDecision* d) const {

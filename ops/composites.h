@@ -8,16 +8,15 @@
 // it runs draws its own decisions, in the order they run, from the
 // sample's stream, each for the size the one before it makes.
 //
-// A batch needs every sample at one size and channel count whichever way
-// the draw goes, so the transforms must agree: RandomApply's, together,
-// and RandomOrder's, each, give back their input's size; RandomChoice's
-// each make the same size of it (CIFAR's RandomCrop(32, padding=4) on
-// 32x32 images is taken; a Resize that changes the size is not); none
-// changes the channel count. Another size is refused where the list is
-// made when the images' size is known, else for the sample. Also refused:
-// a transform whose size depends on its draw (RandomRotation with expand)
-// and the fused op's parts (erasing, normalization), which cannot be left
-// out per sample.
+// Sizes: each sample's is the one its draw makes, as in torchvision (a
+// RandomChoice of two Resizes, a RandomApply of a rotation with expand).
+// A batch holds one size, so the list's size must be fixed after such an
+// op (a crop or an exact Resize), unless every draw makes one size of the
+// images' known size (CIFAR's RandomApply([RandomCrop(32, padding=4)]) on
+// 32x32 images): pipeline/chain.h's rule for any op whose size depends on
+// its draw. No transform may change the channel count, and the fused op's
+// parts (erasing, normalization, the tensor conversion) cannot be left out
+// per sample: both refused by name.
 //
 // Decisions: the op's own (`apply`, `choice`, `order`) and `transforms`,
 // one per transform of the list, None for one that does not run.
@@ -50,6 +49,14 @@ class CompositeOp : public PreprocessOp {
   absl::Status Validate() const override;
 
   bool KeepsSize() const override;
+  // Its size depends on its draw unless every transform keeps the size;
+  // SizeOfEveryDraw tells when it is one size all the same.
+  bool SizeDependsOnDecision() const override;
+  // SizeOfEveryDraw's size, or InvalidArgument saying it depends on the
+  // draw.
+  absl::StatusOr<Size2> OutputSize(Size2 input) const override;
+  absl::StatusOr<Size2> DecidedOutputSize(Size2 input,
+                                          const OpDecision& d) const override;
   // InvalidArgument naming a transform that changes the channel count.
   absl::StatusOr<int> OutputChannels(int channels) const override;
   bool CommutesWithHorizontalFlip() const override;
@@ -77,12 +84,10 @@ class CompositeOp : public PreprocessOp {
   virtual absl::Status OwnFromFields(DecisionReader& r,
                                      OpDecision* d) const = 0;
 
-  // The size the transforms `runs` make of `input`, one after another.
-  absl::StatusOr<Size2> RunSize(Size2 input,
-                                absl::Span<const int32_t> runs) const;
-  // InvalidArgument: the transforms make `made` of `input` (the overview's
-  // rule, in the op's words).
-  absl::Status SizeError(Size2 input, Size2 made, const char* rule) const;
+  // The size the transforms `runs` make of `input`, one after another,
+  // where every draw of theirs makes one (else nullopt).
+  absl::StatusOr<std::optional<Size2>> RunSize(
+      Size2 input, absl::Span<const int32_t> runs) const;
   // "RandomApply transforms[1] (Grayscale(num_output_channels=1))".
   std::string Where(size_t k) const;
 
@@ -101,8 +106,9 @@ class RandomApply : public CompositeOp {
   RandomApply(std::vector<std::unique_ptr<PreprocessOp>> transforms, double p);
   const char* op_name() const override { return "RandomApply"; }
   std::unique_ptr<PreprocessOp> Clone() const override;
-  // `input`, or InvalidArgument when the transforms make another size.
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override;
+  // `input` where its transforms give it back, else nullopt.
+  absl::StatusOr<std::optional<Size2>> SizeOfEveryDraw(
+      Size2 input) const override;
 
  private:
   std::vector<NamedArg> OwnArgs() const override;
@@ -121,9 +127,10 @@ class SampleRandomChoice : public CompositeOp {
                      std::optional<std::vector<double>> p);
   const char* op_name() const override { return "RandomChoice"; }
   std::unique_ptr<PreprocessOp> Clone() const override;
-  // The size every transform makes of `input`, or InvalidArgument when
-  // they differ.
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override;
+  // The size each transform makes of `input` where they agree, else
+  // nullopt.
+  absl::StatusOr<std::optional<Size2>> SizeOfEveryDraw(
+      Size2 input) const override;
   std::optional<Size2> FixedOutputSize() const override;
 
  private:
@@ -141,8 +148,9 @@ class RandomOrder : public CompositeOp {
   explicit RandomOrder(std::vector<std::unique_ptr<PreprocessOp>> transforms);
   const char* op_name() const override { return "RandomOrder"; }
   std::unique_ptr<PreprocessOp> Clone() const override;
-  // `input`, or InvalidArgument when a transform makes another size.
-  absl::StatusOr<Size2> OutputSize(Size2 input) const override;
+  // `input` where each transform gives it back, else nullopt.
+  absl::StatusOr<std::optional<Size2>> SizeOfEveryDraw(
+      Size2 input) const override;
 
  private:
   std::vector<NamedArg> OwnArgs() const override { return {}; }

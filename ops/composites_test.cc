@@ -178,43 +178,45 @@ TEST(RandomApply, KeepsChannelsOrRefusesThem) {
               "holds 1 transforms' decisions for 2 transforms");
 }
 
-// A crop or resize that gives back its input's size is taken (CIFAR's
-// RandomCrop(32, padding=4) on 32x32 images); another size is refused,
-// whichever way the coin falls, naming both sizes.
-TEST(RandomApply, GivesBackItsInputsSizeOrRefusesIt) {
+// Each sample's size is its draw's; where every draw makes one size of
+// the input (CIFAR's RandomCrop(32, padding=4) on 32x32 images) the op
+// tells it, else OutputSize says it depends on the draw.
+TEST(RandomApply, ItsSizeIsItsDraws) {
   auto op = MakeOp("RandomApply([RandomCrop(32, padding=4)], p=0.5)");
   auto crop = MakeOp("RandomCrop(32, padding=4)");
   EXPECT_FALSE(op->KeepsSize());
-  ASSERT_TRUE(op->OutputSize({32, 32}).ok());
+  EXPECT_TRUE(op->SizeDependsOnDecision());
+  EXPECT_EQ((*op->SizeOfEveryDraw({32, 32}))->width, 32);
+  EXPECT_FALSE(op->SizeOfEveryDraw({40, 32})->has_value());
   ExpectError(op->OutputSize({40, 32}).status(),
               absl::StatusCode::kInvalidArgument,
-              "RandomApply: its transforms make 32x32 images of 40x32 ones");
+              "RandomApply: the size it makes of 40x32 images depends on its "
+              "draw");
   auto resize = MakeOp("RandomApply([Resize(64), CenterCrop(32)])");
   EXPECT_TRUE(resize->OutputSize({32, 32}).ok());
-  ExpectError(resize->OutputSize({40, 30}).status(),
-              absl::StatusCode::kInvalidArgument, "make 32x32 images of 40x30");
+  EXPECT_FALSE(resize->SizeOfEveryDraw({40, 30})->has_value());
   OpWorkspace ws;
   int applied = 0;
   for (uint64_t i = 0; i < 20; ++i) {
-    const Image in = Noise(32, 32, 3, i);
+    const Image in = Noise(40, 40, 3, i);
     SampleStream stream(2, 0, i);
-    const OpDecision d = op->Decide({32, 32}, stream);
-    ASSERT_TRUE(op->DecidedOutputSize({32, 32}, d).ok());
+    const OpDecision d = op->Decide({40, 40}, stream);
     const Image out = ApplyTo(*op, in, d, &ws);
-    if (!d.apply) continue;
+    const Size2 size = *op->DecidedOutputSize({40, 40}, d);
+    EXPECT_EQ(out.height, size.height);
+    EXPECT_EQ(out.width, size.width);
+    if (!d.apply) {
+      EXPECT_EQ(out.pixels, in.pixels);
+      continue;
+    }
     ++applied;
+    EXPECT_EQ(size.height, 32);
     EXPECT_EQ(out.pixels, ApplyTo(*crop, in, d.inner[0], &ws).pixels);
-    // The decision's fields read back for the size each transform sees.
-    auto back = op->DecisionFromFields(op->DecisionFields(d), {32, 32});
+    auto back = op->DecisionFromFields(op->DecisionFields(d), {40, 40});
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_EQ(Fields(*op, *back), Fields(*op, d));
   }
   EXPECT_GT(applied, 4);
-  OpDecision d;
-  Image out;
-  const Image wide = Noise(40, 40, 3, 1);
-  ExpectError(op->Apply(wide.view(), d, &ws, &out),
-              absl::StatusCode::kInvalidArgument, "make 32x32 images of 40x40");
 }
 
 TEST(RandomApply, CommutesWithAFlipOnlyIfAllItsTransformsDo) {
@@ -318,18 +320,25 @@ TEST(RandomChoice, IsTheChosenTransform) {
   EXPECT_GT(seen[0] * seen[1] * seen[2], 0);
 }
 
-TEST(RandomChoice, ItsTransformsMakeOneSize) {
+TEST(RandomChoice, ItsSizeIsTheChosenTransforms) {
   auto same = MakeOp("RandomChoice([RandomResizedCrop(32), Resize((32, 32))])");
   ASSERT_TRUE(same->FixedOutputSize().has_value());
   EXPECT_EQ(same->FixedOutputSize()->height, 32);
   EXPECT_EQ(same->OutputSize({50, 70})->width, 32);
   auto differ = MakeOp("RandomChoice([CenterCrop(32), Resize(40)])");
   EXPECT_FALSE(differ->FixedOutputSize().has_value());
+  EXPECT_FALSE(differ->SizeOfEveryDraw({64, 64})->has_value());
   ExpectError(differ->OutputSize({64, 64}).status(),
               absl::StatusCode::kInvalidArgument,
-              "RandomChoice: its transforms make 32x32 and 40x40 images of "
-              "64x64 ones");
-  // The same sizes of this input: taken.
+              "RandomChoice: the size it makes of 64x64 images depends on its "
+              "draw");
+  for (uint64_t i = 0; i < 10; ++i) {
+    SampleStream stream(1, 1, i);
+    const OpDecision d = differ->Decide({64, 64}, stream);
+    EXPECT_EQ(differ->DecidedOutputSize({64, 64}, d)->height,
+              d.runs[0] == 0 ? 32 : 40);
+  }
+  // The same sizes of this input: one size.
   auto here = MakeOp("RandomChoice([CenterCrop(40), Resize(40)])");
   EXPECT_EQ(here->OutputSize({40, 40})->height, 40);
 }
@@ -404,7 +413,8 @@ TEST(RandomOrder, RefusesSizesAndBadOrders) {
   EXPECT_TRUE(op->OutputSize({32, 32}).ok());
   ExpectError(op->OutputSize({40, 40}).status(),
               absl::StatusCode::kInvalidArgument,
-              "RandomOrder: its transforms make 32x32 images of 40x40 ones");
+              "RandomOrder: the size it makes of 40x40 images depends on its "
+              "draw");
   for (const auto& order :
        {ArgValue::Tuple({ArgValue::Int(0), ArgValue::Int(0)}),
         ArgValue::Tuple({ArgValue::Int(1)}), ArgValue::Int(1),
@@ -435,11 +445,12 @@ TEST(ListOps, DepthIsBoundedAndMessagesStayShort) {
       MakeTransforms(nest(kMaxListDepth + 1), "list", OpContext()).status(),
       absl::StatusCode::kInvalidArgument,
       "RandomApply: list ops hold list ops 9 deep; at most 8");
-  auto inner = MakeOp("RandomApply([RandomOrder([CenterCrop(8)])])");
-  ExpectError(inner->OutputSize({32, 32}).status(),
+  auto inner = MakeOp("RandomApply([RandomOrder([Grayscale()])])");
+  ExpectError(inner->OutputChannels(3).status(),
               absl::StatusCode::kInvalidArgument,
-              "RandomApply transforms[0] (RandomOrder): RandomOrder: its "
-              "transforms make 8x8 images of 32x32 ones");
+              "RandomApply transforms[0] (RandomOrder): RandomOrder "
+              "transforms[0] (Grayscale(num_output_channels=1)): makes "
+              "1-channel images of 3-channel ones");
   std::vector<ArgValue> many(100000, ArgValue::None());
   const absl::Status long_list =
       MakeOp("RandomApply([RandomInvert()])")

@@ -416,8 +416,7 @@ std::vector<OpRow> ListRows() {
        OpKind::kSample,
        "its transforms in turn with probability p, else none of them",
        {{"transforms", nullptr,
-         "per-sample transforms that together give back their input's size "
-         "and channels"},
+         "per-sample transforms that keep the channel count"},
         {"p", "0.5", "probability"}},
        &MakeRandomApply,
        nullptr},
@@ -426,8 +425,7 @@ std::vector<OpRow> ListRows() {
        "one of its transforms per sample (a list of batch transforms makes "
        "the batch one)",
        {{"transforms", nullptr,
-         "per-sample transforms that each make the same size and keep the "
-         "channels"},
+         "per-sample transforms that keep the channel count"},
         {"p", "None", "their probabilities (default: equal)"}},
        &MakeSampleRandomChoice,
        nullptr},
@@ -435,8 +433,7 @@ std::vector<OpRow> ListRows() {
        OpKind::kSample,
        "all of its transforms, in a random order",
        {{"transforms", nullptr,
-         "per-sample transforms that each give back their input's size and "
-         "channels"}},
+         "per-sample transforms that keep the channel count"}},
        &MakeRandomOrder,
        nullptr},
   };

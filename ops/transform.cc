@@ -14,6 +14,13 @@ absl::Status CheckProbability(const char* op, const char* name, double p) {
                             ": must be a probability in [0, 1]");
 }
 
+absl::StatusOr<std::optional<Size2>> PreprocessOp::SizeOfEveryDraw(
+    Size2 input) const {
+  if (SizeDependsOnDecision()) return std::optional<Size2>();
+  FUSEDNORM_ASSIGN_OR_RETURN(const Size2 size, OutputSize(input));
+  return std::optional<Size2>(size);
+}
+
 absl::Status PreprocessOp::Execute(const ImageView& input, SampleStream& stream,
                                    Image* output) const {
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));

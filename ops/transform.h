@@ -141,6 +141,11 @@ class PreprocessOp {
   // Whether the output size depends on the decision drawn, so that
   // OutputSize cannot tell it (RandomRotation with expand).
   virtual bool SizeDependsOnDecision() const { return false; }
+  // The size every draw gives an input of `input`: OutputSize(input), or
+  // nullopt where the size depends on the draw (an op whose size depends on
+  // its decision; a list op whose draws make different sizes of it).
+  virtual absl::StatusOr<std::optional<Size2>> SizeOfEveryDraw(
+      Size2 input) const;
   // The output's channel count for an input of `channels`.
   virtual absl::StatusOr<int> OutputChannels(int channels) const {
     return channels;

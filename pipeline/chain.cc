@@ -276,18 +276,17 @@ absl::StatusOr<std::optional<ListSize>> ListOutputSize(
     }
     if (const std::optional<Size2> fixed = op.FixedOutputSize()) {
       size = ListSize{i, *fixed};
-    } else if (size && op.SizeDependsOnDecision()) {
-      size = std::nullopt;
     } else if (size) {
       const Size2 in = size->size;
-      const absl::StatusOr<Size2> next = op.OutputSize(in);
+      const absl::StatusOr<std::optional<Size2>> next = op.SizeOfEveryDraw(in);
       if (!next.ok()) {
         return PrefixStatus(
             next.status(),
             absl::StrCat("position ", i, " (", op.name(), ") on ", in.height,
                          "x", in.width, " images: "));
       }
-      size = ListSize{i, *next};
+      size =
+          *next ? std::optional<ListSize>(ListSize{i, **next}) : std::nullopt;
     }
   }
   return size;

@@ -70,7 +70,8 @@ struct ChainOptions {
 // size sets it (a crop, an exact Resize), one whose size follows from its
 // input's (Resize(int)) computes it from the size before when that is
 // known, the others keep it. nullopt when it is not known before a sample
-// is read (an expanding rotation, or Resize(int) on images of many sizes
+// is read (an expanding rotation, a list op whose draws make different
+// sizes, or Resize(int) on images of many sizes
 // with no crop before it). `position` is the last op that set or changed
 // it; kDatasetSize when the dataset's size passes through. InvalidArgument
 // "position I (OP) on HxW images: ..." for an op that cannot make a size
