@@ -266,15 +266,8 @@ RandomChoice::RandomChoice(const RandomChoice& other) : p_(other.p_) {
 
 std::vector<NamedArg> RandomChoice::args() const {
   std::vector<ArgValue> items, p;
-  for (const auto& t : transforms_) {
-    auto call = std::make_shared<OpCall>();
-    call->name = t->op_name();
-    for (NamedArg& a : t->args()) call->args.push_back({a.name, a.value});
-    ArgValue v;
-    v.kind = ArgValue::Kind::kCall;
-    v.call = std::move(call);
-    items.push_back(std::move(v));
-  }
+  for (const auto& t : transforms_)
+    items.push_back(CallArg(t->op_name(), t->args()));
   if (p_) {
     for (const double x : *p_) p.push_back(ArgValue::Float(x));
   }

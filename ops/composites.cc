@@ -16,15 +16,11 @@
 namespace fusednorm {
 namespace {
 
-ArgValue CallValue(const std::string& name, std::vector<NamedArg> fields) {
-  auto call = std::make_shared<OpCall>();
-  call->name = name;
-  for (NamedArg& f : fields)
-    call->args.push_back({std::move(f.name), std::move(f.value)});
-  ArgValue v;
-  v.kind = ArgValue::Kind::kCall;
-  v.call = std::move(call);
-  return v;
+// 0, 1, ..., n - 1: a list's transforms in list order.
+std::vector<int32_t> InOrder(size_t n) {
+  std::vector<int32_t> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  return all;
 }
 
 // Per transform of a list of `n`: whether `d` runs it.
@@ -103,7 +99,7 @@ int CompositeOp::InnerDepth() const {
 std::vector<NamedArg> CompositeOp::args() const {
   std::vector<ArgValue> items;
   for (const auto& t : transforms_)
-    items.push_back(CallValue(t->op_name(), t->args()));
+    items.push_back(CallArg(t->op_name(), t->args()));
   std::vector<NamedArg> out = {
       {"transforms", ArgValue::Tuple(std::move(items))}};
   for (NamedArg& a : OwnArgs()) out.push_back(std::move(a));
@@ -265,10 +261,9 @@ std::vector<NamedArg> CompositeOp::DecisionFields(const OpDecision& d) const {
   std::vector<ArgValue> items;
   for (size_t k = 0; k < transforms_.size(); ++k) {
     const bool known = ran[k] && k < d.inner.size();
-    items.push_back(known
-                        ? CallValue(transforms_[k]->op_name(),
+    items.push_back(known ? CallArg(transforms_[k]->op_name(),
                                     transforms_[k]->DecisionFields(d.inner[k]))
-                        : ArgValue::None());
+                          : ArgValue::None());
   }
   fields.push_back({"transforms", ArgValue::Tuple(std::move(items))});
   return fields;
@@ -354,10 +349,8 @@ absl::Status RandomApply::ValidateOwn() const {
 absl::StatusOr<std::optional<Size2>> RandomApply::SizeOfEveryDraw(
     Size2 input) const {
   // Not applied: the input's size; applied: its transforms'.
-  std::vector<int32_t> all(transforms_.size());
-  std::iota(all.begin(), all.end(), 0);
   FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> made,
-                             RunSize(input, all));
+                             RunSize(input, InOrder(transforms_.size())));
   if (made && made->height == input.height && made->width == input.width)
     return made;
   return std::optional<Size2>();
@@ -366,21 +359,17 @@ absl::StatusOr<std::optional<Size2>> RandomApply::SizeOfEveryDraw(
 void RandomApply::Pick(SampleStream& stream, OpDecision* d) const {
   // torchvision: `if self.p < torch.rand(1): return img`, in float32.
   d->apply = !(static_cast<float>(p_) < stream.Uniform());
-  d->runs.clear();
-  for (size_t k = 0; d->apply && k < transforms_.size(); ++k)
-    d->runs.push_back(static_cast<int32_t>(k));
+  d->runs = d->apply ? InOrder(transforms_.size()) : std::vector<int32_t>();
 }
 
 std::vector<NamedArg> RandomApply::OwnFields(const OpDecision& d) const {
-  return {{"apply", ArgValue::Bool(!d.runs.empty() || d.apply)}};
+  return {{"apply", ArgValue::Bool(d.apply)}};
 }
 
 absl::Status RandomApply::OwnFromFields(DecisionReader& r,
                                         OpDecision* d) const {
   FUSEDNORM_ASSIGN_OR_RETURN(d->apply, r.Bool("apply"));
-  d->runs.clear();
-  for (size_t k = 0; d->apply && k < transforms_.size(); ++k)
-    d->runs.push_back(static_cast<int32_t>(k));
+  d->runs = d->apply ? InOrder(transforms_.size()) : std::vector<int32_t>();
   return absl::OkStatus();
 }
 
@@ -484,8 +473,7 @@ absl::StatusOr<std::optional<Size2>> RandomOrder::SizeOfEveryDraw(
 void RandomOrder::Pick(SampleStream& stream, OpDecision* d) const {
   // Python's random.shuffle, as torchvision calls it: from the last place
   // down, a swap with a place drawn at or below it.
-  d->runs.resize(transforms_.size());
-  std::iota(d->runs.begin(), d->runs.end(), 0);
+  d->runs = InOrder(transforms_.size());
   for (size_t i = d->runs.size(); i > 1; --i) {
     const int64_t j = stream.UniformInt(0, static_cast<int64_t>(i) - 1);
     std::swap(d->runs[i - 1], d->runs[j]);

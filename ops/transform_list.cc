@@ -296,10 +296,7 @@ class Parser {
       FUSEDNORM_ASSIGN_OR_RETURN(OpCall inner, Op(depth + 1));
       op_ = outer_op;
       position_ = outer_position;
-      ArgValue v;
-      v.kind = ArgValue::Kind::kCall;
-      v.call = std::make_shared<const OpCall>(std::move(inner));
-      return v;
+      return CallArg(std::move(inner));
     }
     if (full == "None") return ArgValue::None();
     if (full == "True" || full == "False")
@@ -332,6 +329,21 @@ absl::StatusOr<ArgValue> ParseArgValue(absl::string_view text) {
 absl::StatusOr<std::vector<OpCall>> ParseTransformList(absl::string_view text,
                                                        absl::string_view list) {
   return Parser(text, list).List();
+}
+
+ArgValue CallArg(OpCall call) {
+  ArgValue v;
+  v.kind = ArgValue::Kind::kCall;
+  v.call = std::make_shared<const OpCall>(std::move(call));
+  return v;
+}
+
+ArgValue CallArg(std::string name, std::vector<NamedArg> args) {
+  OpCall call;
+  call.name = std::move(name);
+  for (NamedArg& a : args)
+    call.args.push_back({std::move(a.name), std::move(a.value)});
+  return CallArg(std::move(call));
 }
 
 }  // namespace fusednorm

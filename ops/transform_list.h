@@ -46,6 +46,12 @@ struct OpCall {
   size_t offset = 0;  // of the name in the list's text
 };
 
+// `call` as a value (kCall): an op inside another's arguments
+// (RandomChoice([MixUp(0.2)])), or a transform's decision fields inside a
+// list op's.
+ArgValue CallArg(OpCall call);
+ArgValue CallArg(std::string name, std::vector<NamedArg> args);
+
 // The ops of `text` in order (an empty or blank text has none). `list`
 // names the list in errors ("--train-transforms").
 absl::StatusOr<std::vector<OpCall>> ParseTransformList(absl::string_view text,

@@ -85,13 +85,8 @@ ArgValue ToArgValue(py::handle v, int depth) {
                                       " is not a transform: write ", name,
                                       "(...), one of its objects"));
   }
-  if (py::hasattr(v, "_fusednorm_spec")) {
-    ArgValue call;
-    call.kind = ArgValue::Kind::kCall;
-    call.call = std::make_shared<const OpCall>(
-        ParseSpec(py::str(v.attr("_fusednorm_spec"))));
-    return call;
-  }
+  if (py::hasattr(v, "_fusednorm_spec"))
+    return CallArg(ParseSpec(py::str(v.attr("_fusednorm_spec"))));
   const std::string type = TypeName(v);
   const std::string module = py::str(py::type::of(v).attr("__module__"));
   if (module.rfind("torch", 0) == 0 && type == "dtype")
@@ -209,16 +204,10 @@ ArgValue DecisionArg(py::handle v, int depth) {
   if (depth > kMaxArgDepth)
     throw py::value_error("decisions are nested too deeply");
   if (PyDict_Check(v.ptr()) && depth > 0) {
-    auto call = std::make_shared<OpCall>();
-    call->name = "dict";
-    for (const auto& [k, x] : py::reinterpret_borrow<py::dict>(v)) {
-      call->args.push_back(
-          {std::string(py::str(k)), DecisionArg(x, depth + 1)});
-    }
-    ArgValue out;
-    out.kind = ArgValue::Kind::kCall;
-    out.call = std::move(call);
-    return out;
+    std::vector<NamedArg> fields;
+    for (const auto& [k, x] : py::reinterpret_borrow<py::dict>(v))
+      fields.push_back({std::string(py::str(k)), DecisionArg(x, depth + 1)});
+    return CallArg("dict", std::move(fields));
   }
   if (PyTuple_Check(v.ptr()) || PyList_Check(v.ptr())) {
     std::vector<ArgValue> items;
