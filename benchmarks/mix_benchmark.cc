@@ -2,9 +2,10 @@
 // arithmetic on a 224x224x3 sample and its partner, in each output dtype,
 // as MixBatch runs it for each sample of a batch. `hot`: the two samples
 // stay in the cache (they fit in L2); `batch`: a batch of 64 samples mixed
-// in turn as MixBatch does, from memory.
+// in turn as MixBatch does, from memory, with regular stores; `streamed`:
+// the same with streaming stores, as MixBatch stores a batch that large.
 //
-//   BM_Mix/<row>/<dtype>/<hot|batch>   samples/s
+//   BM_Mix/<row>/<dtype>/<hot|batch|streamed>   samples/s
 //
 // `./bazelw run -c opt //benchmarks:mix`.
 #include <cstdint>
@@ -46,7 +47,7 @@ std::vector<uint8_t> Samples(DType t, size_t samples) {
 }
 
 void BM_Mix(benchmark::State& state, const MixKernelInfo* row, DType t,
-            size_t samples) {
+            size_t samples, bool stream) {
   if (!MixKernels().supported(*row)) {
     state.SkipWithError("not supported on this CPU");
     return;
@@ -56,7 +57,7 @@ void BM_Mix(benchmark::State& state, const MixKernelInfo* row, DType t,
   for (auto _ : state) {
     for (size_t i = samples; i > 0; --i) {
       row->mix(t, data.data() + (i - 1) * bytes, data.data() + i * bytes,
-               kValues, 0.7f, 0.3f);
+               kValues, 0.7f, 0.3f, stream);
     }
     benchmark::DoNotOptimize(data.data());
   }
@@ -74,10 +75,13 @@ void Register() {
     for (const auto& [t, name] : dtypes) {
       benchmark::RegisterBenchmark(
           absl::StrCat("BM_Mix/", row.id, "/", name, "/hot").c_str(), BM_Mix,
-          &row, t, size_t{1});
+          &row, t, size_t{1}, false);
       benchmark::RegisterBenchmark(
           absl::StrCat("BM_Mix/", row.id, "/", name, "/batch").c_str(), BM_Mix,
-          &row, t, size_t{64});
+          &row, t, size_t{64}, false);
+      benchmark::RegisterBenchmark(
+          absl::StrCat("BM_Mix/", row.id, "/", name, "/streamed").c_str(),
+          BM_Mix, &row, t, size_t{64}, true);
     }
   }
 }

@@ -348,21 +348,23 @@ void MixBatch(const BatchDecision& d, const BatchShape& s,
   // to the second, then the first with the last's saved original.
   scratch->resize(std::max(scratch->size(), bytes));
   uint8_t* last = scratch->data();
+  const bool stream = MixStreams(s, count);
   std::memcpy(last, data + (count - 1) * bytes, bytes);
   for (size_t i = count; i-- > 0;) {
     const size_t p = (i + count - 1) % count;
     if (!MixesWithPartner(ok[i], ok[p])) continue;
     const uint8_t* partner = i == 0 ? last : data + p * bytes;
-    MixSample(d, s, kernel, partner, data + i * bytes);
+    MixSample(d, s, kernel, partner, data + i * bytes, stream);
   }
 }
 
 void MixSample(const BatchDecision& d, const BatchShape& s,
                const MixKernelInfo& kernel, const uint8_t* partner,
-               uint8_t* cur) {
+               uint8_t* cur, bool nontemporal) {
   if (d.kind == BatchDecision::Kind::kMixUp) {
     kernel.mix(s.dtype, partner, cur, s.sample_bytes / ElementBytes(s.dtype),
-               static_cast<float>(1.0 - d.lam), static_cast<float>(d.lam));
+               static_cast<float>(1.0 - d.lam), static_cast<float>(d.lam),
+               nontemporal);
   } else if (d.kind == BatchDecision::Kind::kCutMix) {
     PasteBox(d, s, partner, cur);
   }

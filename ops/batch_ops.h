@@ -34,6 +34,7 @@
 #include "absl/types/span.h"
 #include "core/formats.h"
 #include "core/geometry.h"
+#include "core/stores.h"
 #include "kernels/mix/mix_kernel.h"
 #include "ops/arg_value.h"
 #include "rng/philox.h"
@@ -168,11 +169,19 @@ inline bool MixesWithPartner(bool sample_ok, bool partner_ok) {
   return sample_ok && partner_ok;
 }
 
+// Whether a batch of `count` samples is mixed with streaming stores: one
+// too large to stay in a core's caches (core/stores.h), whose mixed samples
+// are read next by the batch's consumer, not by the core that mixed them.
+inline bool MixStreams(const BatchShape& shape, size_t count) {
+  return shape.sample_bytes * count >= kNontemporalAutoBytes;
+}
+
 // Applies `d` to one sample: `cur` (in place) with `partner`, the original
-// of the sample before it (roll(1)), MixUp's values with `kernel`.
+// of the sample before it (roll(1)), MixUp's values with `kernel`, streamed
+// where `nontemporal` (MixStreams) says.
 void MixSample(const BatchDecision& d, const BatchShape& shape,
                const MixKernelInfo& kernel, const uint8_t* partner,
-               uint8_t* cur);
+               uint8_t* cur, bool nontemporal);
 
 // Applies `d` to the `count` samples at `data` (in place), MixUp's values
 // with `kernel` (kernels/mix/mix_dispatch.h), where MixesWithPartner says,

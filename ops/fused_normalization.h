@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/image.h"
+#include "core/stores.h"
 #include "kernels/kernel.h"
 #include "ops/presets.h"
 #include "rng/philox.h"
@@ -67,21 +68,13 @@ struct FusedNormalizationOptions {
   // Kernel variant id; empty: FUSEDNORM_KERNEL if set, else the best supported
   // variant.
   std::string kernel;
-  // Non-temporal (streaming) stores bypass the caches. They win when the
-  // buffer a call writes is larger than the caches and not read back soon by
-  // this core (a batch tensor, a transfer slot): regular stores would first
-  // read every output line into the cache and then evict it again, about twice
-  // the memory traffic. Regular stores win when the output is small enough to
-  // stay in cache and is read back soon (the next transform on this core).
-  // kAuto streams when the buffer the call writes is at least
-  // kNontemporalAutoBytes: one image's output for Apply(), the whole batch
-  // buffer for ApplyBatch().
+  // Non-temporal (streaming) stores or regular ones (core/stores.h says
+  // which wins where). kAuto streams when the buffer the call writes is at
+  // least kNontemporalAutoBytes: one image's output for Apply(), the whole
+  // batch buffer for ApplyBatch().
   enum class Stores { kAuto, kNontemporal, kRegular };
   Stores stores = Stores::kAuto;
 };
-
-// kAuto's threshold: above the per-core L2 of current x86 and Arm servers.
-inline constexpr size_t kNontemporalAutoBytes = size_t{2} << 20;
 
 // One image's random decisions.
 struct Augmentation {

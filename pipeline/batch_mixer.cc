@@ -13,6 +13,7 @@ void BatchMixer::Open(const BatchDecision& d, const BatchShape& shape,
   kernel_ = kernel;
   data_ = data;
   count_ = count;
+  stream_ = MixStreams(shape, count);
   landed_.assign(count, false);
   ok_.assign(count, 0);
   busy_ = false;
@@ -49,7 +50,7 @@ void BatchMixer::Mix(size_t pos) const {
   if (!MixesWithPartner(ok_[pos], ok_[(pos + count_ - 1) % count_])) return;
   const size_t bytes = shape_.sample_bytes;
   const uint8_t* partner = pos == 0 ? last_.data() : data_ + (pos - 1) * bytes;
-  MixSample(d_, shape_, *kernel_, partner, data_ + pos * bytes);
+  MixSample(d_, shape_, *kernel_, partner, data_ + pos * bytes, stream_);
 }
 
 void BatchMixer::Done(size_t pos) {

@@ -1,8 +1,11 @@
 // BatchMixer: a batch transform (MixUp, CutMix) applied to a batch's
-// samples as they land in its slot, while they are still in the cache,
-// instead of in one pass over the finished batch, which reads and writes
-// the whole batch (154 MB for 256 float32 samples of 224x224) from memory
-// again. The bytes are MixBatch's (ops/batch_ops.h).
+// samples as they land in its slot, instead of in one pass over the
+// finished batch (154 MB for 256 float32 samples of 224x224), so that a
+// sample's partner is still in the shared cache, read one sample earlier.
+// A batch that large is mixed with streaming stores (MixStreams): regular
+// stores leave its lines to be written back while the next samples are
+// read, which at times made the mix several times slower. The bytes are
+// MixBatch's (ops/batch_ops.h).
 //
 // Sample i is mixed with the original of sample i - 1, and sample 0 with
 // the last's. So mixing sample i must wait until samples i and i - 1 are
@@ -58,6 +61,7 @@ class BatchMixer {
   const MixKernelInfo* kernel_ = nullptr;
   uint8_t* data_ = nullptr;
   size_t count_ = 0;
+  bool stream_ = false;  // MixStreams
   std::vector<bool> landed_;
   // Per sample: not skipped. Bytes, not std::vector<bool>'s shared words:
   // Mix reads a sample's outside the lock while Landed writes another's.

@@ -3,9 +3,10 @@
 // past several vectors, and factors from MixUp's range and its edges. The
 // values are random bit patterns of the dtype's finite numbers (subnormals,
 // huge values whose products overflow float16 included) and values whose
-// scaled products fall on rounding ties. The partner is a read-only
-// guarded buffer, the mixed sample a guarded one: a read or write past
-// either faults.
+// scaled products fall on rounding ties, with regular and streaming
+// stores. The partner is a read-only guarded buffer, the mixed sample a
+// guarded one after a poisoned lead: a read or write past either faults or
+// shows.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -75,23 +76,30 @@ std::vector<uint8_t> Values(DType t, size_t n, uint32_t seed) {
   return v;
 }
 
+// Mixes into a guarded buffer whose sample starts `shift` bytes after a
+// poisoned lead, so that streaming rows meet every alignment of `cur`
+// (the buffer ends at a page, so its start moves with n too).
 void ExpectMatches(const MixKernelInfo& row, DType t, size_t n, float a,
-                   float b) {
+                   float b, bool nontemporal, size_t shift) {
   SCOPED_TRACE(absl::StrCat(row.id, " dtype ", static_cast<int>(t), " n ", n,
-                            " a ", a, " b ", b));
+                            " a ", a, " b ", b, " nontemporal ", nontemporal,
+                            " shift ", shift));
   const std::vector<uint8_t> partner = Values(t, n, 11 + n);
   const std::vector<uint8_t> cur = Values(t, n, 977 + n);
   std::vector<uint8_t> want = cur;
-  ScalarMixInfo().mix(t, partner.data(), want.data(), n, a, b);
+  ScalarMixInfo().mix(t, partner.data(), want.data(), n, a, b, false);
   GuardedBuffer in(partner.size());
   if (n > 0) std::memcpy(in.data(), partner.data(), partner.size());
   in.MakeReadOnly();
-  GuardedBuffer out(cur.size());
-  if (n > 0) std::memcpy(out.data(), cur.data(), cur.size());
-  row.mix(t, in.data(), out.data(), n, a, b);
+  GuardedBuffer out(shift + cur.size());
+  std::memset(out.data(), 0xA5, shift);
+  if (n > 0) std::memcpy(out.data() + shift, cur.data(), cur.size());
+  row.mix(t, in.data(), out.data() + shift, n, a, b, nontemporal);
   EXPECT_TRUE(out.CanaryIntact());
+  const std::vector<uint8_t> lead(out.data(), out.data() + shift);
+  EXPECT_EQ(lead, std::vector<uint8_t>(shift, 0xA5));
   if (n > 0) {
-    ASSERT_EQ(0, std::memcmp(out.data(), want.data(), want.size()));
+    ASSERT_EQ(0, std::memcmp(out.data() + shift, want.data(), want.size()));
   }
 }
 
@@ -108,7 +116,27 @@ TEST(MixMatrix, EveryRowMatchesTheScalarRow) {
       for (const size_t n : kLengths) {
         for (const double lam : lams) {
           ExpectMatches(*row, t, n, static_cast<float>(1.0 - lam),
-                        static_cast<float>(lam));
+                        static_cast<float>(lam), false, 0);
+        }
+      }
+    }
+  }
+}
+
+// Streaming stores, which need aligned vectors: the values before `cur`'s
+// first aligned one, the streamed middle and the tail, for `cur` at every
+// alignment of its dtype and off it (an odd address), and every length.
+TEST(MixMatrix, StreamingRowsMatchTheScalarRowAtEveryAlignment) {
+  const double lams[] = {0.0, 1.0, 0.3141592653589793, 1e-7};
+  for (const MixKernelInfo* row : Rows()) {
+    for (const DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+      for (const size_t shift : {size_t{0}, size_t{1}, Bytes(t), 3 * Bytes(t),
+                                 5 * Bytes(t), 8 * Bytes(t)}) {
+        for (const size_t n : kLengths) {
+          for (const double lam : lams) {
+            ExpectMatches(*row, t, n, static_cast<float>(1.0 - lam),
+                          static_cast<float>(lam), true, shift);
+          }
         }
       }
     }
@@ -134,12 +162,16 @@ TEST(MixMatrix, EverySixteenBitValue) {
         std::memcpy(&reversed[2 * i], &all[2 * (n - 1 - i)], 2);
       }
       for (const float a : {0.5f, 0.75f, 1.0f, 1.5f, 0.3f, 0.0f}) {
-        SCOPED_TRACE(
-            absl::StrCat(row->id, " dtype ", static_cast<int>(t), " a ", a));
-        std::vector<uint8_t> want = all, got = all;
-        ScalarMixInfo().mix(t, reversed.data(), want.data(), n, a, 1.0f - a);
-        row->mix(t, reversed.data(), got.data(), n, a, 1.0f - a);
-        ASSERT_EQ(want, got);
+        std::vector<uint8_t> want = all;
+        ScalarMixInfo().mix(t, reversed.data(), want.data(), n, a, 1.0f - a,
+                            false);
+        for (const bool nontemporal : {false, true}) {
+          SCOPED_TRACE(absl::StrCat(row->id, " dtype ", static_cast<int>(t),
+                                    " a ", a, " nontemporal ", nontemporal));
+          std::vector<uint8_t> got = all;
+          row->mix(t, reversed.data(), got.data(), n, a, 1.0f - a, nontemporal);
+          ASSERT_EQ(want, got);
+        }
       }
     }
   }

@@ -3,14 +3,18 @@
 // widened from and narrowed to the dtype as kernels/formats.h does it
 // (bfloat16: the top half of a float's bits; float16: in hardware where
 // the target has it, else in integer steps; narrow-inl.h narrows); the
-// last values that fill no whole vector go through the scalar row.
+// last values that fill no whole vector go through the scalar row. Asked to
+// stream, a row mixes the values before `cur`'s first aligned vector with
+// the scalar row too, then streams whole vectors.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/mix/highway_mix.cc"
+#include "hwy/cache_control.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/highway/narrow-inl.h"
@@ -115,18 +119,29 @@ HWY_INLINE VF Round(VF v) {
   }
 }
 
-template <DType kType>
+template <DType kType, bool kStream>
 HWY_INLINE void Store(VF v, uint8_t* p) {
   if constexpr (kType == DType::kFloat32) {
-    hn::StoreU(v, DF(), reinterpret_cast<float*>(p));
+    float* f = reinterpret_cast<float*>(p);
+    if constexpr (kStream) {
+      hn::Stream(v, DF(), f);
+    } else {
+      hn::StoreU(v, DF(), f);
+    }
   } else {
-    hn::StoreU(InRegister(Narrow<kType>(v)), DU16(),
-               reinterpret_cast<uint16_t*>(p));
+    const auto bits = InRegister(Narrow<kType>(v));
+    uint16_t* h = reinterpret_cast<uint16_t*>(p);
+    if constexpr (kStream) {
+      hn::Stream(bits, DU16(), h);
+    } else {
+      hn::StoreU(bits, DU16(), h);
+    }
   }
 }
 
-// Whole vectors; returns the values done.
-template <DType kType>
+// Whole vectors; returns the values done. kStream: `cur` is aligned to a
+// store's bytes.
+template <DType kType, bool kStream>
 size_t MixVectors(const uint8_t* HWY_RESTRICT partner,
                   uint8_t* HWY_RESTRICT cur, size_t values, float a, float b) {
   const DF df;
@@ -137,23 +152,55 @@ size_t MixVectors(const uint8_t* HWY_RESTRICT partner,
     const size_t at = i * kBytes<kType>;
     const VF x = Round<kType>(hn::Mul(Load<kType>(partner + at), va));
     const VF y = Round<kType>(hn::Mul(Load<kType>(cur + at), vb));
-    Store<kType>(hn::Add(x, y), cur + at);
+    Store<kType, kStream>(hn::Add(x, y), cur + at);
   }
   return i;
 }
 
-void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
-         float a, float b) {
+// How many values precede `cur`'s first address aligned for a streaming
+// store, or -1 when no store can stream: x86 streams whole 16-byte (or
+// wider) vectors only, so a narrower one (float16 from 4 floats on SSE4)
+// would write past it, and a `cur` not aligned to its dtype never reaches
+// an aligned value.
+template <DType kType>
+int64_t StreamHead(const uint8_t* cur, size_t values) {
+  const size_t store_bytes = hn::Lanes(DF()) * kBytes<kType>;
+  const uintptr_t off = reinterpret_cast<uintptr_t>(cur) % store_bytes;
+  if (store_bytes % 16 != 0 || off % kBytes<kType> != 0) return -1;
+  return static_cast<int64_t>(
+      std::min(values, (store_bytes - off) % store_bytes / kBytes<kType>));
+}
+
+template <DType kType>
+void MixAs(const uint8_t* partner, uint8_t* cur, size_t values, float a,
+           float b, bool nontemporal) {
+  constexpr size_t kB = kBytes<kType>;
+  const MixKernelInfo scalar = ScalarMixInfo();
+  const int64_t head = nontemporal ? StreamHead<kType>(cur, values) : -1;
   size_t done = 0;
-  if (dtype == DType::kFloat32) {
-    done = MixVectors<DType::kFloat32>(partner, cur, values, a, b);
-  } else if (dtype == DType::kBFloat16) {
-    done = MixVectors<DType::kBFloat16>(partner, cur, values, a, b);
+  if (head >= 0) {
+    done = static_cast<size_t>(head);
+    scalar.mix(kType, partner, cur, done, a, b, false);
+    done += MixVectors<kType, true>(partner + done * kB, cur + done * kB,
+                                    values - done, a, b);
+    hwy::FlushStream();
   } else {
-    done = MixVectors<DType::kFloat16>(partner, cur, values, a, b);
+    done = MixVectors<kType, false>(partner, cur, values, a, b);
   }
-  const size_t at = done * (dtype == DType::kFloat32 ? 4 : 2);
-  ScalarMixInfo().mix(dtype, partner + at, cur + at, values - done, a, b);
+  scalar.mix(kType, partner + done * kB, cur + done * kB, values - done, a, b,
+             false);
+}
+
+void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
+         float a, float b, bool nontemporal) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return MixAs<DType::kFloat32>(partner, cur, values, a, b, nontemporal);
+    case DType::kBFloat16:
+      return MixAs<DType::kBFloat16>(partner, cur, values, a, b, nontemporal);
+    case DType::kFloat16:
+      return MixAs<DType::kFloat16>(partner, cur, values, a, b, nontemporal);
+  }
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
@@ -169,8 +216,8 @@ HWY_EXPORT(Mix);
 namespace {
 
 void MixDynamic(DType dtype, const uint8_t* partner, uint8_t* cur,
-                size_t values, float a, float b) {
-  HWY_DYNAMIC_DISPATCH(Mix)(dtype, partner, cur, values, a, b);
+                size_t values, float a, float b, bool nontemporal) {
+  HWY_DYNAMIC_DISPATCH(Mix)(dtype, partner, cur, values, a, b, nontemporal);
 }
 
 bool Always() { return true; }

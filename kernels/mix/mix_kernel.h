@@ -5,9 +5,12 @@
 //
 // in float32 operations, round() to the dtype (float32: none; float16 and
 // bfloat16: to nearest even, kernels/formats.h). `partner` and `cur` hold
-// `values` elements of the dtype each and do not overlap. Kernels never
-// validate or fail: the batch ops (ops/batch_ops.h) check first. Every row
-// agrees with the scalar row bit for bit. No SIMD types here.
+// `values` elements of the dtype each and do not overlap; neither needs any
+// alignment. `nontemporal` asks for streaming stores (core/stores.h), for a
+// `cur` that this core will not read again soon; rows without them ignore
+// it. Kernels never validate or fail: the batch ops (ops/batch_ops.h) check
+// first. Every row agrees with the scalar row bit for bit, whatever the
+// stores. No SIMD types here.
 #ifndef FUSEDNORM_KERNELS_MIX_MIX_KERNEL_H_
 #define FUSEDNORM_KERNELS_MIX_MIX_KERNEL_H_
 
@@ -27,7 +30,7 @@ struct MixKernelInfo {
   const char* (*target)();
 
   void (*mix)(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
-              float a, float b);
+              float a, float b, bool nontemporal);
 };
 
 }  // namespace fusednorm

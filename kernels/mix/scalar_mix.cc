@@ -54,7 +54,7 @@ void MixValues(const uint8_t* partner, uint8_t* cur, size_t values, float a,
 }
 
 void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
-         float a, float b) {
+         float a, float b, bool /*nontemporal: regular stores only*/) {
   switch (dtype) {
     case DType::kFloat32:
       return MixValues<DType::kFloat32>(partner, cur, values, a, b);
