@@ -11,12 +11,14 @@
 #include <optional>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/formats.h"
 #include "kernels/mix/mix_dispatch.h"
+#include "testing/recording_mix.h"
 
 namespace fusednorm {
 namespace {
@@ -123,6 +125,35 @@ TEST(MixBatch, MixUpIsTheRolledBatchTimesOneMinusLamPlusTheBatchTimesLam) {
         }
       }
     }
+  }
+}
+
+// A batch of 2 MiB or more is mixed with streaming stores, a smaller one
+// with regular stores: 32 samples of 64x64 float32 HWC4 are exactly 2 MiB,
+// 42 of 64x64x3 are 32 KiB short of it, 43 past it.
+TEST(MixBatch, MixUpStreamsABatchOfTwoMiBOrMore) {
+  const MixKernelInfo recording = testing_ref::RecordingMix();
+  const BatchShape hwc = Shape(DType::kFloat32, Layout::kHWC, 64, 64, 3);
+  const BatchShape hwc4 = Shape(DType::kFloat32, Layout::kHWC4, 64, 64, 3);
+  BatchDecision d;
+  d.kind = BatchDecision::Kind::kMixUp;
+  d.lam = 0.25;
+  for (const auto& [s, n] : {std::pair{hwc, size_t{1}},
+                             {hwc, size_t{42}},
+                             {hwc, size_t{43}},
+                             {hwc4, size_t{31}},
+                             {hwc4, size_t{32}}}) {
+    SCOPED_TRACE(absl::StrCat(static_cast<int>(s.layout), " n ", n));
+    const bool big = n * s.sample_bytes >= (size_t{2} << 20);
+    EXPECT_EQ(MixStreams(s, n), big);
+    std::vector<uint8_t> data = Batch(s, n, 3), want = data, scratch;
+    testing_ref::RecordedMixHints().clear();
+    MixBatch(d, s, recording, std::vector<bool>(n, true), data.data(), n,
+             &scratch);
+    EXPECT_EQ(testing_ref::RecordedMixHints(), std::vector<bool>(n, big));
+    MixBatch(d, s, DefaultMix(), std::vector<bool>(n, true), want.data(), n,
+             &scratch);
+    EXPECT_EQ(data, want);
   }
 }
 
