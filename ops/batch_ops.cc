@@ -81,25 +81,25 @@ int Stored(const BatchShape& s) {
 }
 
 // Copies the box of `from` over the same box of `to` (one sample each).
-void PasteBox(const BatchDecision& d, const BatchShape& s, const uint8_t* from,
-              uint8_t* to) {
+void PasteBox(const BatchDecision& d, const BatchShape& s,
+              const MixKernelInfo& kernel, const uint8_t* from, uint8_t* to,
+              bool nontemporal) {
   const size_t e = ElementBytes(s.dtype);
   const int64_t w = d.x2 - d.x1;
   if (w <= 0 || d.y2 <= d.y1) return;
+  const size_t rows = static_cast<size_t>(d.y2 - d.y1);
   if (s.layout == Layout::kCHW) {
     for (int c = 0; c < s.channels; ++c) {
-      for (int64_t y = d.y1; y < d.y2; ++y) {
-        const size_t at = ((c * s.height + y) * s.width + d.x1) * e;
-        std::memcpy(to + at, from + at, static_cast<size_t>(w) * e);
-      }
+      const size_t at = ((c * s.height + d.y1) * s.width + d.x1) * e;
+      kernel.paste(from + at, to + at, rows, static_cast<size_t>(w) * e,
+                   static_cast<size_t>(s.width) * e, nontemporal);
     }
     return;
   }
-  const int stored = Stored(s);
-  for (int64_t y = d.y1; y < d.y2; ++y) {
-    const size_t at = ((y * s.width + d.x1) * stored) * e;
-    std::memcpy(to + at, from + at, static_cast<size_t>(w * stored) * e);
-  }
+  const size_t pixel = static_cast<size_t>(Stored(s)) * e;
+  const size_t at = static_cast<size_t>(d.y1 * s.width + d.x1) * pixel;
+  kernel.paste(from + at, to + at, rows, static_cast<size_t>(w) * pixel,
+               static_cast<size_t>(s.width) * pixel, nontemporal);
 }
 
 }  // namespace
@@ -366,7 +366,7 @@ void MixSample(const BatchDecision& d, const BatchShape& s,
                static_cast<float>(1.0 - d.lam), static_cast<float>(d.lam),
                nontemporal);
   } else if (d.kind == BatchDecision::Kind::kCutMix) {
-    PasteBox(d, s, partner, cur);
+    PasteBox(d, s, kernel, partner, cur, nontemporal);
   }
 }
 

@@ -169,7 +169,8 @@ inline bool MixesWithPartner(bool sample_ok, bool partner_ok) {
   return sample_ok && partner_ok;
 }
 
-// Whether a batch of `count` samples is mixed with streaming stores: one
+// Whether a batch of `count` samples is mixed (MixUp) or pasted into
+// (CutMix) with streaming stores: one
 // too large to stay in a core's caches (core/stores.h), whose mixed samples
 // are read next by the batch's consumer, not by the core that mixed them.
 inline bool MixStreams(const BatchShape& shape, size_t count) {
@@ -177,14 +178,15 @@ inline bool MixStreams(const BatchShape& shape, size_t count) {
 }
 
 // Applies `d` to one sample: `cur` (in place) with `partner`, the original
-// of the sample before it (roll(1)), MixUp's values with `kernel`, streamed
-// where `nontemporal` (MixStreams) says.
+// of the sample before it (roll(1)), MixUp's values and CutMix's box with
+// `kernel`, streamed where `nontemporal` (MixStreams) says.
 void MixSample(const BatchDecision& d, const BatchShape& shape,
                const MixKernelInfo& kernel, const uint8_t* partner,
                uint8_t* cur, bool nontemporal);
 
 // Applies `d` to the `count` samples at `data` (in place), MixUp's values
-// with `kernel` (kernels/mix/mix_dispatch.h), where MixesWithPartner says,
+// and CutMix's box with `kernel` (kernels/mix/mix_dispatch.h), where
+// MixesWithPartner says,
 // `ok[i]` telling whether sample i is a sample; `scratch` holds the last
 // sample's original while the others are mixed (grown as needed).
 void MixBatch(const BatchDecision& d, const BatchShape& shape,

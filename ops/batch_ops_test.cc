@@ -128,32 +128,46 @@ TEST(MixBatch, MixUpIsTheRolledBatchTimesOneMinusLamPlusTheBatchTimesLam) {
   }
 }
 
-// A batch of 2 MiB or more is mixed with streaming stores, a smaller one
-// with regular stores: 32 samples of 64x64 float32 HWC4 are exactly 2 MiB,
-// 42 of 64x64x3 are 32 KiB short of it, 43 past it.
-TEST(MixBatch, MixUpStreamsABatchOfTwoMiBOrMore) {
+// A batch of 2 MiB or more is mixed (MixUp) or pasted into (CutMix: once
+// per CHW plane) with streaming stores, a smaller one with regular stores:
+// 32 samples of 64x64 float32 HWC4 are exactly 2 MiB, 42 of 64x64x3 are
+// 32 KiB short of it, 43 past it.
+TEST(MixBatch, StreamsABatchOfTwoMiBOrMore) {
   const MixKernelInfo recording = testing_ref::RecordingMix();
   const BatchShape hwc = Shape(DType::kFloat32, Layout::kHWC, 64, 64, 3);
   const BatchShape hwc4 = Shape(DType::kFloat32, Layout::kHWC4, 64, 64, 3);
-  BatchDecision d;
-  d.kind = BatchDecision::Kind::kMixUp;
-  d.lam = 0.25;
+  const BatchShape chw = Shape(DType::kFloat32, Layout::kCHW, 64, 64, 3);
+  BatchDecision mixup;
+  mixup.kind = BatchDecision::Kind::kMixUp;
+  mixup.lam = 0.25;
+  BatchDecision cutmix;
+  cutmix.kind = BatchDecision::Kind::kCutMix;
+  cutmix.x1 = 5, cutmix.y1 = 3, cutmix.x2 = 61, cutmix.y2 = 40;
   for (const auto& [s, n] : {std::pair{hwc, size_t{1}},
                              {hwc, size_t{42}},
                              {hwc, size_t{43}},
                              {hwc4, size_t{31}},
-                             {hwc4, size_t{32}}}) {
-    SCOPED_TRACE(absl::StrCat(static_cast<int>(s.layout), " n ", n));
-    const bool big = n * s.sample_bytes >= (size_t{2} << 20);
-    EXPECT_EQ(MixStreams(s, n), big);
-    std::vector<uint8_t> data = Batch(s, n, 3), want = data, scratch;
-    testing_ref::RecordedMixHints().clear();
-    MixBatch(d, s, recording, std::vector<bool>(n, true), data.data(), n,
-             &scratch);
-    EXPECT_EQ(testing_ref::RecordedMixHints(), std::vector<bool>(n, big));
-    MixBatch(d, s, DefaultMix(), std::vector<bool>(n, true), want.data(), n,
-             &scratch);
-    EXPECT_EQ(data, want);
+                             {hwc4, size_t{32}},
+                             {chw, size_t{42}},
+                             {chw, size_t{43}}}) {
+    for (const BatchDecision& d : {mixup, cutmix}) {
+      SCOPED_TRACE(absl::StrCat(static_cast<int>(s.layout), " n ", n, " kind ",
+                                static_cast<int>(d.kind)));
+      const bool big = n * s.sample_bytes >= (size_t{2} << 20);
+      EXPECT_EQ(MixStreams(s, n), big);
+      std::vector<uint8_t> data = Batch(s, n, 3), want = data, scratch;
+      testing_ref::RecordedMixHints().clear();
+      MixBatch(d, s, recording, std::vector<bool>(n, true), data.data(), n,
+               &scratch);
+      const size_t calls =
+          d.kind == BatchDecision::Kind::kCutMix && s.layout == Layout::kCHW
+              ? 3 * n
+              : n;
+      EXPECT_EQ(testing_ref::RecordedMixHints(), std::vector<bool>(calls, big));
+      MixBatch(d, s, DefaultMix(), std::vector<bool>(n, true), want.data(), n,
+               &scratch);
+      EXPECT_EQ(data, want);
+    }
   }
 }
 

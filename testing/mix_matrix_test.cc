@@ -1,6 +1,7 @@
 // The mix matrix: every mix dispatch row this CPU supports against the
-// scalar row, bit for bit, for float32, float16 and bfloat16, lengths 0 ..
-// past several vectors, and factors from MixUp's range and its edges. The
+// scalar row, bit for bit (and CutMix's paste against memcpy), for
+// float32, float16 and bfloat16, lengths 0 .. past several vectors, and
+// factors from MixUp's range and its edges. The
 // values are random bit patterns of the dtype's finite numbers (subnormals,
 // huge values whose products overflow float16 included) and values whose
 // scaled products fall on rounding ties, with regular and streaming
@@ -136,6 +137,50 @@ TEST(MixMatrix, StreamingRowsMatchTheScalarRowAtEveryAlignment) {
           for (const double lam : lams) {
             ExpectMatches(*row, t, n, static_cast<float>(1.0 - lam),
                           static_cast<float>(lam), true, shift);
+          }
+        }
+      }
+    }
+  }
+}
+
+// CutMix's paste: `rows` runs of `row_bytes`, `stride` apart, from a
+// read-only guarded buffer into one whose runs start `shift` bytes after a
+// poisoned lead; the bytes between the runs are poisoned too and must stay.
+void ExpectPastes(const MixKernelInfo& row, size_t rows, size_t row_bytes,
+                  size_t stride, size_t shift, bool nontemporal) {
+  SCOPED_TRACE(absl::StrCat(row.id, " rows ", rows, " row_bytes ", row_bytes,
+                            " stride ", stride, " shift ", shift,
+                            " nontemporal ", nontemporal));
+  const size_t span = rows == 0 ? 0 : (rows - 1) * stride + row_bytes;
+  std::mt19937 rng(static_cast<uint32_t>(span + shift));
+  std::vector<uint8_t> from_bytes(span), want(shift + span, 0xA5);
+  for (uint8_t& b : from_bytes) b = static_cast<uint8_t>(rng());
+  for (size_t r = 0; r < rows; ++r) {
+    std::memcpy(&want[shift + r * stride], &from_bytes[r * stride], row_bytes);
+  }
+  GuardedBuffer from(span);
+  if (span > 0) std::memcpy(from.data(), from_bytes.data(), span);
+  from.MakeReadOnly();
+  GuardedBuffer to(shift + span);
+  std::memset(to.data(), 0xA5, shift + span);
+  row.paste(from.data(), to.data() + shift, rows, row_bytes, stride,
+            nontemporal);
+  EXPECT_TRUE(to.CanaryIntact());
+  ASSERT_EQ(std::vector<uint8_t>(to.data(), to.data() + shift + span), want);
+}
+
+TEST(MixMatrix, EveryRowPastesTheRunsAndNothingElse) {
+  for (const MixKernelInfo* row : Rows()) {
+    for (const bool nontemporal : {false, true}) {
+      for (const size_t rows : {size_t{0}, size_t{1}, size_t{3}}) {
+        for (const size_t row_bytes :
+             {0, 1, 15, 16, 17, 63, 64, 65, 127, 200, 1000}) {
+          for (const size_t gap : {0, 5, 64}) {
+            for (const size_t shift : {0, 1, 8, 16, 33}) {
+              ExpectPastes(*row, rows, row_bytes, row_bytes + gap, shift,
+                           nontemporal);
+            }
           }
         }
       }

@@ -1,5 +1,5 @@
-// A mix row that records the store hint of each call and mixes as the
-// scalar row does: tests of who asks for streaming stores.
+// A mix row that records the store hint of each call (mix and paste) and
+// does what the scalar row does: tests of who asks for streaming stores.
 #ifndef FUSEDNORM_TESTING_RECORDING_MIX_H_
 #define FUSEDNORM_TESTING_RECORDING_MIX_H_
 
@@ -26,6 +26,11 @@ inline MixKernelInfo RecordingMix() {
                float b, bool nontemporal) {
     RecordedMixHints().push_back(nontemporal);
     ScalarMixInfo().mix(t, partner, cur, n, a, b, false);
+  };
+  row.paste = [](const uint8_t* from, uint8_t* to, size_t rows,
+                 size_t row_bytes, size_t stride, bool nontemporal) {
+    RecordedMixHints().push_back(nontemporal);
+    ScalarMixInfo().paste(from, to, rows, row_bytes, stride, false);
   };
   return row;
 }

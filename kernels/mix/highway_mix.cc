@@ -5,7 +5,8 @@
 // the target has it, else in integer steps; narrow-inl.h narrows); the
 // last values that fill no whole vector go through the scalar row. Asked to
 // stream, a row mixes the values before `cur`'s first aligned vector with
-// the scalar row too, then streams whole vectors.
+// the scalar row too, then streams whole vectors. CutMix's paste streams the
+// runs' middles as the fused op streams a copy (stores-inl.h).
 
 #include <algorithm>
 #include <cstddef>
@@ -18,6 +19,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/highway/narrow-inl.h"
+#include "kernels/highway/stores-inl.h"
 #include "kernels/highway/target_rows.h"
 #include "kernels/mix/highway_mix.h"
 #include "kernels/mix/mix_kernel.h"
@@ -203,6 +205,17 @@ void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
   }
 }
 
+// Streamed, each run's middle from its first aligned vector (StreamCopy).
+void Paste(const uint8_t* from, uint8_t* to, size_t rows, size_t row_bytes,
+           size_t stride, bool nontemporal) {
+  if (!nontemporal)
+    return ScalarMixInfo().paste(from, to, rows, row_bytes, stride, false);
+  for (size_t r = 0; r < rows; ++r) {
+    StreamCopy(to + r * stride, from + r * stride, row_bytes);
+  }
+  hwy::FlushStream();
+}
+
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
 }  // namespace fusednorm
@@ -212,12 +225,18 @@ HWY_AFTER_NAMESPACE();
 namespace fusednorm {
 
 HWY_EXPORT(Mix);
+HWY_EXPORT(Paste);
 
 namespace {
 
 void MixDynamic(DType dtype, const uint8_t* partner, uint8_t* cur,
                 size_t values, float a, float b, bool nontemporal) {
   HWY_DYNAMIC_DISPATCH(Mix)(dtype, partner, cur, values, a, b, nontemporal);
+}
+
+void PasteDynamic(const uint8_t* from, uint8_t* to, size_t rows,
+                  size_t row_bytes, size_t stride, bool nontemporal) {
+  HWY_DYNAMIC_DISPATCH(Paste)(from, to, rows, row_bytes, stride, nontemporal);
 }
 
 bool Always() { return true; }
@@ -227,7 +246,7 @@ bool Always() { return true; }
 std::vector<MixKernelInfo> HighwayMixInfos() {
   std::vector<MixKernelInfo> rows = {
       {"highway", "any (best Highway target)", 30, &Always,
-       &hwy_rows::ActiveTarget, &MixDynamic},
+       &hwy_rows::ActiveTarget, &MixDynamic, &PasteDynamic},
   };
   hwy_rows::ForEachCompiledTarget([&rows](auto bit) {
     constexpr int kBit = decltype(bit)::value;
@@ -235,7 +254,7 @@ std::vector<MixKernelInfo> HighwayMixInfos() {
     rows.push_back(
         {hwy_rows::TargetText<kBit>(true), hwy_rows::TargetText<kBit>(false),
          10, &hwy_rows::TargetSupported<kBit>, &hwy_rows::TargetName<kBit>,
-         HWY_DISPATCH_TABLE(Mix)[index]});
+         HWY_DISPATCH_TABLE(Mix)[index], HWY_DISPATCH_TABLE(Paste)[index]});
   });
   return rows;
 }

@@ -1,5 +1,6 @@
 // The mix-kernel contract: MixUp's arithmetic on two samples of a batch,
-// as torch does it on a tensor of the output's dtype:
+// as torch does it on a tensor of the output's dtype, and CutMix's copy of
+// a box (paste, below):
 //
 //   cur[i] = round(round(partner[i] * a) + round(cur[i] * b))
 //
@@ -31,6 +32,12 @@ struct MixKernelInfo {
 
   void (*mix)(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
               float a, float b, bool nontemporal);
+  // CutMix's box: `rows` runs of `row_bytes` bytes copied from `from` to
+  // `to`, run r starting r * stride bytes after the first in both (the
+  // runs do not overlap, nor do `from`'s and `to`'s); `nontemporal` as
+  // for mix. Bytes between the runs are neither read nor written.
+  void (*paste)(const uint8_t* from, uint8_t* to, size_t rows, size_t row_bytes,
+                size_t stride, bool nontemporal);
 };
 
 }  // namespace fusednorm

@@ -65,12 +65,19 @@ void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
   }
 }
 
+void Paste(const uint8_t* from, uint8_t* to, size_t rows, size_t row_bytes,
+           size_t stride, bool /*nontemporal: regular stores only*/) {
+  for (size_t r = 0; r < rows; ++r) {
+    std::memcpy(to + r * stride, from + r * stride, row_bytes);
+  }
+}
+
 bool Always() { return true; }
 
 }  // namespace
 
 MixKernelInfo ScalarMixInfo() {
-  return {"scalar", "any CPU", 0, &Always, nullptr, &Mix};
+  return {"scalar", "any CPU", 0, &Always, nullptr, &Mix, &Paste};
 }
 
 }  // namespace fusednorm
