@@ -88,6 +88,20 @@ std::vector<const MixKernelInfo*> MixRows() {
 
 const MixKernelInfo& DefaultMix() { return **SelectMixKernel(""); }
 
+BatchDecision MixUpOf(double lam) {
+  BatchDecision d;
+  d.kind = BatchDecision::Kind::kMixUp;
+  d.lam = lam;
+  return d;
+}
+
+BatchDecision CutMixOf(int64_t x1, int64_t y1, int64_t x2, int64_t y2) {
+  BatchDecision d;
+  d.kind = BatchDecision::Kind::kCutMix;
+  d.x1 = x1, d.y1 = y1, d.x2 = x2, d.y2 = y2;
+  return d;
+}
+
 TEST(MixBatch, MixUpIsTheRolledBatchTimesOneMinusLamPlusTheBatchTimesLam) {
   for (const MixKernelInfo* kernel : MixRows()) {
     for (const DType dtype :
@@ -137,12 +151,8 @@ TEST(MixBatch, StreamsABatchOfTwoMiBOrMore) {
   const BatchShape hwc = Shape(DType::kFloat32, Layout::kHWC, 64, 64, 3);
   const BatchShape hwc4 = Shape(DType::kFloat32, Layout::kHWC4, 64, 64, 3);
   const BatchShape chw = Shape(DType::kFloat32, Layout::kCHW, 64, 64, 3);
-  BatchDecision mixup;
-  mixup.kind = BatchDecision::Kind::kMixUp;
-  mixup.lam = 0.25;
-  BatchDecision cutmix;
-  cutmix.kind = BatchDecision::Kind::kCutMix;
-  cutmix.x1 = 5, cutmix.y1 = 3, cutmix.x2 = 61, cutmix.y2 = 40;
+  const BatchDecision mixup = MixUpOf(0.25);
+  const BatchDecision cutmix = CutMixOf(5, 3, 61, 40);
   for (const auto& [s, n] : {std::pair{hwc, size_t{1}},
                              {hwc, size_t{42}},
                              {hwc, size_t{43}},
@@ -236,12 +246,8 @@ TEST(MixBatch, SkippedSamplesMixWithNothing) {
   // place: roll(1)) its own values, the others mix as before.
   const BatchShape s = Shape(DType::kFloat32, Layout::kHWC, 4, 5, 3);
   const size_t n = 4;
-  BatchDecision mixup;
-  mixup.kind = BatchDecision::Kind::kMixUp;
-  mixup.lam = 0.375;
-  BatchDecision cutmix;
-  cutmix.kind = BatchDecision::Kind::kCutMix;
-  cutmix.x1 = 1, cutmix.y1 = 0, cutmix.x2 = 4, cutmix.y2 = 3;
+  const BatchDecision mixup = MixUpOf(0.375);
+  const BatchDecision cutmix = CutMixOf(1, 0, 4, 3);
   for (const BatchDecision& d : {mixup, cutmix}) {
     for (size_t skipped = 0; skipped < n; ++skipped) {
       SCOPED_TRACE(
