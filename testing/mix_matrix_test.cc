@@ -156,8 +156,9 @@ void ExpectPastes(const MixKernelInfo& row, size_t rows, size_t row_bytes,
   std::mt19937 rng(static_cast<uint32_t>(span + shift));
   std::vector<uint8_t> from_bytes(span), want(shift + span, 0xA5);
   for (uint8_t& b : from_bytes) b = static_cast<uint8_t>(rng());
-  for (size_t r = 0; r < rows; ++r) {
-    std::memcpy(&want[shift + r * stride], &from_bytes[r * stride], row_bytes);
+  for (size_t r = 0; r < rows && row_bytes > 0; ++r) {
+    std::memcpy(want.data() + shift + r * stride,
+                from_bytes.data() + r * stride, row_bytes);
   }
   GuardedBuffer from(span);
   if (span > 0) std::memcpy(from.data(), from_bytes.data(), span);
