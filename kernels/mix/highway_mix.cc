@@ -208,8 +208,9 @@ void Mix(DType dtype, const uint8_t* partner, uint8_t* cur, size_t values,
 // Streamed, each run's middle from its first aligned vector (StreamCopy).
 void Paste(const uint8_t* from, uint8_t* to, size_t rows, size_t row_bytes,
            size_t stride, bool nontemporal) {
-  if (!nontemporal)
+  if (!nontemporal) {
     return ScalarMixInfo().paste(from, to, rows, row_bytes, stride, false);
+  }
   for (size_t r = 0; r < rows; ++r) {
     StreamCopy(to + r * stride, from + r * stride, row_bytes);
   }
