@@ -14,6 +14,11 @@ struct Size2 {
   int64_t width = 0;
 };
 
+inline bool operator==(Size2 a, Size2 b) {
+  return a.height == b.height && a.width == b.width;
+}
+inline bool operator!=(Size2 a, Size2 b) { return !(a == b); }
+
 // A crop window: top, left, height, width (input pixels). RandomCrop's may
 // reach past the image into its padding.
 struct CropWindow {

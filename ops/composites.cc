@@ -351,8 +351,7 @@ absl::StatusOr<std::optional<Size2>> RandomApply::SizeOfEveryDraw(
   // Not applied: the input's size; applied: its transforms'.
   FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> made,
                              RunSize(input, InOrder(transforms_.size())));
-  if (made && made->height == input.height && made->width == input.width)
-    return made;
+  if (made && *made == input) return made;
   return std::optional<Size2>();
 }
 
@@ -407,8 +406,7 @@ absl::StatusOr<std::optional<Size2>> SampleRandomChoice::SizeOfEveryDraw(
     FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> made,
                                RunSize(input, one));
     if (!first) first = made;
-    same = same && made && first && made->height == first->height &&
-           made->width == first->width;
+    same = same && made && first && *made == *first;
   }
   return same ? first : std::optional<Size2>();
 }
@@ -417,10 +415,7 @@ std::optional<Size2> SampleRandomChoice::FixedOutputSize() const {
   std::optional<Size2> fixed;
   for (const auto& t : transforms_) {
     const std::optional<Size2> f = t->FixedOutputSize();
-    if (!f ||
-        (fixed && (f->height != fixed->height || f->width != fixed->width))) {
-      return std::nullopt;
-    }
+    if (!f || (fixed && *f != *fixed)) return std::nullopt;
     fixed = f;
   }
   return fixed;
@@ -464,8 +459,7 @@ absl::StatusOr<std::optional<Size2>> RandomOrder::SizeOfEveryDraw(
     const int32_t one[] = {static_cast<int32_t>(k)};
     FUSEDNORM_ASSIGN_OR_RETURN(const std::optional<Size2> made,
                                RunSize(input, one));
-    same = same && made && made->height == input.height &&
-           made->width == input.width;
+    same = same && made && *made == input;
   }
   return same ? std::optional<Size2>(input) : std::nullopt;
 }

@@ -36,7 +36,7 @@ absl::Status MakePlan(const Chain& chain, Size2 image, SampleStream& stream,
     plan->largest_output =
         std::max(plan->largest_output, size.height * size.width);
   }
-  if (size.height != chain.size.height || size.width != chain.size.width) {
+  if (size != chain.size) {
     return InvalidArgumentCat("after the transforms it is ", size.height, "x",
                               size.width, " but the batch holds ",
                               chain.size.height, "x", chain.size.width,
