@@ -1,6 +1,6 @@
 // The augment matrix: every augment dispatch row this CPU supports against
 // the scalar row (Pillow 9.4's C transcribed), bit for bit, for each
-// kernel: 1, 3 and 4 channels; images of 1x1, 1xN, Nx1, 2x2, 3x3, odd
+// kernel: 1, 3 and 4 channels (and 2, LA, for affine); images of 1x1, 1xN, Nx1, 2x2, 3x3, odd
 // sizes and widths at and around every vector width; row strides longer
 // than a row; affine matrices of every kind (identity, translations inside
 // and beyond the image, shears, rotations at many angles, scales and
@@ -174,6 +174,9 @@ std::vector<Matrix> Matrices(double h, double w, double oh, double ow) {
   return m;
 }
 
+// The affine kernels also take LA (2 channels), which the ops warp as La.
+constexpr int kAffineChannels[] = {1, 2, 3, 4};
+
 constexpr AffineFilter kFilters[] = {
     AffineFilter::kNearest, AffineFilter::kBilinear, AffineFilter::kBicubic};
 
@@ -183,7 +186,7 @@ TEST(AugmentMatrix, AffineShapes) {
                                  {3, 3}, {5, 7}, {13, 29}};
   const int64_t out_sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {3, 3}, {6, 35}};
   uint32_t seed = 1;
-  for (int c : {1, 3, 4}) {
+  for (int c : kAffineChannels) {
     for (const auto& is : in_sizes) {
       const Image image = MakeImage(is[0], is[1], c, seed % 3 ? 0 : 5, seed);
       ++seed;
@@ -205,7 +208,7 @@ TEST(AugmentMatrix, AffineWidths) {
   for (int64_t w = 1; w <= 70; ++w) widths.push_back(w);
   for (int64_t w : {127, 129, 257}) widths.push_back(w);
   uint32_t seed = 100;
-  for (int c : {1, 3, 4}) {
+  for (int c : kAffineChannels) {
     for (int64_t w : widths) {
       const Image image = MakeImage(4, w, c, w % 2 ? 0 : 64, ++seed);
       for (const Matrix& m :
@@ -239,7 +242,7 @@ TEST(AugmentMatrix, AffineInterpolationEdges) {
   const int64_t in_sizes[][2] = {{1, 40}, {40, 1}, {2, 40},  {40, 2},
                                  {3, 33}, {7, 17}, {16, 16}, {5, 64}};
   uint32_t seed = 2000;
-  for (int c : {1, 3, 4}) {
+  for (int c : kAffineChannels) {
     for (const auto& is : in_sizes) {
       const double h = static_cast<double>(is[0]);
       const double w = static_cast<double>(is[1]);
@@ -274,7 +277,7 @@ TEST(AugmentMatrix, AffineInterpolationEdges) {
 // roundings (with no multiply-add fused) leave at it or just below.
 TEST(AugmentMatrix, AffineTenths) {
   uint32_t seed = 3000;
-  for (int c : {1, 3, 4}) {
+  for (int c : kAffineChannels) {
     const Image image = MakeImageOf(19, 37, c, 0, [&](size_t n) {
       std::mt19937 rng(++seed);
       std::vector<uint8_t> tens(n);
@@ -304,7 +307,7 @@ TEST(AugmentMatrix, AffineRandom) {
     return std::uniform_real_distribution<double>(lo, hi)(rng);
   };
   for (int i = 0; i < 400; ++i) {
-    const int c = std::vector<int>{1, 3, 4}[rng() % 3];
+    const int c = kAffineChannels[rng() % 4];
     const int64_t h = 1 + rng() % 40, w = 1 + rng() % 90;
     const int64_t oh = 1 + rng() % 30, ow = 1 + rng() % 90;
     const Image image = MakeImage(h, w, c, rng() % 2 ? 0 : rng() % 17, rng());
@@ -329,7 +332,7 @@ TEST(AugmentMatrix, AffineRandom) {
 // A 224x224 image as the auto-augment ops see it, the larger
 // positions and offsets included.
 TEST(AugmentMatrix, AffineLargeImage) {
-  for (int c : {1, 3, 4}) {
+  for (int c : kAffineChannels) {
     const Image image = MakeImage(224, 224, c, 0, 224 + c);
     for (const Matrix& m : {Matrix{"shear", {1, 0.3, -33.6, 0, 1, 0}},
                             Matrix{"rotate", Rotation(30, 224, 224, 224, 224)},

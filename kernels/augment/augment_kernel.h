@@ -28,7 +28,8 @@
 //              Posterize, Solarize, Invert, AutoContrast, Equalize).
 //   histogram  Image.histogram: a count per channel and value.
 //
-// Images are uint8 HWC of 1, 3 or 4 channels (L, RGB, RGBA). Inputs may
+// Images are uint8 HWC of 1, 3 or 4 channels (L, RGB, RGBA); affine also
+// takes 2 (LA, which the ops premultiply as Pillow does). Inputs may
 // have a row stride; outputs are compact. `in` and `out` never overlap.
 // Kernels never validate or fail and never read or write outside the
 // buffers described (an affine matrix may be anything finite: points
@@ -49,7 +50,7 @@ enum class AffineFilter : uint8_t { kNearest, kBilinear, kBicubic };
 struct AugmentInput {
   const uint8_t* pixels;
   int64_t height, width;
-  int channels;        // 1, 3 or 4
+  int channels;        // 1, 3 or 4 (affine: 1..4)
   int64_t row_stride;  // bytes, >= width * channels
 };
 

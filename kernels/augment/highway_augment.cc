@@ -13,7 +13,8 @@
 // memcpy where its columns are consecutive (translations), else by the
 // same gathers. The engine choice, the coefficients, the column table and
 // the row loop are the scalar row's (scalar_augment.h). The double engine
-// (outside 16.16's range) runs the scalar row's code.
+// (outside 16.16's range) runs the scalar row's code, as does every LA
+// (2-channel) image.
 //
 // affine, BILINEAR and BICUBIC: a pixel per double lane. A row's positions
 // are monotonic in x (each rounding is), so its pixels that have an input
@@ -1043,7 +1044,10 @@ void Affine(const AugmentInput& in, const double a[6], AffineFilter filter,
   if (out_height <= 0 || out_width <= 0) return;
   const AffineEngine e = ChooseAffineEngine(a, filter, out_height, out_width);
   const int64_t in_bytes = GatherableBytes(in);
-  if (!RunsVectors(in, a, e, filter, in_bytes, out_height, out_width)) {
+  // LA images (2 channels) are rare in training data: they have no vector
+  // engines, and run the scalar row's code.
+  if (in.channels == 2 ||
+      !RunsVectors(in, a, e, filter, in_bytes, out_height, out_width)) {
     ScalarAugmentInfo().affine(in, a, filter, out, out_height, out_width);
   } else if (in.channels == 1) {
     VectorEngines<1>(in, a, e, filter, out, out_height, out_width, in_bytes);
