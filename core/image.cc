@@ -47,13 +47,6 @@ absl::Status ValidateOutputSize(int64_t h, int64_t w) {
   return absl::OkStatus();
 }
 
-absl::Status CheckPilChannels(const char* op, int channels) {
-  if (channels == 1 || channels == 3 || channels == 4) return absl::OkStatus();
-  return InvalidArgumentCat(op, ": images of ", channels,
-                            " channels are not supported (1: L, 3: RGB, 4: "
-                            "RGBA)");
-}
-
 absl::Status ValidateBox(const CropWindow& box, int64_t height, int64_t width) {
   if (box.top < 0 || box.left < 0 || box.height < 1 || box.width < 1 ||
       box.height > height - box.top || box.width > width - box.left) {

@@ -54,10 +54,6 @@ inline constexpr int64_t kMaxPixels = int64_t{1} << 31;
 // in 1..kMaxChannels, a row stride that holds a row, and enough bytes.
 absl::Status ValidateImage(const ImageView& in);
 
-// Checks that an op of Pillow's takes images of `channels`: 1 (L), 3 (RGB)
-// or 4 (RGBA); InvalidArgument naming `op` otherwise.
-absl::Status CheckPilChannels(const char* op, int channels);
-
 // Checks an output size: 1..kMaxSide per side, at most kMaxPixels pixels.
 absl::Status ValidateOutputSize(int64_t height, int64_t width);
 

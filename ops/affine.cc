@@ -146,7 +146,6 @@ absl::Status FillArg::CheckChannels(const char* op, int channels) const {
 
 absl::StatusOr<int> FillableChannels(const char* op, int channels,
                                      const FillArg& fill) {
-  FUSEDNORM_RETURN_IF_ERROR(CheckPilChannels(op, channels));
   FUSEDNORM_RETURN_IF_ERROR(fill.CheckChannels(op, channels));
   return channels;
 }

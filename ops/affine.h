@@ -66,8 +66,8 @@ struct FillArg {
   FillColor Color() const;
 };
 
-// The channels an op with a fill takes: 1, 3 or 4 (L, RGB, RGBA), and a
-// fill sequence's count; InvalidArgument naming `op` otherwise.
+// The channels an op with a fill takes: any image's (L, LA, RGB, RGBA), when
+// a fill sequence has as many values; InvalidArgument naming `op` otherwise.
 absl::StatusOr<int> FillableChannels(const char* op, int channels,
                                      const FillArg& fill);
 

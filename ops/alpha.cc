@@ -41,4 +41,31 @@ void Unpremultiply(Image* image) {
   }
 }
 
+absl::Status OnGrayOfLA(
+    const ImageView& la,
+    absl::FunctionRef<absl::Status(const ImageView& gray, Image* out)> op,
+    Image* output) {
+  const int64_t H = la.height, W = la.width;
+  Image gray, done;
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(H, W, 1, &gray));
+  for (int64_t y = 0; y < H; ++y) {
+    const uint8_t* p = la.pixels.data() + y * la.row_stride;
+    for (int64_t x = 0; x < W; ++x) gray.pixels[y * W + x] = p[2 * x];
+  }
+  FUSEDNORM_RETURN_IF_ERROR(op(gray.view(), &done));
+  if (done.height != H || done.width != W || done.channels != 1) {
+    return absl::InternalError("an L op on an LA image changed its shape");
+  }
+  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(H, W, 2, output));
+  for (int64_t y = 0; y < H; ++y) {
+    const uint8_t* p = la.pixels.data() + y * la.row_stride;
+    uint8_t* o = output->pixels.data() + y * W * 2;
+    for (int64_t x = 0; x < W; ++x) {
+      o[2 * x] = done.pixels[y * W + x];
+      o[2 * x + 1] = p[2 * x + 1];
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace fusednorm

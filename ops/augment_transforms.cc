@@ -283,10 +283,10 @@ RandomPixelOp::RandomPixelOp(double p)
     : p_(p), kernel_(SelectAugmentKernel("")) {}
 
 absl::StatusOr<int> RandomPixelOp::OutputChannels(int channels) const {
-  // An op that takes RGBA is ImageEnhance's, not ImageOps' tables.
-  FUSEDNORM_RETURN_IF_ERROR(takes_rgba()
-                                ? CheckPilChannels(op_name(), channels)
-                                : CheckTableChannels(op_name(), channels));
+  // An op that takes alpha is ImageEnhance's, not ImageOps' tables.
+  if (!takes_alpha()) {
+    FUSEDNORM_RETURN_IF_ERROR(CheckTableChannels(op_name(), channels));
+  }
   return channels;
 }
 

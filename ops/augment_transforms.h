@@ -130,8 +130,8 @@ class RandomPixelOp : public PreprocessOp {
                                const ImageView& input, Image* output) const = 0;
   // The decision's field: torchvision's functional name of the op.
   virtual const char* field() const = 0;
-  // Whether RGBA images are taken (ImageOps' tables refuse them).
-  virtual bool takes_rgba() const { return false; }
+  // Whether LA and RGBA images are taken (ImageOps' tables refuse them).
+  virtual bool takes_alpha() const { return false; }
   double p_;
 
  private:
@@ -188,7 +188,7 @@ class RandomAdjustSharpness : public RandomPixelOp {
   absl::Status ApplyOp(const AugmentKernelInfo& kernel, const ImageView& input,
                        Image* output) const override;
   const char* field() const override { return "adjust_sharpness"; }
-  bool takes_rgba() const override { return true; }
+  bool takes_alpha() const override { return true; }
 
  private:
   double factor_;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/color/color_dispatch.h"
+#include "ops/alpha.h"
 #include "ops/image_blocks.h"
 
 namespace fusednorm {
@@ -28,21 +29,46 @@ ArgValue RangeArg(const std::optional<FactorRange>& r) {
       {ArgValue::Float(r->first), ArgValue::Float(r->second)});
 }
 
-// The luma of `input` in `out_channels` channels (an L input is its own).
+// The luma of `input` in `out_channels` channels (an L or LA input's is
+// its L channel: Pillow's convert("L") drops the alpha).
 absl::Status ToGray(const ColorKernelInfo& k, const ImageView& input,
                     int out_channels, Image* output) {
   FUSEDNORM_RETURN_IF_ERROR(
       ShapeImage(input.height, input.width, out_channels, output));
+  const int C = input.channels;
   for (int64_t y = 0; y < input.height; ++y) {
     const uint8_t* in = input.pixels.data() + y * input.row_stride;
     uint8_t* out = output->pixels.data() + y * input.width * out_channels;
-    if (input.channels != 1) {
-      k.to_gray(in, out, input.width, input.channels, out_channels);
+    if (C > 2) {
+      k.to_gray(in, out, input.width, C, out_channels);
       continue;
     }
     for (int64_t x = 0; x < input.width; ++x) {
-      for (int c = 0; c < out_channels; ++c) out[x * out_channels + c] = in[x];
+      for (int c = 0; c < out_channels; ++c)
+        out[x * out_channels + c] = in[x * C];
     }
+  }
+  return absl::OkStatus();
+}
+
+// The steps on an LA image: its L channel's, with its alpha kept (ops/
+// alpha.h), except that adjust_hue's HSV round trip (through RGB, whose
+// gray is the L channel again) makes the alpha 255.
+absl::Status AdjustGrayAlpha(const ColorKernelInfo& kernel,
+                             const ImageView& input, ColorStep* steps,
+                             int count, int contrast, Image* output) {
+  FUSEDNORM_RETURN_IF_ERROR(OnGrayOfLA(
+      input,
+      [&](const ImageView& gray, Image* out) {
+        return AdjustColors(kernel, gray, steps, count, contrast, out);
+      },
+      output));
+  for (int i = 0; i < count; ++i) {
+    if (steps[i].kind != ColorStep::Kind::kHue) continue;
+    for (size_t a = 1; a < output->pixels.size(); a += 2) {
+      output->pixels[a] = 255;
+    }
+    break;
   }
   return absl::OkStatus();
 }
@@ -52,11 +78,6 @@ absl::Status ToGray(const ColorKernelInfo& k, const ImageView& input,
 // ---- ColorOp ----
 
 ColorOp::ColorOp() : kernel_(SelectColorKernel("")) {}
-
-absl::StatusOr<int> ColorOp::OutputChannels(int channels) const {
-  FUSEDNORM_RETURN_IF_ERROR(CheckPilChannels(op_name(), channels));
-  return channels;
-}
 
 absl::Status ColorOp::Validate() const {
   return PrefixStatus(kernel_.status(), absl::StrCat(op_name(), ": "));
@@ -174,8 +195,6 @@ absl::Status ColorJitter::Apply(const ImageView& input,
   FUSEDNORM_RETURN_IF_ERROR(Validate());
   FUSEDNORM_RETURN_IF_ERROR(ValidateImage(input));
   FUSEDNORM_RETURN_IF_ERROR(OutputChannels(input.channels).status());
-  const int C = input.channels;
-  FUSEDNORM_RETURN_IF_ERROR(ShapeImage(input.height, input.width, C, output));
   ColorStep steps[kMaxColorSteps];
   int count = 0, contrast = -1;
   for (const int8_t k : decision.order) {
@@ -191,6 +210,9 @@ absl::Status AdjustColors(const ColorKernelInfo& kernel, const ImageView& input,
                           ColorStep* steps, int count, int contrast,
                           Image* output) {
   const int C = input.channels;
+  if (C == 2) {
+    return AdjustGrayAlpha(kernel, input, steps, count, contrast, output);
+  }
   FUSEDNORM_RETURN_IF_ERROR(ShapeImage(input.height, input.width, C, output));
   // One pass with the steps before Contrast (summing the luma it needs),
   // one in place with it and the rest.

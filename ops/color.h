@@ -3,8 +3,9 @@
 // blends, convert("L"), the HSV round trip of adjust_hue), computed by the
 // colour kernels (kernels/color/), whose row is chosen when the op is made.
 //
-// Images of 1 (L), 3 (RGB) or 4 (RGBA) channels, as Pillow treats those
-// modes; 2 channels are refused. Every colour op commutes with a
+// Images of 1 (L), 2 (LA), 3 (RGB) or 4 (RGBA) channels, as Pillow treats
+// those modes (ops/alpha.h says how for LA; adjust_hue's HSV round trip
+// also sets an LA image's alpha to 255). Every colour op commutes with a
 // horizontal flip (contrast's mean is the whole image's), so a flip before
 // one is still done by the fused op.
 #ifndef FUSEDNORM_OPS_COLOR_H_
@@ -27,11 +28,10 @@ namespace fusednorm {
 // A factor range (min, max) a factor is drawn from uniformly.
 using FactorRange = std::pair<double, double>;
 
-// The base of the colour ops: the kernel row and the channel rule.
+// The base of the colour ops: the kernel row.
 class ColorOp : public PreprocessOp {
  public:
   absl::StatusOr<Size2> OutputSize(Size2 input) const override { return input; }
-  absl::StatusOr<int> OutputChannels(int channels) const override;
   bool CommutesWithHorizontalFlip() const override { return true; }
   bool KeepsSize() const override { return true; }
   // The kernel row (chosen when the op is made).

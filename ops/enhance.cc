@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "ops/alpha.h"
 #include "ops/image_blocks.h"
 
 namespace fusednorm {
@@ -168,6 +169,14 @@ absl::Status Equalize(const AugmentKernelInfo& kernel, const ImageView& input,
 absl::Status Sharpness(const AugmentKernelInfo& kernel, const ImageView& input,
                        double factor, Image* output) {
   const int C = input.channels;
+  if (C == 2) {
+    return OnGrayOfLA(
+        input,
+        [&](const ImageView& gray, Image* out) {
+          return Sharpness(kernel, gray, factor, out);
+        },
+        output);
+  }
   FUSEDNORM_RETURN_IF_ERROR(ShapeImage(input.height, input.width, C, output));
   const AugmentInput in{input.pixels.data(), input.height, input.width, C,
                         input.row_stride};

@@ -12,9 +12,10 @@
 //                         histogram (Image.point clips its 256s to 255)
 //   adjust_sharpness(f)   blend(SMOOTH(image), image, f)
 //
-// ImageOps' tables refuse RGBA images (Pillow raises "not supported for
-// this image mode"): these functions return InvalidArgument naming the
-// op for 4 channels; sharpness takes 1, 3 or 4.
+// ImageOps' tables refuse LA and RGBA images (Pillow raises "not supported
+// for this image mode"): these functions return InvalidArgument naming the
+// op for 2 or 4 channels; sharpness takes any image (LA's as ops/alpha.h
+// says).
 #ifndef FUSEDNORM_OPS_ENHANCE_H_
 #define FUSEDNORM_OPS_ENHANCE_H_
 

@@ -4,7 +4,7 @@ given the same decisions: 0 differing bytes.
 - every op of _apply_op at every magnitude bin of the three policies'
   spaces (torch's own bins, read from torchvision's _augmentation_space),
   both signs, each interpolation and several fills, on odd sizes down to
-  1x1, gray (L) and RGBA, and on real photos (Pillow's test suite);
+  1x1, gray (L), LA and RGBA, and on real photos (Pillow's test suite);
 - the policies' own draws applied as a whole (AutoAugment's three
   policies, RandAugment and TrivialAugmentWide with other parameters);
 - RandomRotation (Pillow's 0/90/180/270 special cases, expand, center) and
@@ -186,7 +186,7 @@ class Parity(unittest.TestCase):
             for name, pil in parity.IMAGES:
                 a = np.asarray(pil)
                 if op.__class__.__name__ == "RandomPosterize" and op.bits == 0 \
-                        and PILLOW_MAJOR >= 13 and pil.mode != "RGBA":
+                        and PILLOW_MAJOR >= 13 and pil.mode not in ("LA", "RGBA"):
                     # Pillow 13 refuses 0 bits, which torchvision's range
                     # (0..8) allows; fusednorm keeps Pillow 9.4's black.
                     with self.assertRaises(ValueError):
@@ -195,7 +195,7 @@ class Parity(unittest.TestCase):
                     continue
                 self.same_or_both_refuse(lambda: op.apply(a, {field: True}),
                                          lambda: fn(pil), f"{op} {name}")
-                if pil.mode != "RGBA" or field == "adjust_sharpness":
+                if pil.mode not in ("LA", "RGBA") or field == "adjust_sharpness":
                     self.same(op.apply(a, {field: False}), pil, f"{op} {name} off")
 
     def test_histogram_edges(self):

@@ -1,7 +1,7 @@
 """fusednorm.transforms against torchvision v1's functional calls on PIL
 images, given the same decisions: 0 differing bytes for every op, every
 decision tried and every image kind -- real photos (Pillow's test suite,
-testing/testdata/), odd sizes down to 1x1, gray (L), RGBA and (for the geometric ops) LA.
+testing/testdata/), odd sizes down to 1x1, gray (L), RGBA and LA.
 
 Decisions are fusednorm's own draws (op.decide) plus hand-picked edges
 (whole images, 1x1 boxes, corners; factors 0, 1, extrapolating, hue +-0.5
@@ -64,22 +64,16 @@ def images():
     rgba[::3, ::2, 3] = 0
     rgba[1::4, :, 3] = 255
     out.append(("rgba29x41", Image.fromarray(rgba, "RGBA")))
+    # LA: Pillow resizes and warps it premultiplied, as it does RGBA, and
+    # its ImageEnhance blends only its L channel.
+    la = procedural(29, 41, 2, 12)
+    la[::3, ::2, 1] = 0
+    la[1::4, :, 1] = 255
+    out.append(("la29x41", Image.fromarray(la, "LA")))
     return out
 
 
 IMAGES = images()
-
-
-def gray_alpha():
-    """An LA image: Pillow resizes it premultiplied, as it does RGBA."""
-    la = procedural(29, 41, 2, 12)
-    la[::3, ::2, 1] = 0
-    la[1::4, :, 1] = 255
-    return ("la29x41", Image.fromarray(la, "LA"))
-
-
-# The geometric ops also take LA, which the colour ops refuse.
-GEOMETRY_IMAGES = IMAGES + [gray_alpha()]
 
 
 def array(pil):
@@ -112,7 +106,7 @@ class Parity(unittest.TestCase):
                 op = T.RandomResizedCrop(size, interpolation=interp,
                                          resize_filter=FILTER)
                 out = (size, size) if isinstance(size, int) else size
-                for name, pil in GEOMETRY_IMAGES:
+                for name, pil in IMAGES:
                     a = array(pil)
                     for d in self.crops(pil.height, pil.width, op, 12):
                         self.check(op.apply(a, d), F.resized_crop(
@@ -138,7 +132,7 @@ class Parity(unittest.TestCase):
             for size, max_size in cases:
                 op = T.Resize(size, interpolation=interp, max_size=max_size,
                               resize_filter=FILTER)
-                for name, pil in GEOMETRY_IMAGES:
+                for name, pil in IMAGES:
                     self.check(op.apply(array(pil)),
                                F.resize(pil, list(size) if isinstance(size, tuple)
                                         else size, mode, max_size),
@@ -150,7 +144,7 @@ class Parity(unittest.TestCase):
         for number, interp in ((0, "nearest"), (2, "bilinear"), (3, "bicubic")):
             op = T.Resize(7, interpolation=number, resize_filter=FILTER)
             self.assertEqual(op.interpolation, interp)
-            for name, pil in GEOMETRY_IMAGES:
+            for name, pil in IMAGES:
                 self.check(op.apply(array(pil)), F.resize(pil, 7, MODES[interp]),
                            f"{name} {number}")
         with self.assertRaisesRegex(ValueError, "interpolation = 1: fusednorm "
@@ -160,7 +154,7 @@ class Parity(unittest.TestCase):
     def test_center_crop(self):
         for size in (1, 24, (3, 500), (500, 3), (400, 401), 1000):
             op = T.CenterCrop(size)
-            for name, pil in GEOMETRY_IMAGES:
+            for name, pil in IMAGES:
                 self.check(op.apply(array(pil)), F.center_crop(pil, size),
                            f"{name} {size}")
 
@@ -177,7 +171,7 @@ class Parity(unittest.TestCase):
                  dict(size=16, padding=20, fill=200)]
         for kwargs in cases:
             op, tv = T.RandomCrop(**kwargs), TV.RandomCrop(**kwargs)
-            for name, pil in GEOMETRY_IMAGES:
+            for name, pil in IMAGES:
                 self.crop_matches(op, tv, name, pil)
         # A fill per channel, for RGB.
         kwargs = dict(size=(12, 70), padding=(5, 1), pad_if_needed=True,
@@ -264,7 +258,7 @@ class Parity(unittest.TestCase):
                 self.check(op.apply(a, d), tv(pil), f"{name} {op} {d}")
 
     def test_flips(self):
-        for name, pil in GEOMETRY_IMAGES:
+        for name, pil in IMAGES:
             a = array(pil)
             for op, fn in ((T.RandomHorizontalFlip(), F.hflip),
                            (T.RandomVerticalFlip(), F.vflip)):
