@@ -137,7 +137,8 @@ absl::StatusOr<Normalization> SpreadCustom(const std::vector<float>& mean,
 }
 
 // The mean and std `options` ask for (a preset's, or the custom values),
-// checked: counts, finiteness, std > 0.
+// checked: counts, finiteness, std not 0 (torchvision's Normalize takes a
+// negative std, which turns the values' signs).
 absl::StatusOr<Normalization> ResolveNormalization(
     const FusedNormalizationOptions& options) {
   Normalization norm;
@@ -155,9 +156,9 @@ absl::StatusOr<Normalization> ResolveNormalization(
     if (!std::isfinite(norm.mean[c]))
       return InvalidArgumentCat("mean[", c, "] = ", norm.mean[c],
                                 " is not finite");
-    if (!std::isfinite(norm.std[c]) || !(norm.std[c] > 0.0f)) {
+    if (!std::isfinite(norm.std[c]) || norm.std[c] == 0.0f) {
       return InvalidArgumentCat("std[", c, "] = ", norm.std[c],
-                                " must be finite and > 0");
+                                " must be finite and not 0");
     }
   }
   return norm;

@@ -52,7 +52,8 @@ struct EraseOptions {
 struct FusedNormalizationOptions {
   Preset preset = Preset::kImagenet;
   // Custom normalization: when either is non-empty they replace `preset`;
-  // 1..4 values each, finite, std > 0. The count is the channel count images
+  // 1..4 values each, finite, std not 0 (a negative one turns the values'
+  // signs, as in torchvision). The count is the channel count images
   // must have. One value of either serves every channel of the other, as torch
   // broadcasts it, and one of both serves images of any channel count.
   std::vector<float> mean;

@@ -50,9 +50,12 @@ TEST(FusedNormalizationCreate, RejectsBadNormalization) {
   o.std = {0.0f, 1};
   ExpectError(FusedNormalization::Create(o).status(),
               StatusCode::kInvalidArgument, "std[0] = 0");
-  o.std = {1, -0.25f};
+  o.std = {1, -0.0f};
   ExpectError(FusedNormalization::Create(o).status(),
-              StatusCode::kInvalidArgument, "std[1] = -0.25");
+              StatusCode::kInvalidArgument,
+              "std[1] = -0 must be finite and not 0");
+  o.std = {1, -0.25f};  // torchvision's Normalize takes it
+  EXPECT_TRUE(FusedNormalization::Create(o).ok());
   o.std = {1, INFINITY};
   ExpectError(FusedNormalization::Create(o).status(),
               StatusCode::kInvalidArgument, "std[1] = inf");

@@ -189,10 +189,11 @@ absl::Status Normalize::Validate() const {
     }
   }
   for (size_t c = 0; c < std_.size(); ++c) {
-    if (!(static_cast<float>(std_[c]) > 0) ||
+    // torchvision refuses only a std that is 0 as a float32.
+    if (static_cast<float>(std_[c]) == 0 ||
         !std::isfinite(static_cast<float>(std_[c]))) {
       return InvalidArgumentCat("Normalize std[", c, "] = ", std_[c],
-                                ": must be a finite float32 > 0");
+                                ": must be a finite float32, not 0");
     }
   }
   return absl::OkStatus();

@@ -242,6 +242,8 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"Normalize((0.5, 0.5), (1, 1, 1))", "Normalize has 2 means and 3 stds",
        false},
       {"Normalize((0.5,), (1, 0))", "Normalize std[1] = 0", false},
+      // torchvision checks the std as a float32, where 1e-50 is 0.
+      {"Normalize((0.5,), (1e-50,))", "Normalize std[0] = 1e-50", false},
       {"Normalize((0.5, inf), (1,))", "Normalize mean[1] = inf", false},
       {"ToDtype(torch.uint8)", "ToDtype dtype = torch.uint8", false},
       {"ToDtype(torch.float32)", "ToDtype scale = False", false},

@@ -47,7 +47,9 @@ class ExactMode(unittest.TestCase):
         rng = np.random.default_rng(3)
         cases = [(0.5, 0.25, 1), (0.5, 0.25, 3), ([0.5], (0.25,), 4),
                  (0.25, [0.2, 0.3, 0.4], 3), ([0.1, 0.6], [0.3], 2),
-                 (np.array(0.5), torch.tensor(0.25), 3)]
+                 (np.array(0.5), torch.tensor(0.25), 3),
+                 # torchvision takes a negative std: the values' signs turn.
+                 (0.5, -0.25, 3), ([0.1, 0.6], [0.3, -2.0], 2)]
         for mean, std, channels in cases:
             with self.subTest(mean=mean, std=std, channels=channels):
                 hwc = rng.integers(0, 256, (5, 7, channels), dtype=np.uint8)

@@ -50,7 +50,7 @@ void CheckFastBound(const RefInput& ref, const Chw<float>& fast) {
   const Chw<double> exact = Exact(ref);
   int reported = 0;
   for (int c = 0; c < ref.channels; ++c) {
-    const double scale = 1.0 / (255.0 * ref.std[c]);
+    const double scale = std::fabs(1.0 / (255.0 * ref.std[c]));
     const double sub = std::fabs(static_cast<double>(ref.mean[c]) / ref.std[c]);
     const double bound = kFastModeBound * (255.0 * scale + sub);
     for (int64_t h = 0; h < ref.height; ++h) {

@@ -14,9 +14,10 @@ constexpr Layout kLayouts[] = {Layout::kHWC, Layout::kHWC4, Layout::kCHW};
 constexpr Exactness kExactnesses[] = {Exactness::kFast, Exactness::kExact,
                                       Exactness::kExactByDivision};
 
-// Custom mean/std (the first C values) for cases that draw no preset.
+// Custom mean/std (the first C values) for cases that draw no preset; a
+// negative std (torchvision takes one) for every channel count but 1.
 constexpr float kCustomMean[kMaxChannels] = {0.5f, 0.25f, 0.125f, 0.9f};
-constexpr float kCustomStd[kMaxChannels] = {0.2f, 0.3f, 0.7f, 1.5f};
+constexpr float kCustomStd[kMaxChannels] = {0.2f, -0.3f, 0.7f, 1.5f};
 
 uint64_t SplitMix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
