@@ -77,8 +77,8 @@ const std::vector<const AugmentKernelInfo*>& Rows() {
 void RunOne(const uint8_t* data, size_t size) {
   Reader r(data, size);
   const uint8_t kind = r.Byte();
-  const int channels = std::vector<int>{1, 3, 4}[kind % 3];
-  const AffineFilter filter = static_cast<AffineFilter>(kind / 3 % 3);
+  const int channels = 1 + kind % 4;  // L, LA, RGB, RGBA
+  const AffineFilter filter = static_cast<AffineFilter>(kind / 4 % 3);
   const int64_t h = 1 + r.Byte() % 24, w = 1 + r.Byte() % 48;
   const int64_t oh = 1 + r.Byte() % 24, ow = 1 + r.Byte() % 80;
   const int64_t stride = w * channels + r.Byte() % 9;
