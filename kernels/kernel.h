@@ -53,7 +53,7 @@ struct KernelConstants {
 
 // Fills every field of *constants for per-channel `mean` and `std`
 // (kMaxChannels values each; channels beyond the image's are ignored by
-// kernels). Requires std > 0, all finite.
+// kernels). Requires std not 0 (either sign), all finite.
 void MakeKernelConstants(DType dtype, Layout layout, Mode mode,
                          const float* mean, const float* std,
                          KernelConstants* constants);

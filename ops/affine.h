@@ -9,9 +9,9 @@
 //     ROTATE_90 / ROTATE_270 when the image is square or `expand` is set;
 //     else the matrix of cos and sin rounded to 15 decimals (Python's
 //     round), and with `expand` the size its corners span.
-//   - Image.transform on RGBA with a filter other than NEAREST: converted
-//     to premultiplied RGBa (Convert.c's rgbA2rgba), warped with the fill
-//     colour as RGBa bytes, converted back (rgba2rgbA).
+//   - Image.transform on LA or RGBA with a filter other than NEAREST:
+//     converted to premultiplied La or RGBa (ops/alpha.h), warped with the
+//     fill colour as those bytes, converted back.
 //
 // The fill colour is torchvision's _parse_fill: one value for every
 // channel, or one per channel, truncated to int; fusednorm refuses values

@@ -65,7 +65,7 @@ struct AugmentContext {
 absl::Status CheckMagnitude(AugmentOp op, double magnitude);
 
 // _apply_op(input, op, magnitude, interpolation, fill) into `output`
-// (LUT ops on 4 channels are InvalidArgument, as Pillow refuses them).
+// (LUT ops on 2 or 4 channels are InvalidArgument, as Pillow refuses them).
 absl::Status ApplyAugmentOp(AugmentOp op, double magnitude,
                             const AugmentContext& context,
                             const ImageView& input, AffineScratch* scratch,

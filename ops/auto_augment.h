@@ -13,9 +13,9 @@
 //
 // The decision is the list of (op, signed magnitude) applied, in order
 // ("ops": ((name, magnitude), ...)); drawing it needs only the image's
-// size (the translations' range). Output: the input's size; images of 1,
-// 3 or 4 channels (Pillow's table ops, e.g. Posterize, refuse RGBA when
-// drawn).
+// size (the translations' range). Output: the input's size; images of 1
+// to 4 channels (Pillow's table ops, e.g. Posterize, refuse LA and RGBA
+// when drawn).
 #ifndef FUSEDNORM_OPS_AUTO_AUGMENT_H_
 #define FUSEDNORM_OPS_AUTO_AUGMENT_H_
 

@@ -81,7 +81,8 @@ class Normalize : public FusedOp {
   const char* op_name() const override { return "Normalize"; }
   std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
-  // 1..4 finite values each, as many means as stds, std > 0.
+  // 1..4 finite values each, as many means as stds (or one of either), std
+  // not 0 as a float32 (negative as torchvision allows).
   absl::Status Validate() const override;
   FusedPart fused_part() const override { return FusedPart::kNormalize; }
   void FuseInto(FusedNormalizationOptions* options) const override;

@@ -4,6 +4,7 @@
 // channel, the warps keep both channels, and ImageOps' tables refuse LA.
 // python/transforms_parity_test.py and augment_parity_test.py compare the
 // pixels with torchvision's.
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>

@@ -54,7 +54,8 @@ const Setting kStdSetting{
     "std",
     SettingType::kFloats,
     "",
-    "custom per-channel std > 0, as many as mean or one for every channel",
+    "custom per-channel std (not 0; negative as torchvision allows), as many "
+    "as mean or one for every channel",
     {},
     -kNoLimit,
     kNoLimit,

@@ -30,9 +30,9 @@
 // bilinear (Image.BILINEAR), bicubic (Image.BICUBIC) and nearest
 // (Image.NEAREST: Pillow's nearest-neighbour scaling, its source positions
 // accumulated in double as Pillow accumulates them). The tensor filters
-// implement bilinear only. A 4-channel image is RGBA to Pillow: bilinear
-// and bicubic resize it premultiplied by its alpha (Pillow's RGBa) and
-// divide again, as Image.resize does.
+// implement bilinear only. A 2- or 4-channel image is LA or RGBA to Pillow:
+// bilinear and bicubic resize it premultiplied by its alpha (Pillow's La
+// and RGBa) and divide again, as Image.resize does.
 #ifndef FUSEDNORM_OPS_RESIZE_H_
 #define FUSEDNORM_OPS_RESIZE_H_
 

@@ -95,7 +95,7 @@ class TorchvisionV2(unittest.TestCase):
     erased rectangles are v2's. The values are v1's, bit for bit (exact
     mode is ToTensor's x / 255): v2's ToDtype(scale=True) multiplies by
     float32(1 / 255) instead, which moves 126 of the 256 uint8 values by one
-    ulp, so v2's output differs from v1's within 4 * 2^-24 / std."""
+    ulp, so v2's output differs from v1's within 4 * 2^-24 / |std|."""
 
     def setUp(self):
         try:
