@@ -44,16 +44,17 @@ absl::Status ToGray(const ColorKernelInfo& k, const ImageView& input,
       continue;
     }
     for (int64_t x = 0; x < input.width; ++x) {
-      for (int c = 0; c < out_channels; ++c)
+      for (int c = 0; c < out_channels; ++c) {
         out[x * out_channels + c] = in[x * C];
+      }
     }
   }
   return absl::OkStatus();
 }
 
-// The steps on an LA image: its L channel's, with its alpha kept (ops/
-// alpha.h), except that adjust_hue's HSV round trip (through RGB, whose
-// gray is the L channel again) makes the alpha 255.
+// The steps on an LA image: its L channel's, with its alpha kept
+// (ops/alpha.h), except that adjust_hue's HSV round trip (through RGB,
+// whose gray is the L channel again) makes the alpha 255.
 absl::Status AdjustGrayAlpha(const ColorKernelInfo& kernel,
                              const ImageView& input, ColorStep* steps,
                              int count, int contrast, Image* output) {
