@@ -170,9 +170,9 @@ inline bool MixesWithPartner(bool sample_ok, bool partner_ok) {
 }
 
 // Whether a batch of `count` samples is mixed (MixUp) or pasted into
-// (CutMix) with streaming stores: one
-// too large to stay in a core's caches (core/stores.h), whose mixed samples
-// are read next by the batch's consumer, not by the core that mixed them.
+// (CutMix) with streaming stores: one too large to stay in a core's caches
+// (core/stores.h), whose mixed samples are read next by the batch's
+// consumer, not by the core that mixed them.
 inline bool MixStreams(const BatchShape& shape, size_t count) {
   return shape.sample_bytes * count >= kNontemporalAutoBytes;
 }
@@ -186,9 +186,9 @@ void MixSample(const BatchDecision& d, const BatchShape& shape,
 
 // Applies `d` to the `count` samples at `data` (in place), MixUp's values
 // and CutMix's box with `kernel` (kernels/mix/mix_dispatch.h), where
-// MixesWithPartner says,
-// `ok[i]` telling whether sample i is a sample; `scratch` holds the last
-// sample's original while the others are mixed (grown as needed).
+// MixesWithPartner says, `ok[i]` telling whether sample i is a sample;
+// `scratch` holds the last sample's original while the others are mixed
+// (grown as needed).
 void MixBatch(const BatchDecision& d, const BatchShape& shape,
               const MixKernelInfo& kernel, const std::vector<bool>& ok,
               uint8_t* data, size_t count, std::vector<uint8_t>* scratch);

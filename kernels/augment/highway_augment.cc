@@ -1028,11 +1028,12 @@ constexpr bool FilterVectors(AffineFilter filter, int channels) {
 }
 
 // Whether the vector code runs engine e with `filter` on `in`, of
-// `in_bytes` (GatherableBytes).
+// `in_bytes` (GatherableBytes). LA images (2 channels), rare in training
+// data, have no vector engines.
 bool RunsVectors(const AugmentInput& in, const double a[6], AffineEngine e,
                  AffineFilter filter, int64_t in_bytes, int64_t out_height,
                  int64_t out_width) {
-  if (in_bytes == 0) return false;
+  if (in_bytes == 0 || in.channels == 2) return false;
   if (e == AffineEngine::kScale || e == AffineEngine::kFixed) return true;
   return e == AffineEngine::kGeneric && in_bytes >= 8 &&
          FilterVectors(filter, in.channels) &&
@@ -1044,10 +1045,7 @@ void Affine(const AugmentInput& in, const double a[6], AffineFilter filter,
   if (out_height <= 0 || out_width <= 0) return;
   const AffineEngine e = ChooseAffineEngine(a, filter, out_height, out_width);
   const int64_t in_bytes = GatherableBytes(in);
-  // LA images (2 channels) are rare in training data: they have no vector
-  // engines, and run the scalar row's code.
-  if (in.channels == 2 ||
-      !RunsVectors(in, a, e, filter, in_bytes, out_height, out_width)) {
+  if (!RunsVectors(in, a, e, filter, in_bytes, out_height, out_width)) {
     ScalarAugmentInfo().affine(in, a, filter, out, out_height, out_width);
   } else if (in.channels == 1) {
     VectorEngines<1>(in, a, e, filter, out, out_height, out_width, in_bytes);
