@@ -1,6 +1,7 @@
 // ShortestDigits and ShortestDouble (status.h).
 #include "core/status.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string_view>
@@ -29,10 +30,14 @@ std::string ShortestDouble(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   int exponent = 0;
   const int digits = ShortestDigits(v, &exponent);
+  // %g goes scientific once the exponent reaches the precision: 200 in one
+  // digit would be 2e+02. Below 10^16 the integer digits are all shown.
+  const int precision = exponent < 16 ? std::max(digits, exponent + 1) : digits;
   char buffer[64];
-  return std::string(buffer, std::to_chars(buffer, buffer + sizeof(buffer), v,
-                                           std::chars_format::general, digits)
-                                 .ptr);
+  return std::string(buffer,
+                     std::to_chars(buffer, buffer + sizeof(buffer), v,
+                                   std::chars_format::general, precision)
+                         .ptr);
 }
 
 std::string Shortened(absl::string_view text, size_t most) {

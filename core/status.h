@@ -38,7 +38,8 @@ inline absl::Status PrefixStatus(const absl::Status& status,
 int ShortestDigits(double v, int* exponent);
 
 // `v` in those digits, as printf's %g writes them (1.0000001, 0.5, 1e+39),
-// whatever the program's locale.
+// whatever the program's locale; whole numbers below 10^16 in all their
+// digits (200, not 2e+02).
 std::string ShortestDouble(double v);
 
 // `text`, or its first `most` bytes and "...": what a message shows of a

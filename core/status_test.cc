@@ -17,6 +17,12 @@ TEST(Status, ShortestDouble) {
   EXPECT_EQ(ShortestDouble(2.0), "2");
   EXPECT_EQ(ShortestDouble(0.0), "0");
   EXPECT_EQ(ShortestDouble(-0.0), "-0");
+  EXPECT_EQ(ShortestDouble(200.0), "200");
+  EXPECT_EQ(ShortestDouble(-90.0), "-90");
+  EXPECT_EQ(ShortestDouble(2.5e3), "2500");
+  EXPECT_EQ(ShortestDouble(1e15), "1000000000000000");
+  EXPECT_EQ(ShortestDouble(1e16), "1e+16");
+  EXPECT_EQ(ShortestDouble(-9223372036854775808.0), "-9.223372036854776e+18");
   EXPECT_EQ(ShortestDouble(1e39), "1e+39");
   EXPECT_EQ(ShortestDouble(1e-7), "1e-07");
   EXPECT_EQ(ShortestDouble(16777216.0), "16777216");
