@@ -116,8 +116,9 @@ absl::Status Resize::Validate() const {
     if (max_size_)
       FUSEDNORM_RETURN_IF_ERROR(CheckSide("Resize", "max_size", *max_size_));
   } else {
-    FUSEDNORM_RETURN_IF_ERROR(CheckSide("Resize", "height", exact_.height));
-    FUSEDNORM_RETURN_IF_ERROR(CheckSide("Resize", "width", exact_.width));
+    FUSEDNORM_RETURN_IF_ERROR(
+        CheckSide("Resize", "size height", exact_.height));
+    FUSEDNORM_RETURN_IF_ERROR(CheckSide("Resize", "size width", exact_.width));
     if (max_size_) {
       return InvalidArgumentCat(
           "Resize max_size = ", *max_size_,
@@ -176,8 +177,9 @@ std::unique_ptr<PreprocessOp> CenterCrop::Clone() const {
 }
 
 absl::Status CenterCrop::Validate() const {
-  FUSEDNORM_RETURN_IF_ERROR(CheckSide("CenterCrop", "height", size_.height));
-  return CheckSide("CenterCrop", "width", size_.width);
+  FUSEDNORM_RETURN_IF_ERROR(
+      CheckSide("CenterCrop", "size height", size_.height));
+  return CheckSide("CenterCrop", "size width", size_.width);
 }
 
 absl::Status CenterCrop::Apply(const ImageView& input, const OpDecision&,
@@ -231,9 +233,9 @@ std::unique_ptr<PreprocessOp> RandomResizedCrop::Clone() const {
 
 absl::Status RandomResizedCrop::Validate() const {
   FUSEDNORM_RETURN_IF_ERROR(
-      CheckSide("RandomResizedCrop", "height", size_.height));
+      CheckSide("RandomResizedCrop", "size height", size_.height));
   FUSEDNORM_RETURN_IF_ERROR(
-      CheckSide("RandomResizedCrop", "width", size_.width));
+      CheckSide("RandomResizedCrop", "size width", size_.width));
   // A scale of 0 draws an empty crop, tried again (torchvision's too).
   if (!(scale_min_ >= 0 && scale_min_ <= scale_max_ &&
         std::isfinite(scale_max_))) {

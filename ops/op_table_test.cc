@@ -162,7 +162,9 @@ TEST(OpTable, BadCallsNameTheOpTheArgumentAndTheValue) {
       {"RandomResizedCrop(8, scale=(-0.5, 1))",
        "RandomResizedCrop scale = (-0.5, 1): must satisfy 0 <= min <= max",
        false},
-      {"RandomResizedCrop(0)", "RandomResizedCrop height = 0", false},
+      {"RandomResizedCrop(0)", "RandomResizedCrop size height = 0", false},
+      {"CenterCrop((5, 0))", "CenterCrop size width = 0", false},
+      {"Resize((1048577, 5))", "Resize size height = 1048577", false},
       {"Resize(8, interpolation=1)",
        "Resize interpolation = 1: fusednorm implements nearest, bilinear and "
        "bicubic",
