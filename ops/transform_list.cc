@@ -2,6 +2,7 @@
 // list grammar, one function per production.
 #include "ops/transform_list.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -78,9 +79,13 @@ class Parser {
     return true;
   }
 
-  // "LIST: character N (in OP, position K): WHY".
+  // "LIST: character N (in OP, position K): WHY". N counts characters, not
+  // bytes: UTF-8's continuation bytes (10xxxxxx) are not counted.
   absl::Status Error(absl::string_view why) const {
-    std::string where = absl::StrCat(list_, ": character ", at_ + 1);
+    const size_t characters = std::count_if(
+        text_.begin(), text_.begin() + std::min(at_, text_.size()),
+        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+    std::string where = absl::StrCat(list_, ": character ", characters + 1);
     if (!op_.empty()) {
       absl::StrAppend(&where, " (in ", op_, ", position ", position_, ")");
     }
@@ -121,9 +126,11 @@ class Parser {
       SkipSpace();
       if (close != '\0' && Eat(close)) return absl::OkStatus();
       if (close == '\0' && AtEnd()) return absl::OkStatus();
-      return Error(close == '\0' ? "expected ',' between ops"
-                                 : absl::StrCat("expected ',' or '",
-                                                std::string(1, close), "'"));
+      return Error(absl::StrCat(
+          close == '\0'
+              ? "expected ',' between ops"
+              : absl::StrCat("expected ',' or '", std::string(1, close), "'"),
+          " after ", ops->back().name, " (position ", position_, ")"));
     }
   }
 
@@ -135,6 +142,8 @@ class Parser {
     for (;;) {
       const size_t start = at_;
       while (IsNameChar(Peek())) ++at_;
+      if (static_cast<unsigned char>(Peek()) >= 0x80)
+        return Error("names are made of ASCII letters, digits and '_'");
       last = std::string(text_.substr(start, at_ - start));
       if (Peek() != '.' || at_ + 1 >= text_.size() ||
           !IsNameStart(text_[at_ + 1]))

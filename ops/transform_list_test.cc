@@ -111,7 +111,20 @@ TEST(TransformList, ErrorsNameTheCharacterAndTheOp) {
        "list: character 22 (in RandomResizedCrop, "
        "position 0): expected ',' or ')' after an "
        "argument"},
-      {"Resize(232) CenterCrop(224)", "list: character 13: expected ','"},
+      {"Resize(232) CenterCrop(224)",
+       "list: character 13: expected ',' between ops after Resize "
+       "(position 0)"},
+      {"Resize(232), RandomCrop(9) CenterCrop(224)",
+       "list: character 28: expected ',' between ops after RandomCrop "
+       "(position 1)"},
+      {"[Resize(232) CenterCrop(224)]",
+       "list: character 14: expected ',' or ']' after Resize (position 0)"},
+      // Characters, not bytes: each "\u00e9" is two bytes of UTF-8.
+      {"RandomErasing(value='\u00e9\u00e9\u00e9'), Resize(2))",
+       "list: character 38: expected ',' between ops after Resize"},
+      // A letter outside ASCII in a name is named as such, where it is.
+      {"RandomResizedCr\u00f6p(32)",
+       "list: character 16: names are made of ASCII letters, digits and '_'"},
       {"Resize(232), CenterCrop(224, size=(1, 2), 5)",
        "(in CenterCrop, position 1): a positional argument follows a keyword"},
       {"RandomErasing(value='0.5)", "a string is not closed"},
