@@ -35,6 +35,10 @@ class Synthetic : public Dataset {
   }
   size_t size() const override { return count_; }
   int channels() const override { return 3; }
+  // Labels index % 10.
+  std::optional<int64_t> LabelBound(size_t count) const override {
+    return static_cast<int64_t>(std::min<size_t>(count, 10));
+  }
   uint64_t IndexDigest() const override {
     return Digest().Text("synthetic").Number(count_).Number(seed_).value();
   }
@@ -115,6 +119,12 @@ class InMemory : public Dataset {
   size_t size() const override { return labels_.size(); }
   int channels() const override { return channels_; }
   std::optional<Size2> image_size() const override { return image_size_; }
+  std::optional<int64_t> LabelBound(size_t count) const override {
+    int64_t bound = 0;
+    for (size_t i = 0; i < count && i < labels_.size(); ++i)
+      bound = std::max(bound, labels_[i] + 1);
+    return bound;
+  }
   // The pixels and labels, digested on first use.
   uint64_t IndexDigest() const override {
     std::call_once(digest_once_, [&] {
@@ -170,6 +180,12 @@ class Folder : public Dataset {
   }
   size_t size() const override { return files_.size(); }
   int channels() const override { return 3; }
+  std::optional<int64_t> LabelBound(size_t count) const override {
+    int64_t bound = 0;
+    for (size_t i = 0; i < count && i < files_.size(); ++i)
+      bound = std::max(bound, files_[i].label + 1);
+    return bound;
+  }
   // The files' paths below the root, labels and sizes (a file that cannot
   // be looked at counts as size 2^64 - 1), on first use.
   uint64_t IndexDigest() const override {

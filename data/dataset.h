@@ -89,6 +89,14 @@ class Dataset {
   // (MNIST, CIFAR-10, images in memory), before any sample is read.
   virtual std::optional<Size2> image_size() const { return std::nullopt; }
 
+  // One past the largest label among the first `count` samples (count <=
+  // size()) where the dataset knows its labels before any sample is read (a
+  // folder's, the synthetic one's, one in memory), else nullopt (shards:
+  // only reading tells). Soft targets need num_classes to reach it.
+  virtual std::optional<int64_t> LabelBound(size_t count) const {
+    return std::nullopt;
+  }
+
   // Reads sample `index` (< size()) into *out, using `buffer` where the
   // dataset does not keep the sample in memory.
   virtual absl::Status Read(size_t index, SampleBuffer* buffer,

@@ -274,20 +274,22 @@ absl::StatusOr<std::optional<ListSize>> ListOutputSize(
         op.KeepsSize()) {
       continue;  // a fused part, a flip, a colour op: the size stays
     }
-    if (const std::optional<Size2> fixed = op.FixedOutputSize()) {
-      size = ListSize{i, *fixed};
-    } else if (size) {
+    // A known input size is checked even where the output's is fixed: a
+    // RandomCrop(200) after a CenterCrop(100) is refused here, before any
+    // image is read, not at every sample.
+    std::optional<Size2> next;
+    if (size) {
       const Size2 in = size->size;
-      const absl::StatusOr<std::optional<Size2>> next = op.SizeOfEveryDraw(in);
-      if (!next.ok()) {
+      const absl::StatusOr<std::optional<Size2>> s = op.SizeOfEveryDraw(in);
+      if (!s.ok()) {
         return PrefixStatus(
-            next.status(),
-            absl::StrCat("position ", i, " (", op.name(), ") on ", in.height,
-                         "x", in.width, " images: "));
+            s.status(), absl::StrCat("position ", i, " (", op.name(), ") on ",
+                                     in.height, "x", in.width, " images: "));
       }
-      size =
-          *next ? std::optional<ListSize>(ListSize{i, **next}) : std::nullopt;
+      next = *s;
     }
+    if (const std::optional<Size2> fixed = op.FixedOutputSize()) next = fixed;
+    size = next ? std::optional<ListSize>(ListSize{i, *next}) : std::nullopt;
   }
   return size;
 }

@@ -266,6 +266,17 @@ absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
   return absl::OkStatus();
 }
 
+absl::Status PreprocessorBuilder::CheckLabels(const Dataset& dataset,
+                                              size_t samples,
+                                              int64_t classes) const {
+  const std::optional<int64_t> bound = dataset.LabelBound(samples);
+  if (classes == 0 || !bound || *bound <= classes) return absl::OkStatus();
+  return InvalidArgumentCat(names_.num_classes, " = ", classes, " but ",
+                            dataset.name(), " has labels up to ", *bound - 1,
+                            ": soft targets need ", names_.num_classes,
+                            " >= ", *bound);
+}
+
 absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   if (committed_) {
     return absl::FailedPreconditionError(
@@ -293,6 +304,9 @@ absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {
   options.allow_erase = false;
   FUSEDNORM_ASSIGN_OR_RETURN(st->val, BuildChain(val_, options));
   FUSEDNORM_RETURN_IF_ERROR(AddTargets(&st->train));
+  FUSEDNORM_RETURN_IF_ERROR(
+      CheckLabels(*st->dataset, loader_.epoch_samples(st->dataset->size()),
+                  st->train.num_classes));
   FUSEDNORM_RETURN_IF_ERROR(
       CheckRepeats(loader_.repeats, loader_.epoch_samples(st->dataset->size()),
                    loader_.world));

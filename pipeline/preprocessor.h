@@ -222,6 +222,11 @@ class PreprocessorBuilder {
   absl::StatusOr<std::shared_ptr<const Dataset>> OpenDatasetOnce() const;
   // Checks the batch transform and the targets and adds them to `train`.
   absl::Status AddTargets(Chain* train) const;
+  // InvalidArgument if the first `samples` of `dataset` have a label that
+  // soft targets of `classes` (> 0) cannot hold, where the dataset knows its
+  // labels before reading: refused here, not after half an epoch.
+  absl::Status CheckLabels(const Dataset& dataset, size_t samples,
+                           int64_t classes) const;
 
   std::shared_ptr<const Dataset> dataset_;
   std::string dataset_kind_, dataset_path_;

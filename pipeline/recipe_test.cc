@@ -28,6 +28,24 @@ namespace {
 
 using absl::StatusCode;
 
+// A dataset as `inner` is, but knowing its labels only by reading them, as
+// shards do.
+class LabelsUnknown : public Dataset {
+ public:
+  explicit LabelsUnknown(std::shared_ptr<const Dataset> inner)
+      : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name(); }
+  size_t size() const override { return inner_->size(); }
+  int channels() const override { return inner_->channels(); }
+  absl::Status Read(size_t index, SampleBuffer* buffer,
+                    RawSample* out) const override {
+    return inner_->Read(index, buffer, out);
+  }
+
+ private:
+  std::shared_ptr<const Dataset> inner_;
+};
+
 struct Sample {
   std::vector<uint8_t> bytes;
   int64_t label;
@@ -221,13 +239,34 @@ TEST(Lists, AnImpossibleSizeNamesItsOp) {
             "position 1 (Resize(size=3, interpolation=bilinear, max_size=15, "
             "antialias=True)) on 2x58 images: output size 0x15 must be"},
            {"CenterCrop((1, 1000)), Resize(2000)",
-            ") on 1x1000 images: output size 2000x2000000 must be"}}) {
+            ") on 1x1000 images: output size 2000x2000000 must be"},
+           // An op whose output size is fixed still takes the size before
+           // it: a crop larger than the image it gets, unpadded.
+           {"CenterCrop(100), RandomCrop(200)",
+            "position 1 (RandomCrop(size=(200, 200), padding=None, "
+            "pad_if_needed=False, fill=0, padding_mode='constant')) on "
+            "100x100 images: RandomCrop: the crop of 200x200 is larger than "
+            "the padded image of 100x100"},
+           {"RandomResizedCrop(32), RandomCrop(40, padding=3)",
+            "on 32x32 images: RandomCrop: the crop of 40x40 is larger than "
+            "the padded image of 38x38"}}) {
     SCOPED_TRACE(list);
     const absl::StatusOr<std::optional<ListSize>> got =
         ListOutputSize(Ops(list));
     ASSERT_FALSE(got.ok());
     EXPECT_NE(got.status().message().find(message), std::string::npos)
         << got.status();
+  }
+  // Padded enough, or padded as needed, the same crops are taken.
+  for (const char* list :
+       {"CenterCrop(100), RandomCrop(200, padding=50)",
+        "CenterCrop(100), RandomCrop(200, pad_if_needed=True)",
+        "RandomResizedCrop(32), RandomCrop(38, padding=3)"}) {
+    SCOPED_TRACE(list);
+    const absl::StatusOr<std::optional<ListSize>> got =
+        ListOutputSize(Ops(list));
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(got->has_value());
   }
   // The dataset's one size (CIFAR's) is known the same way.
   const absl::StatusOr<std::optional<ListSize>> cifar =
@@ -401,9 +440,35 @@ TEST(BatchTransforms, Errors) {
                 "label_smoothing = 1.5");
   }
   {
-    // Synthetic labels are index % 10: num_classes 5 leaves some out.
+    // Synthetic labels are index % 10: num_classes 5 leaves some out, which
+    // the synthetic dataset knows before reading; its first 5 fit.
+    for (const size_t images : {0, 6, 5}) {
+      PreprocessorBuilder b;
+      b.dataset(data)
+          .train_transforms(CenterCrop(8))
+          .val_transforms(CenterCrop(8))
+          .targets(5);
+      LoaderSettings settings;
+      settings.samples = images;
+      b.loader(settings);
+      const absl::Status status = b.Commit().status();
+      if (images == 5) {
+        EXPECT_TRUE(status.ok()) << status;
+      } else {
+        ExpectError(status, StatusCode::kInvalidArgument,
+                    absl::StrCat("num_classes = 5 but synthetic(8) has labels "
+                                 "up to ",
+                                 images == 6 ? 5 : 7,
+                                 ": soft targets need num_classes >= ",
+                                 images == 6 ? 6 : 8));
+      }
+    }
+  }
+  {
+    // A dataset that knows its labels only by reading them (shards): the
+    // sample with label 5 is the error, named.
     PreprocessorBuilder b;
-    b.dataset(data)
+    b.dataset(std::make_shared<LabelsUnknown>(data))
         .train_transforms(CenterCrop(8))
         .val_transforms(CenterCrop(8))
         .targets(5);
