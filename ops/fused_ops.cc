@@ -130,6 +130,18 @@ std::vector<NamedArg> RandomErasing::DecisionFields(const OpDecision& d) const {
           {"v", Floats(v)}};
 }
 
+namespace {
+
+// Whether `v` is a number or tuples of numbers, however nested (a tensor's
+// tolist(): torchvision's get_params gives v as (C, 1, 1)). True and False
+// are no numbers here.
+bool AllNumbers(const ArgValue& v) {
+  if (v.kind != ArgValue::Kind::kTuple) return v.is_number();
+  return std::all_of(v.items.begin(), v.items.end(), AllNumbers);
+}
+
+}  // namespace
+
 absl::StatusOr<OpDecision> RandomErasing::DecisionFromFields(
     const std::vector<NamedArg>& fields, Size2 input) const {
   DecisionReader r(*this, fields);
@@ -138,7 +150,15 @@ absl::StatusOr<OpDecision> RandomErasing::DecisionFromFields(
   FUSEDNORM_ASSIGN_OR_RETURN(e.left, r.Int("j"));
   FUSEDNORM_ASSIGN_OR_RETURN(e.height, r.Int("h"));
   FUSEDNORM_ASSIGN_OR_RETURN(e.width, r.Int("w"));
-  r.Take("v");  // the op's own value; shown, not read back
+  // v: the values to erase to, as F.erase takes them; the loader erases to
+  // the op's own value, the Python layer reads this one. None is no value.
+  const ArgValue* v = r.Take("v");
+  if (v == nullptr) return r.Missing("v");
+  if (!AllNumbers(*v)) {
+    return r.Error("v", absl::StrCat(FormatArg(*v),
+                                     " is not a number or numbers to erase "
+                                     "to (1 or one per channel)"));
+  }
   FUSEDNORM_RETURN_IF_ERROR(r.Done());
   FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(
       CheckEraseRect(e, input.height, input.width), "RandomErasing: "));

@@ -449,7 +449,9 @@ std::vector<OpRow> FusedRows() {
         {"scale", "(0.02, 0.33)", "area range, as a fraction of the image"},
         {"ratio", "(0.3, 3.3)", "aspect ratio range (h / w)"},
         {"value", "0", "0, a number, or one number per channel"},
-        {"inplace", "False", "no effect (the fused op writes its own output)"}},
+        {"inplace", "False",
+         "apply() erases its array itself; no effect in a list (the fused op "
+         "writes its own output)"}},
        &MakeRandomErasing,
        nullptr},
       {"Normalize",

@@ -400,6 +400,64 @@ class Limits(unittest.TestCase):
                  TypeError, "label_smoothing must be a number, not str")]:
             with self.assertRaisesRegex(error, message):
                 call()
+        # Every error of decide() and apply() starts with the op's name,
+        # whoever checked the value: the image, a decision, the output.
+        tensor = np.zeros((3, 8, 8), np.float32)
+        erase = T.RandomErasing(1.0)
+        box = dict(i=0, j=0, h=2, w=2)
+        for call, error, message in [
+                (lambda: op.decide(0, 7), ValueError,
+                 "^RandomCrop: height = 0: must be in 1..1048576"),
+                (lambda: op.apply(a, dict(d, top=2**63)), ValueError,
+                 "^RandomCrop: decision top: 9223372036854775808 is too large"),
+                (lambda: T.RandomCrop(9).apply(a), ValueError,
+                 "^RandomCrop: the crop of 9x9 is larger than the padded image "
+                 "of 6x7"),
+                (lambda: op.apply(np.zeros((6, 7, 5), np.uint8)), ValueError,
+                 "^RandomCrop: input channels = 5"),
+                (lambda: T.Resize([3], max_size=31).apply(np.zeros((60, 1, 3), np.uint8)),
+                 ValueError, "^Resize: output size 31x0 must be at least 1x1"),
+                (lambda: mix.apply(batch, [0, 5], mix.decide(4, 4)), ValueError,
+                 r"^MixUp: label 5 is not in 0..2 \(or -1\)"),
+                (lambda: mix.decide(4, 0), ValueError, "^MixUp: width = 0"),
+                # RandomErasing's v is a decision like the others: there,
+                # and numbers (1 or one per channel), as F.erase takes it.
+                (lambda: erase.apply(tensor, box), ValueError,
+                 r"^RandomErasing decision v: missing \(given: i, j, h, w\)"),
+                (lambda: erase.apply(tensor, dict(box, v=None)), ValueError,
+                 "^RandomErasing decision v: None is not a number or numbers"),
+                (lambda: erase.apply(tensor, dict(box, v=True)), ValueError,
+                 "^RandomErasing decision v: True is not a number"),
+                (lambda: erase.apply(tensor, dict(box, v="x")), ValueError,
+                 "^RandomErasing decision v: 'x' is not a number"),
+                (lambda: erase.apply(tensor, dict(box, v=())), ValueError,
+                 r"^RandomErasing decision v has 0 values for a tensor of 3 "
+                 r"channels \(give 1 or 3\)")]:
+            with self.assertRaisesRegex(error, message):
+                call()
+        # Whole numbers in messages in all their digits, not 2e+02.
+        with self.assertRaisesRegex(ValueError, r"^RandomHorizontalFlip p = 200: must "
+                                    r"be a probability in \[0, 1\]"):
+            T.RandomHorizontalFlip(p=200)
+        # inplace=True erases the array itself and returns it, as
+        # torchvision's erases its tensor; a read-only one is refused.
+        noise = np.random.default_rng(5).random((3, 8, 8), np.float32)
+        want = erase.apply(noise, dict(box, v=5))
+        for inplace in (False, True):
+            given = noise.copy()
+            got = T.RandomErasing(1.0, inplace=inplace).apply(given, dict(box, v=5))
+            np.testing.assert_array_equal(got, want)
+            self.assertIs(got is given, inplace)
+            np.testing.assert_array_equal(given, want if inplace else noise)
+        noise.flags.writeable = False
+        with self.assertRaisesRegex(ValueError, "^RandomErasing: inplace=True erases the "
+                                    "image itself, and this one is read-only"):
+            T.RandomErasing(1.0, inplace=True).apply(noise, dict(box, v=5))
+        # torchvision's get_params gives v as a (C, 1, 1) tensor: taken.
+        v = torch.tensor([1.0, 2.0, 3.0])[:, None, None]
+        out = erase.apply(tensor, dict(box, v=v))
+        self.assertEqual(out[:, :2, :2].tolist(), [[[1.0] * 2] * 2, [[2.0] * 2] * 2,
+                                                   [[3.0] * 2] * 2])
         # The fused op's call, decisions() and kernel() likewise.
         fused, image = fusednorm.FusedNormalization(), np.zeros((8, 8, 3), np.uint8)
         for call, error, message in [

@@ -374,6 +374,27 @@ class Lists(unittest.TestCase):
         # TypeError too (torchvision took the values).
         with self.assertRaisesRegex(TypeError, "antialias = False"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8, antialias=False)])
+        # Named by the list and the place, as in the text.
+        with self.assertRaisesRegex(TypeError, r"^val_transforms position 1 \(Resize\): "
+                                    r"Resize interpolation = lanczos"):
+            fusednorm.Loader(val_transforms=[TV.CenterCrop(8), TV.Resize(
+                8, interpolation=TV.InterpolationMode.LANCZOS)])
+        # Attributes changed after torchvision checked them: named, never a
+        # bare Python error; nesting beyond Python's recursion: refused.
+        policy = TV.AutoAugment()
+        policy.policy = "imagenet"
+        with self.assertRaisesRegex(TypeError, "^torchvision's AutoAugment: "):
+            T.from_torchvision(policy)
+        emptied = TV.RandomApply([TV.RandomInvert()])
+        emptied.transforms = None
+        with self.assertRaisesRegex(TypeError, "^torchvision's RandomApply: "):
+            T.from_torchvision(emptied)
+        deep = TV.RandomInvert()
+        for _ in range(3000):
+            deep = TV.RandomApply([deep])
+        with self.assertRaisesRegex(TypeError, "transforms 33 or more deep; fusednorm's "
+                                    "list ops hold list ops at most 8 deep"):
+            fusednorm.Loader(train_transforms=[deep])
         with self.assertRaisesRegex(TypeError, "interpolation = lanczos"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(
                 8, interpolation=TV.InterpolationMode.LANCZOS)])
@@ -424,6 +445,26 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "size sets the standard lists"):
             fusednorm.Loader(size=32, train_transforms="CenterCrop(8)",
                              val_transforms="CenterCrop(8)")
+
+    def test_a_folder_with_more_classes_than_num_classes_is_refused(self):
+        # Its labels are known before any image is read: refused at once,
+        # not at the first sample of a later class (half an epoch of zero
+        # rows with on_error="skip").
+        with tempfile.TemporaryDirectory() as root:
+            for c in range(3):
+                os.makedirs(os.path.join(root, f"c{c}"))
+                Image.new("RGB", (9, 7), (40 * c, 9, 9)).save(
+                    os.path.join(root, f"c{c}", "a.png"))
+            for kwargs in ({"num_classes": 2}, {"num_classes": 2, "on_error": "skip"},
+                           {"batch_transforms": [T.MixUp(0.2, num_classes=2)]}):
+                with self.assertRaisesRegex(ValueError, "^num_classes = 2 but folder"
+                                            r"\(.*\) has labels up to 2: soft targets "
+                                            "need num_classes >= 3"):
+                    fusednorm.Loader(data=root, size=8, batch_size=1, **kwargs)
+            # The first two samples' labels fit two classes.
+            with fusednorm.Loader(data=root, size=8, batch_size=2, images=2,
+                                  num_classes=2) as loader:
+                self.assertEqual([t.shape for _, t in loader], [(2, 2)])
 
     def test_targets_and_mixing_are_torchs_on_the_plain_batches(self):
         lists = dict(train_transforms="RandomResizedCrop(16)", dtype="float16",

@@ -346,9 +346,7 @@ class PyTransform {
     std::memcpy(out.mutable_data(), in.data(), sizeof(float) * C * H * W);
     float* o = out.mutable_data();
     for (int64_t c = 0; c < C && d.apply; ++c) {
-      const float v = values.empty()
-                          ? 0.0f
-                          : values[std::min<size_t>(c, values.size() - 1)];
+      const float v = values[std::min<size_t>(c, values.size() - 1)];
       for (int64_t y = d.erase.top; y < d.erase.top + d.erase.height; ++y) {
         for (int64_t x = d.erase.left; x < d.erase.left + d.erase.width; ++x)
           o[(c * H + y) * W + x] = v;
@@ -358,25 +356,21 @@ class PyTransform {
   }
 
   // RandomErasing's values for a tensor of C channels: the decision's v
-  // when it has one (as F.erase takes it: 1 or C finite values), else the
-  // op's own. Empty for 0.
+  // (there and not None: DecisionFromFields checked), as F.erase takes it:
+  // 1 or C finite values.
   std::vector<float> EraseValues(const py::dict& fields, int64_t C) const {
-    std::vector<float> values =
-        static_cast<const RandomErasing&>(*op_).options().value;
-    const char* what = "RandomErasing value";
-    if (fields.contains("v") && !fields["v"].is_none()) {
-      const py::array_t<float, py::array::c_style | py::array::forcecast> v(
-          py::reinterpret_borrow<py::object>(fields["v"]));
-      values.assign(v.data(), v.data() + v.size());
-      what = "RandomErasing decision v";
-      for (size_t k = 0; k < values.size(); ++k) {
-        if (!std::isfinite(values[k])) {
-          throw py::value_error(absl::StrCat(what, "[", k, "] = ", values[k],
-                                             ": must be finite"));
-        }
+    const py::array_t<float, py::array::c_style | py::array::forcecast> v(
+        py::reinterpret_borrow<py::object>(fields["v"]));
+    const std::vector<float> values(v.data(), v.data() + v.size());
+    const char* what = "RandomErasing decision v";
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (!std::isfinite(values[k])) {
+        throw py::value_error(
+            absl::StrCat(what, "[", k, "] = ", values[k], ": must be finite"));
       }
     }
-    if (values.size() > 1 && values.size() != static_cast<size_t>(C)) {
+    if (values.empty() ||
+        (values.size() > 1 && values.size() != static_cast<size_t>(C))) {
       throw py::value_error(absl::StrCat(what, " has ", values.size(),
                                          " values for a tensor of ", C,
                                          " channels ", GiveValues(C)));

@@ -406,7 +406,12 @@ def _lists_as_text(kwargs):
     out = dict(kwargs)
     for key in _LISTS:
         if out.get(key) is not None and not isinstance(out[key], str):
-            out[key] = transforms.to_text(out[key])
+            try:
+                out[key] = transforms.to_text(out[key])
+            except (TypeError, ValueError) as e:  # "train_transforms position 1 ..."
+                kind = TypeError if isinstance(e, TypeError) else ValueError
+                sep = " " if str(e).startswith("position ") else ": "
+                raise kind(f"{key}{sep}{e}") from None
     return out
 
 

@@ -22,8 +22,10 @@ them) to a uint8 (H, W, C) or (H, W) array:
 
 Lists of these objects, torchvision's own transforms (v1 or v2, in a list
 or a Compose), or the text `fusednorm run` takes all make the same lists:
-to_text() writes any of them as that text. A transform or an argument
-fusednorm cannot run is a TypeError naming it, never dropped.
+to_text() writes any of them as that text. A torchvision transform, or an
+argument of one, that fusednorm cannot run is a TypeError naming it, never
+dropped; fusednorm's own classes and the text refuse a value they do not
+take (lanczos, antialias=False) with a ValueError naming it.
 
 The list ops RandomApply, RandomChoice and RandomOrder hold transforms of
 their own; their decisions nest those transforms' dicts ("transforms", None
@@ -38,6 +40,7 @@ decisions, num_classes=...) -> (images, soft targets).
 from collections.abc import Mapping as _Mapping
 from numbers import Number as _Number
 from numbers import Real as _Real
+import functools as _functools
 import math as _math
 import operator as _operator
 import threading as _threading
@@ -45,6 +48,23 @@ import threading as _threading
 from fusednorm import _fusednorm
 
 __all__ = ["Compose", "to_text", "from_torchvision", "op_names"]
+
+
+def _naming_op(method):
+    """`method` (decide or apply) with each ValueError and TypeError naming
+    the op first, whatever checked the value: an image's size, a decision's
+    field, an output too large."""
+    @_functools.wraps(method)
+    def named(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (ValueError, TypeError) as e:
+            op = self._op.name
+            if str(e).startswith(op):
+                raise
+            kind = TypeError if isinstance(e, TypeError) else ValueError
+            raise kind(f"{op}: {e}") from None
+    return named
 
 
 class Transform:
@@ -81,6 +101,7 @@ class Transform:
                 return value
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
+    @_naming_op
     def decide(self, height, width, *, seed=0, epoch=0, index=0):
         """The decisions for an image of height x width drawn from the
         start of sample `index`'s stream of `epoch` under `seed`: what the
@@ -90,13 +111,18 @@ class Transform:
         return self._op.decide(*_sizes(height, width),
                                **_stream(seed, epoch, index=index))
 
+    @_naming_op
     def apply(self, image, decisions=None, *, seed=0, epoch=0, index=0):
         """The op on a uint8 (H, W, C) or (H, W) array with `decisions`
         (decide()'s dict), or the ones decide(seed=, epoch=, index=) draws.
         RandomErasing works on the normalized tensor: a float32 (C, H, W)
-        array. Returns a new array."""
-        return self._op.apply(_image(image), _decisions(decisions),
-                              **_stream(seed, epoch, index=index))
+        array. Returns a new array; RandomErasing(inplace=True) erases
+        `image` itself and returns it, as torchvision's does."""
+        out = self._op.apply(_image(image), _decisions(decisions),
+                             **_stream(seed, epoch, index=index))
+        if self._name == "RandomErasing" and self.inplace:
+            return _written_into(image, out)
+        return out
 
     __call__ = apply
 
@@ -133,6 +159,7 @@ class BatchTransform:
             return self._op.num_classes
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
+    @_naming_op
     def decide(self, height, width, *, seed=0, epoch=0, batch=0):
         """The decisions for batch `batch` of `epoch` under `seed` of images
         of height x width (torchvision v2's _get_params names). `batch` is
@@ -141,6 +168,7 @@ class BatchTransform:
         return self._op.decide(*_sizes(height, width),
                                **_stream(seed, epoch, batch=batch))
 
+    @_naming_op
     def apply(self, images, labels, decisions, *, num_classes=None,
               label_smoothing=0.0, layout="chw"):
         """(mixed images, soft targets) of a float32 or float16 batch,
@@ -246,6 +274,18 @@ def _image(image):
         raise TypeError(f"image must be a NumPy array, uint8 (H, W, C) or "
                         f"(H, W) (RandomErasing: float32 (C, H, W)), not "
                         f"{_type_name(image)}") from None
+    return image
+
+
+def _written_into(image, out):
+    """`image` (an array or a writable buffer) with `out`'s values: what an
+    op that torchvision runs in place returns."""
+    import numpy as np
+    target = np.asarray(image)
+    if not target.flags.writeable:
+        raise ValueError("RandomErasing: inplace=True erases the image "
+                         "itself, and this one is read-only")
+    np.copyto(target, out)
     return image
 
 
@@ -590,6 +630,10 @@ def from_torchvision(t):
     busy = _converting.__dict__.setdefault("ids", set())
     if id(t) in busy:
         raise ValueError(f"{type(t).__name__} holds itself among its transforms")
+    if len(busy) >= 32:  # past what list ops may hold, before Python's limit
+        raise ValueError(f"{type(t).__name__}: torchvision's transforms hold "
+                         f"transforms 33 or more deep; fusednorm's list ops "
+                         f"hold list ops at most 8 deep")
     busy.add(id(t))
     try:
         return _from_torchvision(t)
@@ -611,10 +655,16 @@ def _from_torchvision(t):
     ours = {"Mixup": "MixUp", "Cutmix": "CutMix"}.get(name, name)
     try:
         return _classes[ours](**_TORCHVISION[name](t))
-    except ValueError as e:
+    except (ValueError, TypeError, AttributeError) as e:
         # torchvision took these values: one fusednorm refuses is one it
-        # does not support (lanczos, antialias=False, ...), a TypeError.
-        raise TypeError(str(e)) from None
+        # does not support (lanczos, antialias=False, ...), a TypeError. An
+        # attribute changed after torchvision checked it (a policy that is
+        # no AutoAugmentPolicy, transforms=None) fails in the reading: the
+        # message names the transform whatever it says.
+        message = str(e)
+        if not message.startswith((name, ours)):
+            message = f"torchvision's {name}: {message}"
+        raise TypeError(message) from None
 
 
 def _items(transforms, _inside=()):
@@ -642,5 +692,11 @@ def to_text(transforms):
     fusednorm's or torchvision's transforms."""
     if isinstance(transforms, str):
         return transforms
-    return ", ".join(from_torchvision(t)._fusednorm_spec
-                     for t in _items(transforms))
+    specs = []
+    for k, t in enumerate(_items(transforms)):
+        try:
+            specs.append(from_torchvision(t)._fusednorm_spec)
+        except (TypeError, ValueError) as e:  # named by its place, as text is
+            kind = TypeError if isinstance(e, TypeError) else ValueError
+            raise kind(f"position {k} ({type(t).__name__}): {e}") from None
+    return ", ".join(specs)
