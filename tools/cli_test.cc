@@ -409,6 +409,10 @@ std::vector<UsageCase> BadRunFlags() {
        "into soft targets: set --num-classes"},
       {{"--label-smoothing=0.1"},
        "--label-smoothing = 0.1 smooths soft targets: set --num-classes"},
+      // The synthetic data's labels are index % 10, known before reading.
+      {{"--num-classes=5"},
+       "--num-classes = 5 but synthetic(1024) has labels up to 9: soft "
+       "targets need --num-classes >= 10"},
       {{"--kernel=nope"}, "--kernel=nope: kernel \"nope\" is not a known"},
       {{"--mean=0.5,0.5", "--std=0.2"},
        "the default train list (--train-transforms not given): the "
