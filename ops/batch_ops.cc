@@ -200,6 +200,16 @@ absl::Status CutMix::Validate() const {
   return CheckClasses("CutMix", num_classes_);
 }
 
+namespace {
+
+// torchvision v2's lam_adjusted for CutMix's box: 1 - box area / image area.
+double BoxLam(const BatchDecision& d, Size2 size) {
+  return 1.0 - static_cast<double>((d.x2 - d.x1) * (d.y2 - d.y1)) /
+                   static_cast<double>(size.width * size.height);
+}
+
+}  // namespace
+
 BatchDecision CutMix::Decide(Size2 size, SampleStream& stream) const {
   BatchDecision d;
   d.kind = BatchDecision::Kind::kCutMix;
@@ -214,8 +224,7 @@ BatchDecision CutMix::Decide(Size2 size, SampleStream& stream) const {
   d.y1 = std::max<int64_t>(r_y - r_h_half, 0);
   d.x2 = std::min<int64_t>(r_x + r_w_half, W);
   d.y2 = std::min<int64_t>(r_y + r_h_half, H);
-  d.lam = 1.0 - static_cast<double>((d.x2 - d.x1) * (d.y2 - d.y1)) /
-                    static_cast<double>(W * H);
+  d.lam = BoxLam(d, size);
   return d;
 }
 
@@ -247,6 +256,14 @@ absl::StatusOr<BatchDecision> CutMix::DecisionFromFields(
     return bad_box();
   }
   FUSEDNORM_ASSIGN_OR_RETURN(d.lam, LamField("CutMix", fields, "lam_adjusted"));
+  // The targets must say what the images got: a lam_adjusted of another
+  // box would mix labels in proportions the pixels do not have.
+  if (const double want = BoxLam(d, size); d.lam != want) {
+    return InvalidArgumentCat(
+        "CutMix decision lam_adjusted = ", d.lam, ": the box ", FormatArg(*box),
+        " on ", size.height, "x", size.width,
+        " images gives 1 - box area / image area = ", want);
+  }
   d.drawn = d.lam;
   if (Field(fields, "lam") != nullptr) {
     FUSEDNORM_ASSIGN_OR_RETURN(d.drawn, LamField("CutMix", fields, "lam"));

@@ -115,6 +115,17 @@ class BatchOps(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "CutMix decision box"):
             T.CutMix().apply(images, [0, 1], dict(d, box=(0, 0, 11, 8)),
                              num_classes=2)
+        # lam_adjusted is the box's, as torchvision v2 derives it: another
+        # would give targets the pixels do not have.
+        whole = dict(box=(0, 0, 10, 8), lam=0.3)
+        for lam_adjusted in (0.3, 1e-300, -0.0 + 1e-17):
+            with self.assertRaisesRegex(ValueError, r"^CutMix decision lam_adjusted = "
+                                        r".*: the box \(0, 0, 10, 8\) on 8x10 images gives "
+                                        r"1 - box area / image area = 0$"):
+                T.CutMix().apply(images, [0, 1], dict(whole, lam_adjusted=lam_adjusted),
+                                 num_classes=2)
+        _, t = T.CutMix().apply(images, [0, 1], dict(whole, lam_adjusted=0.0), num_classes=2)
+        self.assertEqual(t.tolist(), [[0, 1], [1, 0]])
         with self.assertRaisesRegex(ValueError, "label 2 is not in 0..1"):
             T.MixUp().apply(images, [0, 2], {"lam": 0.5}, num_classes=2)
         with self.assertRaisesRegex(TypeError, "float32 or float16"):
