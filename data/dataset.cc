@@ -36,8 +36,8 @@ class Synthetic : public Dataset {
   size_t size() const override { return count_; }
   int channels() const override { return 3; }
   // Labels index % 10.
-  std::optional<int64_t> LabelBound(size_t count) const override {
-    return static_cast<int64_t>(std::min<size_t>(count, 10));
+  std::optional<int64_t> LargestLabel(size_t count) const override {
+    return static_cast<int64_t>(std::min<size_t>(count, 10)) - 1;
   }
   uint64_t IndexDigest() const override {
     return Digest().Text("synthetic").Number(count_).Number(seed_).value();
@@ -119,11 +119,11 @@ class InMemory : public Dataset {
   size_t size() const override { return labels_.size(); }
   int channels() const override { return channels_; }
   std::optional<Size2> image_size() const override { return image_size_; }
-  std::optional<int64_t> LabelBound(size_t count) const override {
-    int64_t bound = 0;
+  std::optional<int64_t> LargestLabel(size_t count) const override {
+    int64_t largest = -1;
     for (size_t i = 0; i < count && i < labels_.size(); ++i)
-      bound = std::max(bound, labels_[i] + 1);
-    return bound;
+      largest = std::max(largest, labels_[i]);
+    return largest;
   }
   // The pixels and labels, digested on first use.
   uint64_t IndexDigest() const override {
@@ -180,11 +180,11 @@ class Folder : public Dataset {
   }
   size_t size() const override { return files_.size(); }
   int channels() const override { return 3; }
-  std::optional<int64_t> LabelBound(size_t count) const override {
-    int64_t bound = 0;
+  std::optional<int64_t> LargestLabel(size_t count) const override {
+    int64_t largest = -1;
     for (size_t i = 0; i < count && i < files_.size(); ++i)
-      bound = std::max(bound, files_[i].label + 1);
-    return bound;
+      largest = std::max(largest, files_[i].label);
+    return largest;
   }
   // The files' paths below the root, labels and sizes (a file that cannot
   // be looked at counts as size 2^64 - 1), on first use.

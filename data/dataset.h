@@ -89,11 +89,11 @@ class Dataset {
   // (MNIST, CIFAR-10, images in memory), before any sample is read.
   virtual std::optional<Size2> image_size() const { return std::nullopt; }
 
-  // One past the largest label among the first `count` samples (count <=
-  // size()) where the dataset knows its labels before any sample is read (a
-  // folder's, the synthetic one's, one in memory), else nullopt (shards:
-  // only reading tells). Soft targets need num_classes to reach it.
-  virtual std::optional<int64_t> LabelBound(size_t count) const {
+  // The largest label among the first `count` samples (count <= size()),
+  // -1 when none has one, where the dataset knows its labels before any
+  // sample is read (all of this file's and shards: their indexes hold
+  // them), else nullopt. Soft targets need num_classes above it.
+  virtual std::optional<int64_t> LargestLabel(size_t count) const {
     return std::nullopt;
   }
 

@@ -60,6 +60,17 @@ class Shards : public Dataset {
   }
   size_t size() const override { return ends_.back(); }
   int channels() const override { return channels_; }
+  // From the indexes, which hold each sample's label.
+  std::optional<int64_t> LargestLabel(size_t count) const override {
+    int64_t largest = -1;
+    for (const ShardIndex& index : indexes_) {
+      for (const ShardEntry& e : index.samples) {
+        if (count-- == 0) return largest;
+        largest = std::max(largest, e.label);
+      }
+    }
+    return largest;
+  }
 
   // Names the sample "sample 7 (shard.tar at byte 1536, key 000000007)".
   absl::Status Read(size_t index, SampleBuffer* buffer,

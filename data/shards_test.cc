@@ -213,6 +213,24 @@ TEST(Shards, EmptyShardsAreSkippedWherever) {
   EXPECT_FALSE(OpenShards({e0, e2}).ok());  // no samples at all
 }
 
+// The labels are in the index: the largest among the first N samples is
+// known before any is read (-1: none of them has one).
+TEST(Shards, KnowTheirLargestLabelBeforeReading) {
+  const std::string a = Npy(Random(4, 5, 3, 7));
+  const std::string s0 = WriteShard(
+      "largest-0.tar",
+      {{"k0.npy", a}, {"k0.cls", "7"}, {"k1.npy", a}, {"k1.cls", "2"}});
+  const std::string s1 = WriteShard(
+      "largest-1.tar", {{"k2.npy", a}, {"k3.npy", a}, {"k3.cls", "11"}});
+  absl::StatusOr<std::unique_ptr<Dataset>> d = OpenShards({s1, s0});
+  ASSERT_TRUE(d.ok()) << d.status();
+  const int64_t want[] = {-1, -1, 11, 11, 11};
+  for (size_t count = 0; count <= 4; ++count) {
+    EXPECT_EQ((*d)->LargestLabel(count), std::optional<int64_t>(want[count]))
+        << count;
+  }
+}
+
 // The index round-trips keys with spaces, '%' and UTF-8, npy members,
 // labels and broken links, and opening through it reads the same samples.
 TEST(ShardIndex, RoundTripsAndOpensTheSameSamples) {

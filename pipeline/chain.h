@@ -75,8 +75,9 @@ struct ChainOptions {
 // with no crop before it). `position` is the last op that set or changed
 // it; kDatasetSize when the dataset's size passes through. InvalidArgument
 // "position I (OP) on HxW images: ..." for an op that cannot make a size
-// from the known one (Resize(int, max_size) rounding a side to 0, or a
-// Resize(int) past the largest image).
+// from the known one (Resize(int, max_size) rounding a side to 0, a
+// Resize(int) past the largest image, a RandomCrop larger than its padded
+// input).
 struct ListSize {
   static constexpr size_t kDatasetSize = ~size_t{0};
   size_t position;

@@ -269,12 +269,17 @@ absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
 absl::Status PreprocessorBuilder::CheckLabels(const Dataset& dataset,
                                               size_t samples,
                                               int64_t classes) const {
-  const std::optional<int64_t> bound = dataset.LabelBound(samples);
-  if (classes == 0 || !bound || *bound <= classes) return absl::OkStatus();
-  return InvalidArgumentCat(names_.num_classes, " = ", classes, " but ",
-                            dataset.name(), " has labels up to ", *bound - 1,
-                            ": soft targets need ", names_.num_classes,
-                            " >= ", *bound);
+  const std::optional<int64_t> largest = dataset.LargestLabel(samples);
+  if (classes == 0 || !largest || *largest < classes) return absl::OkStatus();
+  const std::string which =
+      samples < dataset.size()
+          ? absl::StrCat("the first ", samples, " samples of ", dataset.name(),
+                         " have")
+          : absl::StrCat(dataset.name(), " has");
+  return InvalidArgumentCat(names_.num_classes, " = ", classes, " but ", which,
+                            " labels up to ", *largest, ": soft targets need ",
+                            names_.num_classes,
+                            " >= ", static_cast<uint64_t>(*largest) + 1);
 }
 
 absl::StatusOr<Preprocessor> PreprocessorBuilder::Commit() {

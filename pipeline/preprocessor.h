@@ -224,7 +224,8 @@ class PreprocessorBuilder {
   absl::Status AddTargets(Chain* train) const;
   // InvalidArgument if the first `samples` of `dataset` have a label that
   // soft targets of `classes` (> 0) cannot hold, where the dataset knows its
-  // labels before reading: refused here, not after half an epoch.
+  // labels before reading (Dataset::LargestLabel): refused here, not after
+  // half an epoch.
   absl::Status CheckLabels(const Dataset& dataset, size_t samples,
                            int64_t classes) const;
 

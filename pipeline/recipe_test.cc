@@ -28,8 +28,7 @@ namespace {
 
 using absl::StatusCode;
 
-// A dataset as `inner` is, but knowing its labels only by reading them, as
-// shards do.
+// A dataset as `inner` is, but knowing its labels only by reading them.
 class LabelsUnknown : public Dataset {
  public:
   explicit LabelsUnknown(std::shared_ptr<const Dataset> inner)
@@ -456,17 +455,17 @@ TEST(BatchTransforms, Errors) {
         EXPECT_TRUE(status.ok()) << status;
       } else {
         ExpectError(status, StatusCode::kInvalidArgument,
-                    absl::StrCat("num_classes = 5 but synthetic(8) has labels "
-                                 "up to ",
-                                 images == 6 ? 5 : 7,
-                                 ": soft targets need num_classes >= ",
-                                 images == 6 ? 6 : 8));
+                    images == 6 ? "num_classes = 5 but the first 6 samples of "
+                                  "synthetic(8) have labels up to 5: soft "
+                                  "targets need num_classes >= 6"
+                                : "num_classes = 5 but synthetic(8) has labels "
+                                  "up to 7: soft targets need num_classes >= 8");
       }
     }
   }
   {
-    // A dataset that knows its labels only by reading them (shards): the
-    // sample with label 5 is the error, named.
+    // A dataset that knows its labels only by reading them: the sample
+    // with label 5 is the error, named.
     PreprocessorBuilder b;
     b.dataset(std::make_shared<LabelsUnknown>(data))
         .train_transforms(CenterCrop(8))
