@@ -257,8 +257,13 @@ absl::StatusOr<BatchDecision> CutMix::DecisionFromFields(
   }
   FUSEDNORM_ASSIGN_OR_RETURN(d.lam, LamField("CutMix", fields, "lam_adjusted"));
   // The targets must say what the images got: a lam_adjusted of another
-  // box would mix labels in proportions the pixels do not have.
-  if (const double want = BoxLam(d, size); d.lam != want) {
+  // box would mix labels in proportions the pixels do not have. Boxes'
+  // values lie 1 / (H * W) apart at least, so a value rounded on the way
+  // (to float32, by torch) is still the box's, and used as given, as
+  // torchvision uses it.
+  const double want = BoxLam(d, size);
+  if (!(std::fabs(d.lam - want) <
+        0.5 / static_cast<double>(size.width * size.height))) {
     return InvalidArgumentCat(
         "CutMix decision lam_adjusted = ", d.lam, ": the box ", FormatArg(*box),
         " on ", size.height, "x", size.width,

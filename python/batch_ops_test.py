@@ -117,15 +117,29 @@ class BatchOps(unittest.TestCase):
                              num_classes=2)
         # lam_adjusted is the box's, as torchvision v2 derives it: another
         # would give targets the pixels do not have.
-        whole = dict(box=(0, 0, 10, 8), lam=0.3)
-        for lam_adjusted in (0.3, 1e-300, -0.0 + 1e-17):
+        # Boxes' values lie 1/80 apart here: half of that decides.
+        for box, lam_adjusted, want in (((0, 0, 10, 8), 0.3, "0"),
+                                        ((0, 0, 10, 8), 0.51 / 80, "0"),
+                                        ((0, 0, 5, 8), 0.5 - 0.51 / 80, "0.5")):
             with self.assertRaisesRegex(ValueError, r"^CutMix decision lam_adjusted = "
-                                        r".*: the box \(0, 0, 10, 8\) on 8x10 images gives "
-                                        r"1 - box area / image area = 0$"):
-                T.CutMix().apply(images, [0, 1], dict(whole, lam_adjusted=lam_adjusted),
+                                        r".*: the box \(0, 0, %d, 8\) on 8x10 images gives "
+                                        r"1 - box area / image area = %s$" % (box[2], want)):
+                T.CutMix().apply(images, [0, 1], dict(box=box, lam=0.3,
+                                                      lam_adjusted=lam_adjusted),
                                  num_classes=2)
-        _, t = T.CutMix().apply(images, [0, 1], dict(whole, lam_adjusted=0.0), num_classes=2)
-        self.assertEqual(t.tolist(), [[0, 1], [1, 0]])
+        for box, lam_adjusted in (((0, 0, 10, 8), 0.0), ((0, 0, 10, 8), -0.0),
+                                  ((0, 0, 10, 8), 0.49 / 80), ((0, 0, 5, 8), 0.5 + 0.49 / 80)):
+            _, t = T.CutMix().apply(images, [0, 1], dict(box=box, lam=0.3,
+                                                         lam_adjusted=lam_adjusted),
+                                    num_classes=2)
+            np.testing.assert_allclose(t, [[lam_adjusted, 1 - lam_adjusted],
+                                           [1 - lam_adjusted, lam_adjusted]], atol=1e-7)
+        # Rounded to float32 (as a torch tensor holds it): still the box's,
+        # and used as given.
+        d = T.CutMix().decide(8, 10, batch=5)
+        rounded = float(np.float32(d["lam_adjusted"]))
+        _, t = T.CutMix().apply(images, [0, 1], dict(d, lam_adjusted=rounded), num_classes=2)
+        np.testing.assert_allclose(t[0], [rounded, 1 - rounded], atol=1e-7)
         with self.assertRaisesRegex(ValueError, "label 2 is not in 0..1"):
             T.MixUp().apply(images, [0, 2], {"lam": 0.5}, num_classes=2)
         with self.assertRaisesRegex(TypeError, "float32 or float16"):
