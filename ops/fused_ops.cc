@@ -151,7 +151,8 @@ absl::StatusOr<OpDecision> RandomErasing::DecisionFromFields(
   FUSEDNORM_ASSIGN_OR_RETURN(e.height, r.Int("h"));
   FUSEDNORM_ASSIGN_OR_RETURN(e.width, r.Int("w"));
   // v: the values to erase to, as F.erase takes them; the loader erases to
-  // the op's own value, the Python layer reads this one. None is no value.
+  // the op's own value, the Python layer reads this one. Numbers only:
+  // None, True and strings are refused.
   const ArgValue* v = r.Take("v");
   if (v == nullptr) return r.Missing("v");
   if (!AllNumbers(*v)) {

@@ -47,7 +47,15 @@ class Parser {
     if (AtEnd()) return ops;
     FUSEDNORM_RETURN_IF_ERROR(TopLevel(&ops));
     SkipSpace();
-    if (!AtEnd()) return Error("expected ',' between ops");
+    // Only a list in brackets or a Compose ends before the text does.
+    if (!AtEnd() && ops.empty()) {
+      return Error("unexpected text after the empty list");
+    }
+    if (!AtEnd()) {
+      return Error(absl::StrCat("unexpected text after the list that ends at ",
+                                ops.back().name, " (position ", ops.size() - 1,
+                                ")"));
+    }
     return ops;
   }
 
@@ -134,16 +142,26 @@ class Parser {
     }
   }
 
+  // A character outside ASCII where a name or the punctuation after one
+  // goes (a letter with an accent, a pasted no-break space or full-width
+  // parenthesis).
+  absl::Status NotAscii() const {
+    return Error(absl::StrCat("'", CharHere(),
+                              "' is not ASCII: names are made of ASCII "
+                              "letters, digits and '_', and the list's "
+                              "punctuation is ASCII"));
+  }
+
   // A dotted name; the part after the last dot.
   absl::StatusOr<std::string> Name() {
     SkipSpace();
+    if (static_cast<unsigned char>(Peek()) >= 0x80) return NotAscii();
     if (!IsNameStart(Peek())) return Error("expected the name of an op");
     std::string last;
     for (;;) {
       const size_t start = at_;
       while (IsNameChar(Peek())) ++at_;
-      if (static_cast<unsigned char>(Peek()) >= 0x80)
-        return Error("names are made of ASCII letters, digits and '_'");
+      if (static_cast<unsigned char>(Peek()) >= 0x80) return NotAscii();
       last = std::string(text_.substr(start, at_ - start));
       if (Peek() != '.' || at_ + 1 >= text_.size() ||
           !IsNameStart(text_[at_ + 1]))

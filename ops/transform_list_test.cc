@@ -124,7 +124,20 @@ TEST(TransformList, ErrorsNameTheCharacterAndTheOp) {
        "list: character 38: expected ',' between ops after Resize"},
       // A letter outside ASCII in a name is named as such, where it is.
       {"RandomResizedCr\u00f6p(32)",
-       "list: character 16: names are made of ASCII letters, digits and '_'"},
+       "list: character 16: '\u00f6' is not ASCII: names are made of ASCII "
+       "letters, digits and '_', and the list's punctuation is ASCII"},
+      {"\u00d6Resize(3)", "list: character 1: '\u00d6' is not ASCII"},
+      {"Resize\uff083\uff09", "list: character 7: '\uff08' is not ASCII"},
+      {"Resize(3), CenterCrop\u00a0(2)",
+       "list: character 22: '\u00a0' is not ASCII"},
+      // After a list in brackets or a Compose, nothing more.
+      {"[Resize(3)] CenterCrop(2)",
+       "list: character 13: unexpected text after the list that ends at "
+       "Resize (position 0)"},
+      {"Compose([Resize(3), CenterCrop(2)]) x",
+       "character 37: unexpected text after the list that ends at CenterCrop "
+       "(position 1)"},
+      {"[] x", "character 4: unexpected text after the empty list"},
       {"Resize(232), CenterCrop(224, size=(1, 2), 5)",
        "(in CenterCrop, position 1): a positional argument follows a keyword"},
       {"RandomErasing(value='0.5)", "a string is not closed"},
