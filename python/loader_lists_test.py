@@ -395,6 +395,17 @@ class Lists(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "transforms 33 or more deep; fusednorm's "
                                     "list ops hold list ops at most 8 deep"):
             fusednorm.Loader(train_transforms=[deep])
+        deep = TV.RandomInvert()
+        for _ in range(3000):
+            deep = TV.Compose([deep])
+        with self.assertRaisesRegex(ValueError, "Composes hold one another 33 or more deep"):
+            fusednorm.Loader(train_transforms=deep)
+        # Named once, by the list op that holds the bad transform.
+        nested = TV.RandomApply([TV.RandomApply([TV.Resize(
+            8, interpolation=TV.InterpolationMode.LANCZOS)])])
+        with self.assertRaisesRegex(TypeError, r"^torchvision's RandomApply: Resize "
+                                    r"interpolation = lanczos: fusednorm implements"):
+            T.from_torchvision(nested)
         with self.assertRaisesRegex(TypeError, "interpolation = lanczos"):
             fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(
                 8, interpolation=TV.InterpolationMode.LANCZOS)])

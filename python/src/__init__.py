@@ -409,9 +409,8 @@ def _lists_as_text(kwargs):
             try:
                 out[key] = transforms.to_text(out[key])
             except (TypeError, ValueError) as e:  # "train_transforms position 1 ..."
-                kind = TypeError if isinstance(e, TypeError) else ValueError
                 sep = " " if str(e).startswith("position ") else ": "
-                raise kind(f"{key}{sep}{e}") from None
+                raise transforms._reraised(e, f"{key}{sep}{e}") from None
     return out
 
 

@@ -50,6 +50,14 @@ from fusednorm import _fusednorm
 __all__ = ["Compose", "to_text", "from_torchvision", "op_names"]
 
 
+def _reraised(e, message):
+    """A ValueError or TypeError `e` again, with `message`: a TypeError stays
+    one, any other is a ValueError; the traceback is still where `e` was
+    raised."""
+    kind = TypeError if isinstance(e, TypeError) else ValueError
+    return kind(message).with_traceback(e.__traceback__)
+
+
 def _naming_op(method):
     """`method` (decide or apply) with each ValueError and TypeError naming
     the op first, whatever checked the value: an image's size, a decision's
@@ -62,8 +70,7 @@ def _naming_op(method):
             op = self._op.name
             if str(e).startswith(op):
                 raise
-            kind = TypeError if isinstance(e, TypeError) else ValueError
-            raise kind(f"{op}: {e}") from None
+            raise _reraised(e, f"{op}: {e}") from None
     return named
 
 
@@ -662,9 +669,9 @@ def _from_torchvision(t):
         # no AutoAugmentPolicy, transforms=None) fails in the reading: the
         # message names the transform whatever it says.
         message = str(e)
-        if not message.startswith((name, ours)):
+        if not message.startswith((name, ours, "torchvision's ")):
             message = f"torchvision's {name}: {message}"
-        raise TypeError(message) from None
+        raise TypeError(message).with_traceback(e.__traceback__) from None
 
 
 def _items(transforms, _inside=()):
@@ -674,6 +681,9 @@ def _items(transforms, _inside=()):
     if id(transforms) in _inside:
         raise ValueError(f"a {type(transforms).__name__} holds itself among its "
                          f"transforms")
+    if len(_inside) >= 32:  # before Python's recursion limit
+        raise ValueError(f"{type(transforms).__name__}s hold one another 33 or "
+                         f"more deep")
     _inside += (id(transforms),)
     if hasattr(transforms, "transforms") and not isinstance(transforms, (list, tuple)):
         transforms = transforms.transforms  # ours or torchvision's Compose
@@ -697,6 +707,5 @@ def to_text(transforms):
         try:
             specs.append(from_torchvision(t)._fusednorm_spec)
         except (TypeError, ValueError) as e:  # named by its place, as text is
-            kind = TypeError if isinstance(e, TypeError) else ValueError
-            raise kind(f"position {k} ({type(t).__name__}): {e}") from None
+            raise _reraised(e, f"position {k} ({type(t).__name__}): {e}") from None
     return ", ".join(specs)
