@@ -239,7 +239,9 @@ class Concurrency(unittest.TestCase):
                     pass
                 again = fusednorm.Loader(**KW)
                 again.load_state_dict(loader.state_dict())
-                lost += digests(got) + digests(again) != full
+                # After a whole epoch (the signal came late) the state
+                # resumes at the next one: only this epoch is compared.
+                lost += (digests(got) + digests(again))[:len(full)] != full
             print("interrupted", interrupted, "lost", lost)
         """)
         self.assertEqual(r.returncode, 0, r.stderr)
