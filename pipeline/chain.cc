@@ -65,7 +65,19 @@ absl::Status AddFusedOp(const PreprocessOp& op, size_t i,
       op.FuseInto(&w->fused);
       return absl::OkStatus();
     case FusedPart::kToTensor:
-      if (w->tensor_at < 0) w->tensor_at = static_cast<int64_t>(i);
+      if (w->tensor_at >= 0) return absl::OkStatus();
+      // A list that converts to a tensor itself has the tensor ops after
+      // that: torchvision fails on Normalize or RandomErasing before it.
+      for (const auto& [at, name] : {std::pair(w->normalize_at, "Normalize"),
+                                     std::pair(w->erase_at, "RandomErasing")}) {
+        if (at >= 0) {
+          return InvalidArgumentCat(
+              where, ": after ", name, " (position ", at, "), which ",
+              "torchvision runs on the tensor this makes: put ", name,
+              " after it");
+        }
+      }
+      w->tensor_at = static_cast<int64_t>(i);
       return absl::OkStatus();
     default:
       return absl::OkStatus();

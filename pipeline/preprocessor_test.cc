@@ -203,6 +203,30 @@ TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
                 "RandomErasing (position 0)");
   }
   {
+    // A list that makes the tensor itself has the tensor ops after that, as
+    // torchvision needs; conversions after the first may follow them.
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(CenterCrop(8), RandomErasing(),
+                                     ToTensor());
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "train_transforms position 2 (ToTensor()): after RandomErasing "
+                "(position 1), which torchvision runs on the tensor this "
+                "makes: put RandomErasing after it");
+    PreprocessorBuilder n;
+    n.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8), Normalize(), ToTensor());
+    ExpectError(n.Commit().status(), StatusCode::kInvalidArgument,
+                "val_transforms position 2 (ToTensor()): after Normalize "
+                "(position 1)");
+    PreprocessorBuilder ok;
+    ok.dataset(data).train_transforms(CenterCrop(8), ToTensor(), Normalize(),
+                                      RandomErasing(), ToTensor());
+    ok.val_transforms(CenterCrop(8));
+    const absl::Status status = ok.Commit().status();
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  {
     PreprocessorBuilder b;  // only flips may follow ToTensor
     b.dataset(data).train_transforms(CenterCrop(8), ToTensor(),
                                      RandomHorizontalFlip(), Grayscale(3));

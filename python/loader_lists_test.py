@@ -448,6 +448,14 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms="CenterCrop(8), ColorJitter(hue=0.7)")
         with self.assertRaisesRegex(ValueError, "after ToTensor"):
             fusednorm.Loader(train_transforms=[T.ToTensor(), T.CenterCrop(8)])
+        # torchvision's list fails on a PIL image here; refused, not reordered.
+        for tail, first in (([TV.RandomErasing(1.0), TV.ToTensor()], "RandomErasing"),
+                            ([TV.Normalize([0.5] * 3, [0.2] * 3), TV.PILToTensor(),
+                              TV.ConvertImageDtype(torch.float32)], "Normalize")):
+            with self.assertRaisesRegex(ValueError, r"^train_transforms position 2 \(ToTensor"
+                                        r"\(\)\): after %s \(position 1\), which torchvision "
+                                        r"runs on the tensor this makes" % first):
+                fusednorm.Loader(train_transforms=TV.Compose([TV.RandomResizedCrop(8)] + tail))
         # Named as the Loader takes it: no sample_size setting to point to.
         with self.assertRaisesRegex(ValueError, r"train_transforms: no transform fixes "
                                     r"the output size \(end the list with a crop or an "
