@@ -2,12 +2,14 @@
 // function.
 #include "pipeline/chain.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/status.h"
 #include "ops/fused_ops.h"
 
@@ -31,6 +33,34 @@ struct Walk {
 
 std::string Where(const ChainOptions& o, size_t i, const PreprocessOp& op) {
   return absl::StrCat(o.list_name, " position ", i, " (", op.name(), ")");
+}
+
+// At the list's first tensor conversion (`where`), the tensor ops before
+// it. Normalize is refused: torchvision normalizes the float tensor, not a
+// PIL image. RandomErasing to 0 is taken: torchvision v2 erases a PIL image
+// to the same pixels, which the fused op then normalizes; to other values
+// it is refused (v1 fails there, v2 writes them into uint8 pixels). The
+// earlier of the two is named.
+absl::Status CheckBeforeTensor(const std::string& where, const Walk& w) {
+  const std::vector<float>& value = w.fused.erase.value;
+  const bool erase_refused =
+      w.erase_at >= 0 &&
+      !std::all_of(value.begin(), value.end(), [](float v) { return v == 0; });
+  if (w.normalize_at >= 0 && (!erase_refused || w.normalize_at < w.erase_at)) {
+    return InvalidArgumentCat(
+        where, ": after Normalize (position ", w.normalize_at,
+        "); torchvision normalizes the float tensor, not a PIL image: put "
+        "Normalize after the conversion to float");
+  }
+  if (!erase_refused) return absl::OkStatus();
+  return InvalidArgumentCat(
+      where, ": after RandomErasing (position ", w.erase_at, ") with value = (",
+      absl::StrJoin(
+          value, ", ",
+          [](std::string* out, float v) { out->append(ShortestDouble(v)); }),
+      "): torchvision v1 fails on a PIL image there, v2 writes the value into "
+      "its uint8 pixels: put RandomErasing after the conversion, or erase to "
+      "0");
 }
 
 // A fused op at position i: its part's own rule.
@@ -66,17 +96,7 @@ absl::Status AddFusedOp(const PreprocessOp& op, size_t i,
       return absl::OkStatus();
     case FusedPart::kToTensor:
       if (w->tensor_at >= 0) return absl::OkStatus();
-      // A list that converts to a tensor itself has the tensor ops after
-      // that: torchvision fails on Normalize or RandomErasing before it.
-      for (const auto& [at, name] : {std::pair(w->normalize_at, "Normalize"),
-                                     std::pair(w->erase_at, "RandomErasing")}) {
-        if (at >= 0) {
-          return InvalidArgumentCat(
-              where, ": after ", name, " (position ", at, "), which ",
-              "torchvision runs on the tensor this makes: put ", name,
-              " after it");
-        }
-      }
+      FUSEDNORM_RETURN_IF_ERROR(CheckBeforeTensor(where, *w));
       w->tensor_at = static_cast<int64_t>(i);
       return absl::OkStatus();
     default:

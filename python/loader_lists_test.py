@@ -448,14 +448,23 @@ class Lists(unittest.TestCase):
             fusednorm.Loader(train_transforms="CenterCrop(8), ColorJitter(hue=0.7)")
         with self.assertRaisesRegex(ValueError, "after ToTensor"):
             fusednorm.Loader(train_transforms=[T.ToTensor(), T.CenterCrop(8)])
-        # torchvision's list fails on a PIL image here; refused, not reordered.
-        for tail, first in (([TV.RandomErasing(1.0), TV.ToTensor()], "RandomErasing"),
-                            ([TV.Normalize([0.5] * 3, [0.2] * 3), TV.PILToTensor(),
-                              TV.ConvertImageDtype(torch.float32)], "Normalize")):
+        # torchvision v1's list fails on a PIL image here (v2 skips Normalize
+        # and erases the uint8 pixels): refused, not reordered; erasing to 0
+        # before the conversion is v2's result, taken.
+        for tail, message in (
+                ([TV.RandomErasing(1.0, value=0.5), TV.ToTensor()],
+                 r"after RandomErasing \(position 1\) with value = \(0.5\): torchvision "
+                 r"v1 fails on a PIL image there, v2 writes the value into its uint8 "
+                 r"pixels: put RandomErasing after the conversion, or erase to 0"),
+                ([TV.Normalize([0.5] * 3, [0.2] * 3), TV.PILToTensor(),
+                  TV.ConvertImageDtype(torch.float32)],
+                 r"after Normalize \(position 1\); torchvision normalizes the float "
+                 r"tensor, not a PIL image")):
             with self.assertRaisesRegex(ValueError, r"^train_transforms position 2 \(ToTensor"
-                                        r"\(\)\): after %s \(position 1\), which torchvision "
-                                        r"runs on the tensor this makes" % first):
+                                        r"\(\)\): " + message):
                 fusednorm.Loader(train_transforms=TV.Compose([TV.RandomResizedCrop(8)] + tail))
+        fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8), TV.RandomErasing(1.0),
+                                           TV.ToTensor()]).close()
         # Named as the Loader takes it: no sample_size setting to point to.
         with self.assertRaisesRegex(ValueError, r"train_transforms: no transform fixes "
                                     r"the output size \(end the list with a crop or an "
