@@ -203,51 +203,6 @@ TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
                 "RandomErasing (position 0)");
   }
   {
-    // A list that makes the tensor itself has Normalize after that, and a
-    // RandomErasing before it only to 0 (torchvision v2 erases the PIL
-    // image then); the earlier offender is named. Conversions after the
-    // first may follow both.
-    const auto refused = [&](std::vector<std::unique_ptr<PreprocessOp>> list,
-                             const std::string& message) {
-      PreprocessorBuilder b;
-      b.dataset(data).train_transforms(std::move(list));
-      b.val_transforms(CenterCrop(8));
-      ExpectError(b.Commit().status(), StatusCode::kInvalidArgument, message);
-    };
-    const auto list = [](auto... ops) {
-      std::vector<std::unique_ptr<PreprocessOp>> l;
-      (l.push_back(ops.Clone()), ...);
-      return l;
-    };
-    const RandomErasing nonzero(0.5, 0.02, 0.33, 0.3, 3.3, {0.5});
-    refused(list(CenterCrop(8), nonzero, ToTensor()),
-            "train_transforms position 2 (ToTensor()): after RandomErasing "
-            "(position 1) with value = (0.5): torchvision v1 fails on a PIL "
-            "image there, v2 writes the value into its uint8 pixels: put "
-            "RandomErasing after the conversion, or erase to 0");
-    refused(list(CenterCrop(8), Normalize(), ToTensor()),
-            "train_transforms position 2 (ToTensor()): after Normalize "
-            "(position 1); torchvision normalizes the float tensor, not a PIL "
-            "image: put Normalize after the conversion to float");
-    refused(list(CenterCrop(8), nonzero, Normalize(), ToTensor()),
-            "after RandomErasing (position 1)");
-    refused(list(CenterCrop(8), Normalize(), nonzero, ToTensor()),
-            "after Normalize (position 1)");
-    refused(list(CenterCrop(8), RandomErasing(), Normalize(), ToTensor()),
-            "after Normalize (position 2)");
-    const auto accepted = [&](std::vector<std::unique_ptr<PreprocessOp>> l) {
-      PreprocessorBuilder b;
-      b.dataset(data).train_transforms(std::move(l));
-      b.val_transforms(CenterCrop(8));
-      const absl::Status status = b.Commit().status();
-      EXPECT_TRUE(status.ok()) << status;
-    };
-    accepted(list(CenterCrop(8), ToTensor(), Normalize(), RandomErasing(),
-                  ToTensor()));
-    accepted(list(CenterCrop(8), RandomErasing(), ToTensor(), Normalize()));
-    accepted(list(CenterCrop(8), nonzero, Normalize()));
-  }
-  {
     PreprocessorBuilder b;  // only flips may follow ToTensor
     b.dataset(data).train_transforms(CenterCrop(8), ToTensor(),
                                      RandomHorizontalFlip(), Grayscale(3));
@@ -286,6 +241,53 @@ TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
     ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
                 "train_transforms end in 8x8 but sample_size is 8x9");
   }
+}
+
+// A list that makes the tensor itself has Normalize after that, and a
+// RandomErasing before it only to 0 (torchvision v2 erases the PIL image
+// then); the earlier offender is named. Conversions after the first may
+// follow both.
+TEST(PreprocessorCommit, TensorOpsFollowTheListsOwnConversion) {
+  auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(20));
+  const auto refused = [&](std::vector<std::unique_ptr<PreprocessOp>> list,
+                           const std::string& message) {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(std::move(list));
+    b.val_transforms(CenterCrop(8));
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument, message);
+  };
+  const auto list = [](auto... ops) {
+    std::vector<std::unique_ptr<PreprocessOp>> l;
+    (l.push_back(ops.Clone()), ...);
+    return l;
+  };
+  const RandomErasing nonzero(0.5, 0.02, 0.33, 0.3, 3.3, {0.5});
+  refused(list(CenterCrop(8), nonzero, ToTensor()),
+          "train_transforms position 2 (ToTensor()): after RandomErasing "
+          "(position 1) with value = (0.5): torchvision v1 fails on a PIL "
+          "image there, v2 writes the value into its uint8 pixels: put "
+          "RandomErasing after the conversion, or erase to 0");
+  refused(list(CenterCrop(8), Normalize(), ToTensor()),
+          "train_transforms position 2 (ToTensor()): after Normalize "
+          "(position 1); torchvision normalizes the float tensor, not a PIL "
+          "image: put Normalize after the conversion to float");
+  refused(list(CenterCrop(8), nonzero, Normalize(), ToTensor()),
+          "after RandomErasing (position 1)");
+  refused(list(CenterCrop(8), Normalize(), nonzero, ToTensor()),
+          "after Normalize (position 1)");
+  refused(list(CenterCrop(8), RandomErasing(), Normalize(), ToTensor()),
+          "after Normalize (position 2)");
+  const auto accepted = [&](std::vector<std::unique_ptr<PreprocessOp>> l) {
+    PreprocessorBuilder b;
+    b.dataset(data).train_transforms(std::move(l));
+    b.val_transforms(CenterCrop(8));
+    const absl::Status status = b.Commit().status();
+    EXPECT_TRUE(status.ok()) << status;
+  };
+  accepted(list(CenterCrop(8), ToTensor(), Normalize(), RandomErasing(),
+                ToTensor()));
+  accepted(list(CenterCrop(8), RandomErasing(), ToTensor(), Normalize()));
+  accepted(list(CenterCrop(8), nonzero, Normalize()));
 }
 
 TEST(PreprocessorCommit, CallerTransformsAreCopiedNotChanged) {

@@ -439,6 +439,25 @@ TEST(BatchTransforms, Errors) {
                 "label_smoothing = 1.5");
   }
   {
+    // 2^24 classes: 64 MiB of targets a sample, 33 samples past the limit.
+    PreprocessorBuilder b;
+    b.dataset(data)
+        .train_transforms(CenterCrop(8))
+        .val_transforms(CenterCrop(8))
+        .batch_size(33)
+        .targets(int64_t{1} << 24);
+    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
+                "num_classes = 16777216 with batch_size = 33: a batch's soft "
+                "targets would take more than 2147483648 bytes");
+  }
+}
+
+// Soft targets must hold every label: refused at Commit where the dataset
+// knows its labels before reading, else by the sample that has one too
+// large.
+TEST(BatchTransforms, NumClassesHoldsEveryLabel) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(8));
+  {
     // Synthetic labels are index % 10: num_classes 5 leaves some out, which
     // the synthetic dataset knows before reading; its first 5 fit.
     for (const size_t images : {0, 6, 5}) {
@@ -455,11 +474,12 @@ TEST(BatchTransforms, Errors) {
         EXPECT_TRUE(status.ok()) << status;
       } else {
         ExpectError(status, StatusCode::kInvalidArgument,
-                    images == 6 ? "num_classes = 5 but the first 6 samples of "
-                                  "synthetic(8) have labels up to 5: soft "
-                                  "targets need num_classes >= 6"
-                                : "num_classes = 5 but synthetic(8) has labels "
-                                  "up to 7: soft targets need num_classes >= 8");
+                    images == 6
+                        ? "num_classes = 5 but the first 6 samples of "
+                          "synthetic(8) have labels up to 5: soft "
+                          "targets need num_classes >= 6"
+                        : "num_classes = 5 but synthetic(8) has labels "
+                          "up to 7: soft targets need num_classes >= 8");
       }
     }
   }
@@ -486,18 +506,6 @@ TEST(BatchTransforms, Errors) {
     ExpectError(error, StatusCode::kInvalidArgument,
                 " is not below num_classes = 5");
     EXPECT_EQ(error.message().rfind("sample ", 0), 0u) << error;
-  }
-  {
-    // 2^24 classes: 64 MiB of targets a sample, 33 samples past the limit.
-    PreprocessorBuilder b;
-    b.dataset(data)
-        .train_transforms(CenterCrop(8))
-        .val_transforms(CenterCrop(8))
-        .batch_size(33)
-        .targets(int64_t{1} << 24);
-    ExpectError(b.Commit().status(), StatusCode::kInvalidArgument,
-                "num_classes = 16777216 with batch_size = 33: a batch's soft "
-                "targets would take more than 2147483648 bytes");
   }
 }
 
