@@ -47,16 +47,12 @@ class Parser {
     if (AtEnd()) return ops;
     FUSEDNORM_RETURN_IF_ERROR(TopLevel(&ops));
     SkipSpace();
+    if (AtEnd()) return ops;
     // Only a list in brackets or a Compose ends before the text does.
-    if (!AtEnd() && ops.empty()) {
-      return Error("unexpected text after the empty list");
-    }
-    if (!AtEnd()) {
-      return Error(absl::StrCat("unexpected text after the list that ends at ",
-                                ops.back().name, " (position ", ops.size() - 1,
-                                ")"));
-    }
-    return ops;
+    if (ops.empty()) return Error("unexpected text after the empty list");
+    return Error(absl::StrCat("unexpected text after the list that ends at ",
+                              ops.back().name, " (position ", ops.size() - 1,
+                              ")"));
   }
 
  private:

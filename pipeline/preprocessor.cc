@@ -269,8 +269,9 @@ absl::Status PreprocessorBuilder::AddTargets(Chain* train) const {
 absl::Status PreprocessorBuilder::CheckLabels(const Dataset& dataset,
                                               size_t samples,
                                               int64_t classes) const {
+  if (classes == 0) return absl::OkStatus();  // labels, not soft targets
   const std::optional<int64_t> largest = dataset.LargestLabel(samples);
-  if (classes == 0 || !largest || *largest < classes) return absl::OkStatus();
+  if (!largest || *largest < classes) return absl::OkStatus();
   const std::string which =
       samples < dataset.size()
           ? absl::StrCat("the first ", samples, " samples of ", dataset.name(),
