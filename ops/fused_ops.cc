@@ -249,6 +249,13 @@ bool Normalize::AgreesWith(const FusedNormalizationOptions& options) const {
 
 // ---- ToTensor ----
 
+std::vector<NamedArg> ToTensor::args() const {
+  if (conversion_ != Conversion::kToFloat) return {};
+  std::vector<NamedArg> a = {{"dtype", ArgValue::Name("torch.float32")}};
+  if (source_ == "ToDtype") a.push_back({"scale", ArgValue::Bool(true)});
+  return a;
+}
+
 std::unique_ptr<PreprocessOp> ToTensor::Clone() const {
   return std::make_unique<ToTensor>(*this);
 }

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -99,13 +100,34 @@ class Normalize : public FusedOp {
 // PILToTensor/ToImage followed by a float conversion). Ops after it work
 // on the tensor: only RandomHorizontalFlip, RandomVerticalFlip,
 // RandomErasing and Normalize may follow it (the chain checks).
-// Whichever of them a list wrote, it prints as ToTensor().
+// It prints as the op the list wrote (ToDtype with torch.float32, the one
+// dtype it takes); its conversion() says what that op converts, for the
+// chain's checks of their order.
 class ToTensor : public FusedOp {
  public:
-  const char* op_name() const override { return "ToTensor"; }
-  std::vector<NamedArg> args() const override { return {}; }
+  enum class Conversion {
+    kToTensor,     // ToTensor: a PIL image to a float tensor
+    kPilToTensor,  // PILToTensor: a PIL image to a uint8 tensor
+    kToImage,      // ToImage, ToImageTensor: a PIL image to uint8; a
+                   // tensor stays as it is
+    kToFloat,      // ToDtype, ConvertImageDtype: a uint8 tensor to float;
+                   // a float one stays
+    kPure,         // ToPureTensor: nothing changes
+  };
+  // `source`: the op the list wrote ("PILToTensor"), for messages.
+  explicit ToTensor(Conversion conversion = Conversion::kToTensor,
+                    std::string source = "ToTensor")
+      : conversion_(conversion), source_(std::move(source)) {}
+  Conversion conversion() const { return conversion_; }
+  const std::string& source() const { return source_; }
+  const char* op_name() const override { return source_.c_str(); }
+  std::vector<NamedArg> args() const override;
   std::unique_ptr<PreprocessOp> Clone() const override;
   FusedPart fused_part() const override { return FusedPart::kToTensor; }
+
+ private:
+  Conversion conversion_;
+  std::string source_;
 };
 
 }  // namespace fusednorm

@@ -189,8 +189,15 @@ SampleOp MakeNormalize(const BoundArgs& a, const OpContext&) {
   return op;
 }
 
-SampleOp MakeToTensor(const BoundArgs&, const OpContext&) {
-  return std::make_unique<ToTensor>();
+// ToTensor and its look-alikes, each with what it converts.
+SampleOp MakeToTensor(const BoundArgs& a, const OpContext&) {
+  using C = ToTensor::Conversion;
+  const std::string& name = a.op();
+  const C c = name == "PILToTensor"                          ? C::kPilToTensor
+              : name == "ToImage" || name == "ToImageTensor" ? C::kToImage
+              : name == "ToPureTensor"                       ? C::kPure
+                                                             : C::kToTensor;
+  return std::make_unique<ToTensor>(c, name);
 }
 
 // ToDtype(dtype, scale) and ConvertImageDtype(dtype): float32, with values
@@ -220,7 +227,7 @@ SampleOp MakeToDtype(const BoundArgs& a, const OpContext&) {
           "scaled to [0, 1] and normalized: ToDtype(..., scale=True)");
     }
   }
-  return std::make_unique<ToTensor>();
+  return std::make_unique<ToTensor>(ToTensor::Conversion::kToFloat, a.op());
 }
 
 // A list op's transforms: per-sample ones, each named by its place in

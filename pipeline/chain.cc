@@ -25,14 +25,30 @@ struct Walk {
   int channels = 0;
   int64_t erase_at = -1;      // RandomErasing's position
   int64_t normalize_at = -1;  // Normalize's position
-  int64_t tensor_at = -1;     // ToTensor's position
-  int64_t last_flip = -1;     // the last RandomHorizontalFlip's
+  int64_t tensor_at = -1;     // the first conversion's position
+  // What the image is at this point of the list, and the conversion that
+  // made it so (its position and name).
+  enum class Form { kPil, kUint8, kFloat } form = Form::kPil;
+  int64_t form_at = -1;
+  std::string form_by;
+  int64_t last_flip = -1;  // the last RandomHorizontalFlip's
   // Whether every real op after the last flip commutes with it.
   bool flip_commutes = true;
 };
 
 std::string Where(const ChainOptions& o, size_t i, const PreprocessOp& op) {
   return absl::StrCat(o.list_name, " position ", i, " (", op.name(), ")");
+}
+
+// Whether the list's RandomErasing writes a value other than 0.
+bool ErasesToNonZero(const Walk& w) {
+  const std::vector<float>& value = w.fused.erase.value;
+  return !std::all_of(value.begin(), value.end(),
+                      [](float v) { return v == 0; });
+}
+
+std::string FormBy(const Walk& w) {
+  return absl::StrCat(w.form_by, " (position ", w.form_at, ")");
 }
 
 // At the list's first tensor conversion (`where`), the tensor ops before
@@ -42,10 +58,7 @@ std::string Where(const ChainOptions& o, size_t i, const PreprocessOp& op) {
 // it is refused (v1 fails there, v2 writes them into uint8 pixels). The
 // earlier of the two is named.
 absl::Status CheckBeforeTensor(const std::string& where, const Walk& w) {
-  const std::vector<float>& value = w.fused.erase.value;
-  const bool erase_refused =
-      w.erase_at >= 0 &&
-      !std::all_of(value.begin(), value.end(), [](float v) { return v == 0; });
+  const bool erase_refused = w.erase_at >= 0 && ErasesToNonZero(w);
   if (w.normalize_at >= 0 && (!erase_refused || w.normalize_at < w.erase_at)) {
     return InvalidArgumentCat(
         where, ": after Normalize (position ", w.normalize_at,
@@ -56,11 +69,69 @@ absl::Status CheckBeforeTensor(const std::string& where, const Walk& w) {
   return InvalidArgumentCat(
       where, ": after RandomErasing (position ", w.erase_at, ") with value = (",
       absl::StrJoin(
-          value, ", ",
+          w.fused.erase.value, ", ",
           [](std::string* out, float v) { out->append(ShortestDouble(v)); }),
       "): torchvision v1 fails on a PIL image there, v2 writes the value into "
       "its uint8 pixels: put RandomErasing after the conversion, or erase to "
       "0");
+}
+
+// A conversion at position i, as torchvision takes it: ToTensor and
+// PILToTensor need a PIL image, ToDtype and ConvertImageDtype a tensor,
+// which they make float; ToImage leaves a tensor as it is, ToPureTensor
+// anything.
+absl::Status AddConversion(const ToTensor& op, size_t i,
+                           const std::string& where, Walk* w) {
+  using C = ToTensor::Conversion;
+  using Form = Walk::Form;
+  const C c = op.conversion();
+  if (c == C::kPure || (c == C::kToImage && w->form != Form::kPil))
+    return absl::OkStatus();
+  if (c == C::kToFloat) {
+    if (w->form == Form::kPil) {
+      return InvalidArgumentCat(
+          where, ": ", op.source(),
+          " converts a tensor, and the image is not one yet: put "
+          "PILToTensor() or ToImage() before it, or use ToTensor()");
+    }
+    if (w->form == Form::kUint8) {
+      w->form = Form::kFloat;
+      w->form_at = static_cast<int64_t>(i);
+      w->form_by = op.source();
+    }
+    return absl::OkStatus();
+  }
+  if (w->form != Form::kPil) {
+    return InvalidArgumentCat(where, ": ", op.source(),
+                              " takes a PIL image, and the image is a tensor "
+                              "since ",
+                              FormBy(*w), ": give one conversion");
+  }
+  FUSEDNORM_RETURN_IF_ERROR(CheckBeforeTensor(where, *w));
+  w->tensor_at = static_cast<int64_t>(i);
+  w->form = c == C::kToTensor ? Form::kFloat : Form::kUint8;
+  w->form_at = static_cast<int64_t>(i);
+  w->form_by = op.source();
+  return absl::OkStatus();
+}
+
+// Normalize or RandomErasing at `where` on a uint8 tensor: torchvision
+// normalizes float tensors only, and erases uint8 pixels to the value
+// truncated to an integer, so only an erase to 0 is taken there.
+absl::Status CheckOnUint8(const PreprocessOp& op, const std::string& where,
+                          const Walk& w) {
+  if (w.form != Walk::Form::kUint8) return absl::OkStatus();
+  if (op.fused_part() == FusedPart::kNormalize) {
+    return InvalidArgumentCat(
+        where, ": the image is a uint8 tensor since ", FormBy(w),
+        "; torchvision normalizes float tensors: put ToDtype(torch.float32, "
+        "scale=True) before Normalize");
+  }
+  if (!ErasesToNonZero(w)) return absl::OkStatus();
+  return InvalidArgumentCat(
+      where, ": the image is a uint8 tensor since ", FormBy(w),
+      ", where torchvision writes the value into uint8 pixels: put "
+      "RandomErasing after the conversion to float, or erase to 0");
 }
 
 // A fused op at position i: its part's own rule.
@@ -82,7 +153,7 @@ absl::Status AddFusedOp(const PreprocessOp& op, size_t i,
             "it once, or the same in both");
       }
       w->normalize_at = static_cast<int64_t>(i);
-      return absl::OkStatus();
+      return CheckOnUint8(op, where, *w);
     case FusedPart::kErase:
       if (!w->options->allow_erase) {
         return InvalidArgumentCat(where,
@@ -93,12 +164,9 @@ absl::Status AddFusedOp(const PreprocessOp& op, size_t i,
         return InvalidArgumentCat(where, ": RandomErasing appears twice");
       w->erase_at = static_cast<int64_t>(i);
       op.FuseInto(&w->fused);
-      return absl::OkStatus();
+      return CheckOnUint8(op, where, *w);
     case FusedPart::kToTensor:
-      if (w->tensor_at >= 0) return absl::OkStatus();
-      FUSEDNORM_RETURN_IF_ERROR(CheckBeforeTensor(where, *w));
-      w->tensor_at = static_cast<int64_t>(i);
-      return absl::OkStatus();
+      return AddConversion(static_cast<const ToTensor&>(op), i, where, w);
     default:
       return absl::OkStatus();
   }
@@ -345,6 +413,12 @@ absl::StatusOr<Chain> BuildChain(
       continue;
     }
     FUSEDNORM_RETURN_IF_ERROR(AddRealOp(op, i, where, &w));
+  }
+  if (w.form == Walk::Form::kUint8) {
+    return InvalidArgumentCat(
+        options.list_name, " end in the uint8 tensor of ", FormBy(w),
+        ", where fusednorm makes float tensors: follow it with "
+        "ToDtype(torch.float32, scale=True)");
   }
   Chain chain;
   AddSteps(list, w, &chain);

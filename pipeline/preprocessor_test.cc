@@ -245,8 +245,8 @@ TEST(PreprocessorCommit, RecordOnlyOpsAndSizes) {
 
 // A list that makes the tensor itself has Normalize after that, and a
 // RandomErasing before it only to 0 (torchvision v2 erases the PIL image
-// then); the earlier offender is named. Conversions after the first may
-// follow both.
+// then); the earlier offender is named. A float conversion after the
+// first (ToDtype after ToTensor) may follow both.
 TEST(PreprocessorCommit, TensorOpsFollowTheListsOwnConversion) {
   auto data = std::shared_ptr<const Dataset>(MakeSyntheticDataset(20));
   const auto refused = [&](std::vector<std::unique_ptr<PreprocessOp>> list,
@@ -285,7 +285,7 @@ TEST(PreprocessorCommit, TensorOpsFollowTheListsOwnConversion) {
     EXPECT_TRUE(status.ok()) << status;
   };
   accepted(list(CenterCrop(8), ToTensor(), Normalize(), RandomErasing(),
-                ToTensor()));
+                ToTensor(ToTensor::Conversion::kToFloat, "ToDtype")));
   accepted(list(CenterCrop(8), RandomErasing(), ToTensor(), Normalize()));
   accepted(list(CenterCrop(8), nonzero, Normalize()));
 }

@@ -229,6 +229,77 @@ TEST(Lists, OutputSizeFollowsTheOps) {
   }
 }
 
+// Each conversion takes what torchvision's takes (ToTensor a PIL image,
+// ToDtype a tensor, Normalize a float one), and a list may not end in
+// uint8; the ones accepted give ToTensor's bytes, and an erase to 0 on the
+// uint8 tensor the PIL image's.
+TEST(Lists, ConversionsTakeWhatTorchvisionsTake) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(6));
+  const std::string n =
+      ", Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])";
+  for (const auto& [list, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"CenterCrop(8), ToTensor(), ToTensor()",
+            "position 2 (ToTensor()): ToTensor takes a PIL image, and the "
+            "image is a tensor since ToTensor (position 1): give one "
+            "conversion"},
+           {"CenterCrop(8), PILToTensor(), ToTensor()",
+            "tensor since PILToTensor (position 1)"},
+           {"CenterCrop(8), ToImage(), PILToTensor()",
+            "PILToTensor takes a PIL image"},
+           {"CenterCrop(8), ToDtype(torch.float32, scale=True)" + n,
+            "position 1 (ToDtype(dtype=torch.float32, scale=True)): ToDtype "
+            "converts a tensor, and the image is not one yet"},
+           {"CenterCrop(8), ConvertImageDtype(torch.float32), ToTensor()",
+            "ConvertImageDtype converts a tensor"},
+           {"CenterCrop(8), PILToTensor()" + n,
+            "the image is a uint8 tensor since PILToTensor (position 1); "
+            "torchvision normalizes float tensors"},
+           {"CenterCrop(8), ToImage(), RandomErasing(value=0.5), "
+            "ToDtype(torch.float32, scale=True)" +
+                n,
+            "position 2 (RandomErasing(p=0.5, scale=(0.02, 0.33), ratio=(0.3, "
+            "3.3), value=0.5, inplace=False)): the image is a uint8 tensor "
+            "since ToImage (position 1), where torchvision writes the value"},
+           {"CenterCrop(8), PILToTensor()",
+            "train_transforms end in the uint8 tensor of PILToTensor "
+            "(position 1), where fusednorm makes float tensors"},
+           {"CenterCrop(8), ToImage(), ToPureTensor()",
+            "end in the uint8 tensor of ToImage (position 1)"}}) {
+    SCOPED_TRACE(list);
+    ExpectError(Build(data, list, 1).status(), StatusCode::kInvalidArgument,
+                message);
+  }
+  const auto bytes = [&](const std::string& list) {
+    SCOPED_TRACE(list);
+    absl::StatusOr<Preprocessor> p = Build(data, list, 1);
+    EXPECT_TRUE(p.ok()) << p.status();
+    std::vector<std::vector<uint8_t>> out;
+    if (!p.ok()) return out;
+    for (const Sample& s : RunEpoch(*p, 0).samples) out.push_back(s.bytes);
+    return out;
+  };
+  const auto plain = bytes("CenterCrop(8), ToTensor()" + n);
+  for (const std::string& list :
+       {"CenterCrop(8), PILToTensor(), ConvertImageDtype(torch.float32)" + n,
+        "CenterCrop(8), ToImage(), ToDtype(torch.float32, scale=True), "
+        "ToPureTensor()" +
+            n,
+        "CenterCrop(8), ToTensor(), ToDtype(torch.float32, scale=True), "
+        "ToImage()" +
+            n,
+        "CenterCrop(8), ToPureTensor(), ToTensor()" + n}) {
+    EXPECT_EQ(bytes(list), plain) << list;
+  }
+  const auto erased =
+      bytes("CenterCrop(8), RandomErasing(1.0), ToTensor()" + n);
+  EXPECT_NE(erased, plain);
+  EXPECT_EQ(bytes("CenterCrop(8), PILToTensor(), RandomErasing(1.0), "
+                  "ToDtype(torch.float32, scale=True)" +
+                  n),
+            erased);
+}
+
 // A size known before an op that cannot make one from it is an error
 // naming that op and its input, not "no transform fixes the output size".
 TEST(Lists, AnImpossibleSizeNamesItsOp) {

@@ -338,6 +338,33 @@ class Lists(unittest.TestCase):
             epoch(train_transforms=crop + [T.Normalize(mean, std), T.RandomErasing(
                 1.0, value=tuple(float(v) for v in zero))], **kw)))
 
+    def test_conversions_take_what_torchvisions_take(self):
+        # torchvision fails on each of these lists (Normalize on uint8, a
+        # tensor given to ToTensor, ConvertImageDtype of a PIL image) or,
+        # ending in uint8, gives no float tensor: refused, not reinterpreted.
+        norm = TV.Normalize([0.5] * 3, [0.2] * 3)
+        for tail, message in (
+                ([TV.PILToTensor(), norm],
+                 r"position 2 \(Normalize\(.*\)\): the image is a uint8 tensor "
+                 r"since PILToTensor \(position 1\)"),
+                ([TV.ToTensor(), TV.ToTensor()],
+                 r"position 2 \(ToTensor\(\)\): ToTensor takes a PIL image, "
+                 r"and the image is a tensor since ToTensor \(position 1\)"),
+                ([TV.ConvertImageDtype(torch.float32), norm],
+                 r"position 1 \(ConvertImageDtype\(dtype=torch.float32\)\): "
+                 r"ConvertImageDtype converts a tensor"),
+                ([TV.PILToTensor()],
+                 r"train_transforms end in the uint8 tensor of PILToTensor "
+                 r"\(position 1\)")):
+            with self.subTest(tail=tail), self.assertRaisesRegex(ValueError, message):
+                fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8)] + tail)
+        body = [T.RandomResizedCrop(16)]
+        self.assertTrue(same(
+            epoch(train_transforms=body + [T.ToTensor(), T.Normalize((0.5,), (0.25,))]),
+            epoch(train_transforms=body + [T.PILToTensor(), T.RandomErasing(0.0),
+                                           T.ConvertImageDtype("torch.float32"),
+                                           T.Normalize((0.5,), (0.25,))])))
+
     def test_v2s_last_step_to_pure_tensor_changes_nothing(self):
         # torchvision's v2 reference recipes end in ToPureTensor().
         body = [T.RandomResizedCrop(16), T.ToImage(),
@@ -460,8 +487,8 @@ class Lists(unittest.TestCase):
                   TV.ConvertImageDtype(torch.float32)],
                  r"after Normalize \(position 1\); torchvision normalizes the float "
                  r"tensor, not a PIL image")):
-            with self.assertRaisesRegex(ValueError, r"^train_transforms position 2 \(ToTensor"
-                                        r"\(\)\): " + message):
+            with self.assertRaisesRegex(ValueError, r"^train_transforms position 2 \((PIL)?"
+                                        r"ToTensor\(\)\): " + message):
                 fusednorm.Loader(train_transforms=TV.Compose([TV.RandomResizedCrop(8)] + tail))
         fusednorm.Loader(train_transforms=[TV.RandomResizedCrop(8), TV.RandomErasing(1.0),
                                            TV.ToTensor()]).close()
