@@ -211,10 +211,12 @@ absl::Status Normalize::Validate() const {
   }
   for (size_t c = 0; c < std_.size(); ++c) {
     // torchvision refuses only a std that is 0 as a float32.
-    if (static_cast<float>(std_[c]) == 0 ||
-        !std::isfinite(static_cast<float>(std_[c]))) {
-      return InvalidArgumentCat("Normalize std[", c, "] = ", std_[c],
-                                ": must be a finite float32, not 0");
+    const float s = static_cast<float>(std_[c]);
+    if (s == 0 || !std::isfinite(s)) {
+      return InvalidArgumentCat(
+          "Normalize std[", c, "] = ", std_[c],
+          s == 0 ? ": must not be 0 as a float32 (torchvision divides by it)"
+                 : ": must be a finite float32");
     }
   }
   return absl::OkStatus();
