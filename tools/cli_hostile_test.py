@@ -83,7 +83,15 @@ class Limits(unittest.TestCase):
                               "dataset synthetic(1024) has 1024 samples"),
                              (["--rank", "3", "--world-size", "2"], "--rank"),
                              (["--images", "8", "--size", "8", "--images=4"],
-                              "--images is given twice")]:
+                              "--images is given twice"),
+                             (["--images", "8", "--decode-scale", "false"],
+                              'unexpected argument "false": --decode-scale '
+                              "is an on/off flag, on when given alone; write "
+                              "--decode-scale=false to give it a value"),
+                             (["--images", "8", "--drop-last", "extra"],
+                              "write --drop-last=extra"),
+                             (["--images", "8", "stray"],
+                              '"stray" (flags are --name=value)')]:
             with self.subTest(args=args):
                 r = run("run", *args)
                 self.assertEqual(r.returncode, 2, r.stderr)

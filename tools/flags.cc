@@ -63,6 +63,7 @@ absl::StatusOr<SettingValues> ParseFlags(
     const char* command, const std::vector<const Setting*>& accepted,
     const std::vector<std::string>& args, bool* help) {
   SettingValues values(accepted, SettingStyle::kFlag);
+  std::string bare_bool;  // the previous argument, an on/off flag given bare
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h") {
@@ -70,9 +71,16 @@ absl::StatusOr<SettingValues> ParseFlags(
       continue;
     }
     if (!absl::StartsWith(arg, "--")) {
+      if (!bare_bool.empty()) {
+        return UsageError(
+            absl::StrCat("unexpected argument \"", arg, "\": ", bare_bool,
+                         " is an on/off flag, on when given alone; write ",
+                         bare_bool, "=", arg, " to give it a value"));
+      }
       return UsageError(absl::StrCat("unexpected argument \"", arg,
                                      "\" (flags are --name=value)"));
     }
+    bare_bool.clear();
     const size_t eq = arg.find('=');
     const std::string name = absl::StrReplaceAll(
         arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2),
@@ -88,6 +96,7 @@ absl::StatusOr<SettingValues> ParseFlags(
       value = arg.substr(eq + 1);
     } else if (s->type == SettingType::kBool) {
       value = "true";
+      bare_bool = arg;
     } else if (TakesBool(*s) &&
                (i + 1 == args.size() || absl::StartsWith(args[i + 1], "--"))) {
       value = "true";  // a choice that was a bool, given bare
