@@ -365,24 +365,27 @@ class Loader:
                             f"{type(state_dict).__name__}")
         plain = {}
         for key, value in dict(state_dict).items():
-            try:
-                # NumPy's ints (a state that went through an array) as ints;
-                # NumPy's bools stay what they are, refused as bools are.
-                if (not isinstance(value, (bool, int, _np.bool_))
-                        and hasattr(value, "__index__")):
+            # NumPy's ints (a state that went through an array) as ints;
+            # bools, NumPy's too, and anything else that is not an int or a
+            # string are refused, naming the key.
+            if (not isinstance(value, (bool, int, str, _np.bool_))
+                    and hasattr(value, "__index__")):
+                try:
                     value = _operator.index(value)
-                _json.dumps(value)
-            except (TypeError, ValueError):
+                except TypeError:  # an array of several: refused below
+                    pass
+            if isinstance(value, bool) or not isinstance(value, (int, str)):
                 raise TypeError(f"load_state_dict: {key!r} = {value!r} is a "
                                 f"{type(value).__name__}; the state holds the "
                                 f"plain ints and strings state_dict() "
-                                f"returns") from None
+                                f"returns")
             plain[key] = value
         self._loader.load_state_dict(_json.dumps(plain))
 
     @property
     def skipped(self):
-        """(epoch, sample index, reason) of every sample skipped so far."""
+        """(epoch, sample index, reason) of the samples skipped so far: the
+        first 10,000 over the Loader's epochs."""
         return self._loader.skipped
 
     def close(self):
