@@ -519,7 +519,9 @@ std::vector<OpRow> BatchRows() {
   return {
       {"MixUp",
        OpKind::kBatch,
-       "each image mixed with the previous one, lam ~ Beta(alpha, alpha)",
+       "each image mixed with the previous one, lam ~ Beta(alpha, alpha) "
+       "(torchvision takes the arguments by keyword only; fusednorm also in "
+       "order)",
        {{"alpha", "1.0", "Beta's parameter, > 0"},
         {"num_classes", "None",
          "classes of the soft targets (or the "
@@ -530,7 +532,7 @@ std::vector<OpRow> BatchRows() {
       {"CutMix",
        OpKind::kBatch,
        "a box of the previous image pasted into each, lam ~ Beta(alpha, "
-       "alpha)",
+       "alpha) (by keyword in torchvision, as MixUp's)",
        {{"alpha", "1.0", "Beta's parameter, > 0"},
         {"num_classes", "None",
          "classes of the soft targets (or the "
