@@ -23,23 +23,26 @@ constexpr char kFormat[] = "fusednorm-resume-state";
 
 using Fields = std::vector<std::pair<std::string, FlatJsonValue>>;
 
-// Every field but the check, in the order they are written.
+// Every field but the check, in the order they are written; "transforms"
+// only when there is text (a state saved without it checks as it did).
 Fields FieldsOf(const ResumeState& s) {
-  return {{"format", std::string(kFormat)},
-          {"version", kResumeStateVersion},
-          {"epoch", s.epoch},
-          {"batches", s.batches},
-          {"samples_handed", s.samples_handed},
-          {"seed", s.seed},
-          {"split", s.split},
-          {"batch_size", s.batch_size},
-          {"samples", s.samples},
-          {"dataset", s.dataset},
-          {"recipe", s.recipe},
-          {"shuffle", s.shuffle},
-          {"decode_scale", s.decode_scale},
-          {"repeated_augmentations", s.repeats},
-          {"world_size", s.world_size}};
+  Fields fields = {{"format", std::string(kFormat)},
+                   {"version", kResumeStateVersion},
+                   {"epoch", s.epoch},
+                   {"batches", s.batches},
+                   {"samples_handed", s.samples_handed},
+                   {"seed", s.seed},
+                   {"split", s.split},
+                   {"batch_size", s.batch_size},
+                   {"samples", s.samples},
+                   {"dataset", s.dataset},
+                   {"recipe", s.recipe},
+                   {"shuffle", s.shuffle},
+                   {"decode_scale", s.decode_scale},
+                   {"repeated_augmentations", s.repeats},
+                   {"world_size", s.world_size}};
+  if (!s.transforms.empty()) fields.emplace_back("transforms", s.transforms);
+  return fields;
 }
 
 std::string Check(const Fields& fields) {
@@ -79,6 +82,36 @@ absl::Status Take(const std::map<std::string, FlatJsonValue>& json,
   return absl::OkStatus();
 }
 
+// `text` around byte `at`: up to 40 bytes before it and 80 from it.
+std::string Around(const std::string& text, size_t at) {
+  const size_t from = at > 40 ? at - 40 : 0;
+  return absl::StrCat(from > 0 ? "..." : "", text.substr(from, at + 80 - from),
+                      at + 80 < text.size() ? "..." : "");
+}
+
+// The transforms of `state` and `here` differ: where, when the state kept
+// its text; else the digests and this run's text.
+absl::Status TransformsDiffer(const ResumeState& state,
+                              const std::string& here_text) {
+  if (state.transforms.empty()) {
+    return InvalidArgumentCat(
+        "the resume state is for another run: the transforms' digest = ",
+        Shortened(state.recipe), " in the state, ",
+        Digest().Text(here_text).Hex(), " (this run's transforms: ", here_text,
+        ") here");
+  }
+  size_t at = 0;
+  while (at < state.transforms.size() && at < here_text.size() &&
+         state.transforms[at] == here_text[at]) {
+    ++at;
+  }
+  return InvalidArgumentCat(
+      "the resume state is for another run: its transforms differ from "
+      "this run's at character ",
+      at, ": ", Around(state.transforms, at), " in the state, ",
+      Around(here_text, at), " here");
+}
+
 // "name = a in the state, b here".
 template <typename A, typename B>
 absl::Status Differs(absl::string_view name, const A& saved, const B& here) {
@@ -97,7 +130,9 @@ ResumeState MakeResumeState(const Preprocessor& p, Split split,
   s.batch_size = l.batch_size;
   s.samples = p.samples_per_epoch();
   s.dataset = absl::StrFormat("%016x", p.dataset().IndexDigest());
-  s.recipe = Digest().Text(p.PixelRecipe(split)).Hex();
+  const std::string recipe = p.PixelRecipe(split);
+  s.recipe = Digest().Text(recipe).Hex();
+  if (recipe.size() <= kMaxRecipeText) s.transforms = recipe;
   s.shuffle = l.shuffle ? 1 : 0;
   s.decode_scale = l.decode_scale ? 1 : 0;
   s.repeats = static_cast<uint64_t>(l.repeats);
@@ -153,6 +188,14 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   FUSEDNORM_RETURN_IF_ERROR(
       Take(json, "repeated_augmentations", what, &s.repeats));
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "world_size", what, &s.world_size));
+  if (json.count("transforms") != 0) {
+    FUSEDNORM_RETURN_IF_ERROR(Take(json, "transforms", what, &s.transforms));
+    if (s.transforms.empty() || s.transforms.size() > kMaxRecipeText) {
+      return InvalidArgumentCat(what, ": \"transforms\" holds ",
+                                s.transforms.size(), " bytes (1..",
+                                kMaxRecipeText, ")");
+    }
+  }
   std::string check;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "check", what, &check));
   if (s.epoch > kPastLastEpoch) {
@@ -213,11 +256,8 @@ absl::Status CheckResumeState(const ResumeState& state, const Preprocessor& p,
         "world_size = ",
         state.world_size, ", not ", here.world_size);
   }
-  if (state.recipe != here.recipe) {
-    return Differs("the transforms' digest", Shortened(state.recipe),
-                   absl::StrCat(here.recipe, " (this run's transforms: ",
-                                p.PixelRecipe(split), ")"));
-  }
+  if (state.recipe != here.recipe)
+    return TransformsDiffer(state, p.PixelRecipe(split));
   if (state.epoch == kPastLastEpoch && state.batches != 0) {
     return InvalidArgumentCat("the resume state's batches = ", state.batches,
                               " at epoch 2^32: that epoch never starts (the "

@@ -1,6 +1,7 @@
 // Where a run of a Preprocessor's split stands, to resume it exactly: a
-// few hundred bytes of flat JSON, the same on every rank, plain data that
-// goes into a training checkpoint as it is (Python's Loader.state_dict()).
+// few hundred bytes of flat JSON (and the transforms' text), the same on
+// every rank, plain data that goes into a training checkpoint as it is
+// (Python's Loader.state_dict()).
 //
 // A sample's pixels depend only on (seed, epoch, index) and an epoch's
 // order only on (seed, epoch), so the state is a position -- the epoch and
@@ -8,7 +9,8 @@
 // must not change for that position to mean the same samples and pixels:
 // the dataset's index (its sample count and digest), the seed, the split,
 // the batch size, shuffling, reduced-size decoding, repeats and a digest
-// of the transforms (Preprocessor::PixelRecipe).
+// of the transforms (Preprocessor::PixelRecipe), whose text the state keeps
+// too, so that a change is shown where it is.
 // The world size and thread count may change, and so may drop_last:
 // pipeline/epoch_order.h deals what is left. With repeated augmentations
 // the ranks' lists depend on the world size, so it must stay. A "check"
@@ -34,6 +36,8 @@ namespace fusednorm {
 inline constexpr uint64_t kResumeStateVersion = 2;
 // States take a few hundred bytes; longer text is refused unread.
 inline constexpr size_t kMaxResumeStateBytes = 64 << 10;
+// The longest transforms' text a state keeps.
+inline constexpr size_t kMaxRecipeText = 16 << 10;
 // The epoch a state stands at once epoch 2^32 - 1, the last, is over.
 inline constexpr uint64_t kPastLastEpoch = uint64_t{1} << 32;
 
@@ -47,9 +51,12 @@ struct ResumeState {
   uint64_t seed = 0;
   std::string split;  // train, val
   uint64_t batch_size = 0;
-  uint64_t samples = 0;       // an epoch's, over all ranks
-  std::string dataset;        // Dataset::IndexDigest, 16 hex digits
-  std::string recipe;         // a digest of PixelRecipe, 16 hex digits
+  uint64_t samples = 0;  // an epoch's, over all ranks
+  std::string dataset;   // Dataset::IndexDigest, 16 hex digits
+  std::string recipe;    // a digest of PixelRecipe, 16 hex digits
+  // PixelRecipe's text up to kMaxRecipeText bytes (empty past that, or in a
+  // state saved before the text was kept): not checked, only shown.
+  std::string transforms;
   uint64_t shuffle = 1;       // 0 or 1
   uint64_t decode_scale = 0;  // 0 or 1
   uint64_t repeats = 1;       // repeated_augmentations
@@ -67,8 +74,8 @@ std::string ResumeStateJson(const ResumeState& state);
 
 // Reads ResumeStateJson's text (`what` names it in errors): InvalidArgument
 // for text that is not that JSON (truncated, say) or is longer than
-// kMaxResumeStateBytes, a key missing or unknown, another format or
-// version, or a check that does not match.
+// kMaxResumeStateBytes, a key missing ("transforms" may be) or unknown,
+// another format or version, or a check that does not match.
 absl::StatusOr<ResumeState> ParseResumeState(absl::string_view json,
                                              absl::string_view what);
 

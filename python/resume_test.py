@@ -184,9 +184,11 @@ class Refusals(unittest.TestCase):
                      images=38)
         self.refused(ValueError, "batch_size = 4 in the state, 5 here",
                      batch_size=5)
-        self.refused(ValueError, "the transforms' digest",
-                     batch_transforms="CutMix(1.0)")
-        self.refused(ValueError, "the transforms' digest", size=32)
+        self.refused(ValueError, "its transforms differ from this run's at "
+                     "character", batch_transforms="CutMix(1.0)")
+        self.refused(ValueError, "=> MixUp(alpha=0.4, num_classes=None) targets="
+                     "10,0 in the state", batch_transforms="CutMix(1.0)")
+        self.refused(ValueError, "its transforms differ", size=32)
         self.refused(ValueError, "split = train in the state, val here",
                      split="val", batch_transforms=None, num_classes=0)
 
