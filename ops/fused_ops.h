@@ -1,7 +1,8 @@
 // The transforms FusedNormalization does in its single pass, which a
 // transform list names as torchvision's do: RandomErasing, Normalize and
-// ToTensor (with its look-alikes PILToTensor, ToImage, ToDtype and
-// ConvertImageDtype, the step from uint8 pixels to a float tensor). They
+// ToTensor (with its look-alikes PILToTensor, ToImage, ToImageTensor,
+// ToDtype, ConvertImageDtype and ToPureTensor, the steps from uint8 pixels
+// to a float tensor). They
 // carry parameters for the chain (pipeline/chain.h) and transform no uint8
 // pixels of their own: Apply returns Unimplemented.
 #ifndef FUSEDNORM_OPS_FUSED_OPS_H_
@@ -96,11 +97,12 @@ class Normalize : public FusedOp {
   bool inplace_ = false;
 };
 
-// The step from uint8 pixels to a float tensor in [0, 1] (ToTensor, or
-// PILToTensor/ToImage followed by a float conversion). Ops after it work
-// on the tensor: only RandomHorizontalFlip, RandomVerticalFlip,
-// RandomErasing and Normalize may follow it (the chain checks).
-// It prints as the op the list wrote (ToDtype with torch.float32, the one
+// A step from uint8 pixels to a float tensor in [0, 1]: ToTensor whole, or
+// one of its parts (PILToTensor or ToImage to a uint8 tensor, ToDtype or
+// ConvertImageDtype from it to float, ToPureTensor: nothing). Ops after the
+// first work on the tensor: only RandomHorizontalFlip, RandomVerticalFlip,
+// RandomErasing, Normalize and the other steps may follow it (the chain
+// checks which, and in what order). It prints as the op the list wrote (ToDtype with torch.float32, the one
 // dtype it takes); its conversion() says what that op converts, for the
 // chain's checks of their order.
 class ToTensor : public FusedOp {

@@ -26,11 +26,11 @@ struct Walk {
   int64_t erase_at = -1;      // RandomErasing's position
   int64_t normalize_at = -1;  // Normalize's position
   int64_t tensor_at = -1;     // the first conversion's position
-  // What the image is at this point of the list, and the conversion that
-  // made it so (its position and name).
+  std::string tensor_by;      // and the op the list wrote there
+  // What the image is at this point of the list, and where it became a
+  // float tensor (where a Normalize the list leaves out would stand).
   enum class Form { kPil, kUint8, kFloat } form = Form::kPil;
-  int64_t form_at = -1;
-  std::string form_by;
+  int64_t float_at = -1;
   int64_t last_flip = -1;  // the last RandomHorizontalFlip's
   // Whether every real op after the last flip commutes with it.
   bool flip_commutes = true;
@@ -47,8 +47,9 @@ bool ErasesToNonZero(const Walk& w) {
                       [](float v) { return v == 0; });
 }
 
-std::string FormBy(const Walk& w) {
-  return absl::StrCat(w.form_by, " (position ", w.form_at, ")");
+// "PILToTensor (position 1)": the list's first conversion.
+std::string TensorBy(const Walk& w) {
+  return absl::StrCat(w.tensor_by, " (position ", w.tensor_at, ")");
 }
 
 // At the list's first tensor conversion (`where`), the tensor ops before
@@ -96,8 +97,7 @@ absl::Status AddConversion(const ToTensor& op, size_t i,
     }
     if (w->form == Form::kUint8) {
       w->form = Form::kFloat;
-      w->form_at = static_cast<int64_t>(i);
-      w->form_by = op.source();
+      w->float_at = static_cast<int64_t>(i);
     }
     return absl::OkStatus();
   }
@@ -105,13 +105,13 @@ absl::Status AddConversion(const ToTensor& op, size_t i,
     return InvalidArgumentCat(where, ": ", op.source(),
                               " takes a PIL image, and the image is a tensor "
                               "since ",
-                              FormBy(*w), ": give one conversion");
+                              TensorBy(*w), ": give one conversion");
   }
   FUSEDNORM_RETURN_IF_ERROR(CheckBeforeTensor(where, *w));
   w->tensor_at = static_cast<int64_t>(i);
+  w->tensor_by = op.source();
   w->form = c == C::kToTensor ? Form::kFloat : Form::kUint8;
-  w->form_at = static_cast<int64_t>(i);
-  w->form_by = op.source();
+  if (c == C::kToTensor) w->float_at = static_cast<int64_t>(i);
   return absl::OkStatus();
 }
 
@@ -123,13 +123,13 @@ absl::Status CheckOnUint8(const PreprocessOp& op, const std::string& where,
   if (w.form != Walk::Form::kUint8) return absl::OkStatus();
   if (op.fused_part() == FusedPart::kNormalize) {
     return InvalidArgumentCat(
-        where, ": the image is a uint8 tensor since ", FormBy(w),
+        where, ": the image is a uint8 tensor since ", TensorBy(w),
         "; torchvision normalizes float tensors: put ToDtype(torch.float32, "
         "scale=True) before Normalize");
   }
   if (!ErasesToNonZero(w)) return absl::OkStatus();
   return InvalidArgumentCat(
-      where, ": the image is a uint8 tensor since ", FormBy(w),
+      where, ": the image is a uint8 tensor since ", TensorBy(w),
       ", where torchvision writes the value into uint8 pixels: put "
       "RandomErasing after the conversion to float, or erase to 0");
 }
@@ -189,9 +189,10 @@ absl::Status AddRealOp(const PreprocessOp& op, size_t i,
   const bool flip = op.fused_part() == FusedPart::kFlip;
   if (w->tensor_at >= 0 && !op.SameOnTensors()) {
     return InvalidArgumentCat(
-        where, ": after ToTensor (position ", w->tensor_at,
-        "), where torchvision would run it on a tensor; fusednorm computes "
-        "its PIL-image route: put it before ToTensor");
+        where, ": after ", TensorBy(*w),
+        ", where torchvision would run it on a tensor; fusednorm computes "
+        "its PIL-image route: put it before ",
+        w->tensor_by);
   }
   FUSEDNORM_RETURN_IF_ERROR(PrefixStatus(op.Validate(), where + ": "));
   absl::StatusOr<int> channels = op.OutputChannels(w->channels);
@@ -416,7 +417,7 @@ absl::StatusOr<Chain> BuildChain(
   }
   if (w.form == Walk::Form::kUint8) {
     return InvalidArgumentCat(
-        options.list_name, " end in the uint8 tensor of ", FormBy(w),
+        options.list_name, " end in the uint8 tensor of ", TensorBy(w),
         ", where fusednorm makes float tensors: follow it with "
         "ToDtype(torch.float32, scale=True)");
   }
@@ -434,7 +435,12 @@ absl::StatusOr<Chain> BuildChain(
       SampleSize(options.list_name,
                  *fixed ? std::optional<Size2>((*fixed)->size) : std::nullopt,
                  options.sample_size));
-  const bool erase_in_pixels = w.erase_at >= 0 && w.normalize_at > w.erase_at;
+  // The normalization stands at the list's Normalize, or where it would
+  // stand in torchvision's order when the list leaves it to the settings:
+  // right after the conversion to float (none: before any erasing).
+  const int64_t normalized_at =
+      w.normalize_at >= 0 ? w.normalize_at : w.float_at;
+  const bool erase_in_pixels = w.erase_at >= 0 && normalized_at > w.erase_at;
   FUSEDNORM_RETURN_IF_ERROR(
       AddFused(options.list_name, w.fused, erase_in_pixels, &chain));
   return chain;

@@ -89,7 +89,8 @@ absl::StatusOr<std::optional<ListSize>> ListOutputSize(
 
 // Builds the chain of transform list `list`: copies of its real ops, the
 // fused op made from `options.base` plus the list's fused ops (the erased
-// values normalized when RandomErasing comes before Normalize). Refused,
+// values normalized when RandomErasing comes before Normalize, or, with
+// no Normalize in the list, before its conversion to float). Refused,
 // naming the list, the position and the op: a Normalize that disagrees
 // with `options.base` (the normalization is a setting; a list's Normalize
 // must say the same, as pipeline/recipe.h makes it), that comes twice or
@@ -97,7 +98,10 @@ absl::StatusOr<std::optional<ListSize>> ListOutputSize(
 // neither 1 nor the channel count, RandomErasing twice, where erasing is not
 // allowed, or before a real op (it works on the normalized tensor), an op
 // after ToTensor that torchvision would run on tensors (only flips may
-// follow it), a channel count an op does not take, and an output size
+// follow it), a conversion given what torchvision v1's refuses (ToTensor
+// or PILToTensor a tensor, ToDtype or ConvertImageDtype a PIL image),
+// Normalize or an erase to other than 0 on a uint8 tensor, a list that
+// ends in one, a channel count an op does not take, and an output size
 // that neither the list nor `sample_size` fixes.
 absl::StatusOr<Chain> BuildChain(
     const std::vector<std::unique_ptr<PreprocessOp>>& list,

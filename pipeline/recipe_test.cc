@@ -265,7 +265,17 @@ TEST(Lists, ConversionsTakeWhatTorchvisionsTake) {
             "train_transforms end in the uint8 tensor of PILToTensor "
             "(position 1), where fusednorm makes float tensors"},
            {"CenterCrop(8), ToImage(), ToPureTensor()",
-            "end in the uint8 tensor of ToImage (position 1)"}}) {
+            "end in the uint8 tensor of ToImage (position 1)"},
+           // The first conversion is the one named, as the list wrote it.
+           {"CenterCrop(8), PILToTensor(), ToDtype(torch.float32, "
+            "scale=True), ToTensor()",
+            "position 3 (ToTensor()): ToTensor takes a PIL image, and the "
+            "image is a tensor since PILToTensor (position 1)"},
+           {"PILToTensor(), CenterCrop(8), ConvertImageDtype(torch.float)",
+            "position 1 (CenterCrop(size=(8, 8))): after PILToTensor "
+            "(position 0), where torchvision would run it on a tensor; "
+            "fusednorm computes its PIL-image route: put it before "
+            "PILToTensor"}}) {
     SCOPED_TRACE(list);
     ExpectError(Build(data, list, 1).status(), StatusCode::kInvalidArgument,
                 message);
@@ -298,6 +308,15 @@ TEST(Lists, ConversionsTakeWhatTorchvisionsTake) {
                   "ToDtype(torch.float32, scale=True)" +
                   n),
             erased);
+  // Left to the settings (here the builder's ImageNet preset, which n
+  // repeats), the normalization stands where torchvision's Normalize would:
+  // right after the conversion to float.
+  EXPECT_EQ(bytes("CenterCrop(8), RandomErasing(1.0), ToTensor()"), erased);
+  EXPECT_EQ(bytes("CenterCrop(8), ToImage(), RandomErasing(1.0), "
+                  "ToDtype(torch.float32, scale=True)"),
+            erased);
+  EXPECT_EQ(bytes("CenterCrop(8), ToTensor(), RandomErasing(1.0)"),
+            bytes("CenterCrop(8), ToTensor()" + n + ", RandomErasing(1.0)"));
 }
 
 // A size known before an op that cannot make one from it is an error
