@@ -111,6 +111,13 @@ class Reader {
 
 }  // namespace
 
+bool IsFlatJsonText(absl::string_view text) {
+  for (const char c : text) {
+    if (!PlainChar(c)) return false;
+  }
+  return true;
+}
+
 std::string WriteFlatJson(
     const std::vector<std::pair<std::string, FlatJsonValue>>& fields) {
   std::string out = "{";

@@ -27,6 +27,10 @@ using FlatJsonValue = std::variant<uint64_t, std::string>;
 std::string WriteFlatJson(
     const std::vector<std::pair<std::string, FlatJsonValue>>& fields);
 
+// Whether `text` is a string WriteFlatJson can hold: printable ASCII
+// without quotes or backslashes.
+bool IsFlatJsonText(absl::string_view text);
+
 // The object's fields by key; `what` names the text in errors.
 absl::StatusOr<std::map<std::string, FlatJsonValue>> ReadFlatJson(
     absl::string_view text, absl::string_view what);

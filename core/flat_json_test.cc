@@ -25,6 +25,14 @@ TEST(FlatJsonTest, RoundTripsAndReadsWhatPythonWrites) {
   EXPECT_TRUE(ReadFlatJson(" {} ", "s").ok());
 }
 
+// The strings the object holds, as IsFlatJsonText tells them.
+TEST(FlatJsonTest, TextIsPlainAscii) {
+  EXPECT_TRUE(IsFlatJsonText(""));
+  EXPECT_TRUE(IsFlatJsonText("Resize(size=(8, 8)) -> padding_mode='edge' ~"));
+  for (const char* bad : {"a\"b", "a\\b", "tab\there", "n\xc3\xa4me", "\x7f"})
+    EXPECT_FALSE(IsFlatJsonText(bad)) << bad;
+}
+
 TEST(FlatJsonTest, ValueErrorsNameTheKey) {
   for (const char* bad : {"{\"batches\": 3.0}", "{\"batches\": 1e3}",
                           "{\"batches\": -1}", "{\"batches\": true}"}) {

@@ -27,7 +27,7 @@ using Fields = std::vector<std::pair<std::string, FlatJsonValue>>;
 // only when there is text (a state saved without it checks as it did).
 Fields FieldsOf(const ResumeState& s) {
   Fields fields = {{"format", std::string(kFormat)},
-                   {"version", kResumeStateVersion},
+                   {"version", s.version},
                    {"epoch", s.epoch},
                    {"batches", s.batches},
                    {"samples_handed", s.samples_handed},
@@ -132,7 +132,10 @@ ResumeState MakeResumeState(const Preprocessor& p, Split split,
   s.dataset = absl::StrFormat("%016x", p.dataset().IndexDigest());
   const std::string recipe = p.PixelRecipe(split);
   s.recipe = Digest().Text(recipe).Hex();
-  if (recipe.size() <= kMaxRecipeText) s.transforms = recipe;
+  // Flat JSON holds plain ASCII only, unescaped; the ops print nothing
+  // else today, but a text that is not is left out rather than written.
+  if (recipe.size() <= kMaxRecipeText && IsFlatJsonText(recipe))
+    s.transforms = recipe;
   s.shuffle = l.shuffle ? 1 : 0;
   s.decode_scale = l.decode_scale ? 1 : 0;
   s.repeats = static_cast<uint64_t>(l.repeats);
@@ -165,14 +168,15 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "format", what, &format));
   uint64_t version = 0;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "version", what, &version));
-  if (format != kFormat || version != kResumeStateVersion) {
-    return InvalidArgumentCat(what, ": format \"", Shortened(format),
-                              "\" version ", version,
-                              " is not a resume state this build "
-                              "reads (\"",
-                              kFormat, "\" version ", kResumeStateVersion, ")");
+  if (format != kFormat || version < 2 || version > kResumeStateVersion) {
+    return InvalidArgumentCat(
+        what, ": format \"", Shortened(format), "\" version ", version,
+        " is not a resume state this build "
+        "reads (\"",
+        kFormat, "\" versions 2 and ", kResumeStateVersion, ")");
   }
   ResumeState s;
+  s.version = version;
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "epoch", what, &s.epoch));
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "batches", what, &s.batches));
   FUSEDNORM_RETURN_IF_ERROR(
@@ -188,7 +192,7 @@ absl::StatusOr<ResumeState> ParseResumeState(absl::string_view text,
   FUSEDNORM_RETURN_IF_ERROR(
       Take(json, "repeated_augmentations", what, &s.repeats));
   FUSEDNORM_RETURN_IF_ERROR(Take(json, "world_size", what, &s.world_size));
-  if (json.count("transforms") != 0) {
+  if (version > 2 && json.count("transforms") != 0) {
     FUSEDNORM_RETURN_IF_ERROR(Take(json, "transforms", what, &s.transforms));
     if (s.transforms.empty() || s.transforms.size() > kMaxRecipeText) {
       return InvalidArgumentCat(what, ": \"transforms\" holds ",

@@ -32,9 +32,11 @@
 
 namespace fusednorm {
 
-// 2: a shard dataset's digest covers its members (1 saw names and sizes).
-inline constexpr uint64_t kResumeStateVersion = 2;
-// States take a few hundred bytes; longer text is refused unread.
+// 3: the state keeps the transforms' text; 2 (read too) did not. 2: a
+// shard dataset's digest covers its members (1 saw names and sizes).
+inline constexpr uint64_t kResumeStateVersion = 3;
+// States take under 17 KiB (most under 2 KiB); longer text is refused
+// unread.
 inline constexpr size_t kMaxResumeStateBytes = 64 << 10;
 // The longest transforms' text a state keeps.
 inline constexpr size_t kMaxRecipeText = 16 << 10;
@@ -42,6 +44,7 @@ inline constexpr size_t kMaxRecipeText = 16 << 10;
 inline constexpr uint64_t kPastLastEpoch = uint64_t{1} << 32;
 
 struct ResumeState {
+  uint64_t version = kResumeStateVersion;  // as read: 2 or 3
   // Where the run stands: `epoch`, after `batches` of its batches over all
   // ranks (samples_handed samples). Epoch 2^32 stands after the last.
   uint64_t epoch = 0;
@@ -54,8 +57,8 @@ struct ResumeState {
   uint64_t samples = 0;  // an epoch's, over all ranks
   std::string dataset;   // Dataset::IndexDigest, 16 hex digits
   std::string recipe;    // a digest of PixelRecipe, 16 hex digits
-  // PixelRecipe's text up to kMaxRecipeText bytes (empty past that, or in a
-  // state saved before the text was kept): not checked, only shown.
+  // PixelRecipe's text up to kMaxRecipeText bytes of plain ASCII (empty
+  // past that, or in a version 2 state): not compared, only shown.
   std::string transforms;
   uint64_t shuffle = 1;       // 0 or 1
   uint64_t decode_scale = 0;  // 0 or 1
@@ -75,7 +78,8 @@ std::string ResumeStateJson(const ResumeState& state);
 // Reads ResumeStateJson's text (`what` names it in errors): InvalidArgument
 // for text that is not that JSON (truncated, say) or is longer than
 // kMaxResumeStateBytes, a key missing ("transforms" may be) or unknown,
-// another format or version, or a check that does not match.
+// another format or version (2 and 3 are read), or a check that does not
+// match.
 absl::StatusOr<ResumeState> ParseResumeState(absl::string_view json,
                                              absl::string_view what);
 

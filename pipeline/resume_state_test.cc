@@ -133,14 +133,14 @@ TEST(ResumeStateTest, RunsThatDifferAreRefusedNamingTheDifference) {
   others[3].run.batch = 5;
   others[3].needle = "batch_size = 4 in the state, 5 here";
   others[4].run.erase = 0.25;
-  others[4].needle = "the transforms' digest";
+  others[4].needle = "its transforms differ from this run's at character";
   others[5].run.mix = false;
-  others[5].needle = "the transforms' digest";
+  others[5].needle = "its transforms differ from this run's at character";
   others[6].run.shuffle = false;
   others[6].needle = "shuffle = 1 in the state, 0 here";
   // Not a torchvision argument, but it changes the pixels.
   others[7].run.filter = ResizeFilter::kTensor;
-  others[7].needle = "the transforms' digest";
+  others[7].needle = "its transforms differ from this run's at character";
   for (const Other& o : others) {
     ExpectError(CheckResumeState(s, Make(o.run), Split::kTrain),
                 StatusCode::kInvalidArgument, o.needle);
@@ -152,6 +152,45 @@ TEST(ResumeStateTest, RunsThatDifferAreRefusedNamingTheDifference) {
   wide.world = 3;
   wide.threads = 2;
   EXPECT_TRUE(CheckResumeState(s, Make(wide), Split::kTrain).ok());
+}
+
+// The state keeps the transforms' text, so a change is shown where it is;
+// a version 2 state, saved without it by older builds, still reads, checks
+// and resumes, and names the digests.
+TEST(ResumeStateTest, TransformsAreShownWhereTheyDiffer) {
+  const Preprocessor p = Make({});
+  const ResumeState s = MakeResumeState(p, Split::kTrain, {1, 3});
+  EXPECT_EQ(s.transforms, p.PixelRecipe(Split::kTrain));
+  RunSpec other;
+  other.erase = 0.25;
+  const absl::Status differs = CheckResumeState(s, Make(other), Split::kTrain);
+  ExpectError(differs, StatusCode::kInvalidArgument,
+              "its transforms differ from this run's at character ");
+  const std::string m(differs.message());
+  const size_t saved = m.find("erase=1 p=0.5 "), here = m.find("p=0.25 ");
+  const size_t between = m.find(" in the state, ");
+  EXPECT_TRUE(saved < between && between < here && here != std::string::npos)
+      << m;
+  const absl::StatusOr<ResumeState> read =
+      ParseResumeState(ResumeStateJson(s), "state");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->transforms, s.transforms);
+  EXPECT_NE(ResumeStateJson(s).find("\"version\": 3, "), std::string::npos);
+  ResumeState old = s;
+  old.version = 2;
+  old.transforms.clear();
+  const std::string old_json = ResumeStateJson(old);
+  EXPECT_NE(old_json.find("\"version\": 2, "), std::string::npos);
+  EXPECT_EQ(old_json.find("transforms"), std::string::npos);
+  old.transforms = s.transforms;  // version 2 had no such key
+  ExpectError(ParseResumeState(ResumeStateJson(old), "state").status(),
+              StatusCode::kInvalidArgument, "unknown key \"transforms\"");
+  const absl::StatusOr<ResumeState> old_read =
+      ParseResumeState(old_json, "state");
+  ASSERT_TRUE(old_read.ok()) << old_read.status();
+  EXPECT_TRUE(CheckResumeState(*old_read, p, Split::kTrain).ok());
+  ExpectError(CheckResumeState(*old_read, Make(other), Split::kTrain),
+              StatusCode::kInvalidArgument, "the transforms' digest = ");
 }
 
 TEST(ResumeStateTest, RepeatsKeepTheirWorldSize) {
@@ -236,7 +275,8 @@ TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
       {"\"seed\": 5", "\"seed\": 4"},
       {"\"samples\": 37", "\"samples\": 36"},
       {"\"batch_size\": 4", "\"batch_size\": 5"},
-      {"\"split\": \"train\"", "\"split\": \"trail\""}};
+      {"\"split\": \"train\"", "\"split\": \"trail\""},
+      {"erase=1 p=0.5 ", "erase=1 p=0.6 "}};
   for (const auto& [from, to] : edits) {
     std::string edited = text;
     const size_t at = edited.find(from);
@@ -250,9 +290,9 @@ TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
   ExpectError(ParseResumeState(extra, "s.json").status(),
               StatusCode::kInvalidArgument, "unknown key \"extra\"");
   std::string future = text;
-  future.replace(future.find("\"version\": 2"), 12, "\"version\": 3");
+  future.replace(future.find("\"version\": 3"), 12, "\"version\": 4");
   ExpectError(ParseResumeState(future, "s.json").status(),
-              StatusCode::kInvalidArgument, "version 3 is not a resume state");
+              StatusCode::kInvalidArgument, "version 4 is not a resume state");
   // Checked, but no world size: refused by name.
   for (uint64_t world : {uint64_t{0}, uint64_t{1} << 31, uint64_t{1} << 63}) {
     ResumeState forged = MakeResumeState(p, Split::kTrain, {1, 3});
@@ -264,10 +304,10 @@ TEST(ResumeStateTest, EditedOrTruncatedStatesAreRefused) {
   }
   // A field of the other type: the error shows the value given.
   std::string typed = text;
-  typed.replace(typed.find("\"version\": 2"), 12, "\"version\": \"2\"");
+  typed.replace(typed.find("\"version\": 3"), 12, "\"version\": \"3\"");
   ExpectError(ParseResumeState(typed, "s.json").status(),
               StatusCode::kInvalidArgument,
-              "s.json: \"version\" must be a number, not \"2\"");
+              "s.json: \"version\" must be a number, not \"3\"");
   ExpectError(ParseResumeState("{\"format\": 7}", "s.json").status(),
               StatusCode::kInvalidArgument,
               "s.json: \"format\" must be a string, not 7");

@@ -246,7 +246,7 @@ class Refusals(unittest.TestCase):
         self.refused(TypeError, "'batches' = array([3, 3]) is a ndarray",
                      dict(self.state, batches=np.array([3, 3])))
         # Version 1 states digested a shard dataset by names and sizes.
-        for version in (1, 3):
+        for version in (1, 4):
             self.refused(ValueError, f"version {version} is not a resume state",
                          dict(self.state, version=version))
         text = json.dumps(self.state)
