@@ -229,14 +229,16 @@ TEST(Lists, OutputSizeFollowsTheOps) {
   }
 }
 
-// Each conversion takes what torchvision's takes (ToTensor a PIL image,
+// ", Normalize(...)" with the builder's default (ImageNet) values.
+const char kImagenetNormalize[] =
+    ", Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])";
+
+// Each conversion takes what torchvision v1's takes (ToTensor a PIL image,
 // ToDtype a tensor, Normalize a float one), and a list may not end in
-// uint8; the ones accepted give ToTensor's bytes, and an erase to 0 on the
-// uint8 tensor the PIL image's.
+// uint8; errors name the list's first conversion as written.
 TEST(Lists, ConversionsTakeWhatTorchvisionsTake) {
   std::shared_ptr<const Dataset> data(MakeSyntheticDataset(6));
-  const std::string n =
-      ", Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])";
+  const std::string n = kImagenetNormalize;
   for (const auto& [list, message] :
        std::vector<std::pair<std::string, std::string>>{
            {"CenterCrop(8), ToTensor(), ToTensor()",
@@ -280,6 +282,14 @@ TEST(Lists, ConversionsTakeWhatTorchvisionsTake) {
     ExpectError(Build(data, list, 1).status(), StatusCode::kInvalidArgument,
                 message);
   }
+}
+
+// The conversions accepted give ToTensor's bytes, and an erase to 0 on the
+// uint8 tensor the PIL image's; the normalization, in the list or left to
+// the settings, stands where torchvision's order puts it.
+TEST(Lists, AcceptedConversionsGiveTorchvisionsValues) {
+  std::shared_ptr<const Dataset> data(MakeSyntheticDataset(6));
+  const std::string n = kImagenetNormalize;
   const auto bytes = [&](const std::string& list) {
     SCOPED_TRACE(list);
     absl::StatusOr<Preprocessor> p = Build(data, list, 1);
