@@ -251,8 +251,18 @@ bool Normalize::AgreesWith(const FusedNormalizationOptions& options) const {
 
 // ---- ToTensor ----
 
+ToTensor::Conversion ToTensor::conversion() const {
+  if (source_ == "PILToTensor") return Conversion::kPilToTensor;
+  if (source_ == "ToImage" || source_ == "ToImageTensor")
+    return Conversion::kToImage;
+  if (source_ == "ToDtype" || source_ == "ConvertImageDtype")
+    return Conversion::kToFloat;
+  if (source_ == "ToPureTensor") return Conversion::kPure;
+  return Conversion::kToTensor;
+}
+
 std::vector<NamedArg> ToTensor::args() const {
-  if (conversion_ != Conversion::kToFloat) return {};
+  if (conversion() != Conversion::kToFloat) return {};
   std::vector<NamedArg> a = {{"dtype", ArgValue::Name("torch.float32")}};
   if (source_ == "ToDtype") a.push_back({"scale", ArgValue::Bool(true)});
   return a;

@@ -2,9 +2,9 @@
 // transform list names as torchvision's do: RandomErasing, Normalize and
 // ToTensor (with its look-alikes PILToTensor, ToImage, ToImageTensor,
 // ToDtype, ConvertImageDtype and ToPureTensor, the steps from uint8 pixels
-// to a float tensor). They
-// carry parameters for the chain (pipeline/chain.h) and transform no uint8
-// pixels of their own: Apply returns Unimplemented.
+// to a float tensor). They carry parameters for the chain
+// (pipeline/chain.h) and transform no uint8 pixels of their own: Apply
+// returns Unimplemented.
 #ifndef FUSEDNORM_OPS_FUSED_OPS_H_
 #define FUSEDNORM_OPS_FUSED_OPS_H_
 
@@ -102,9 +102,9 @@ class Normalize : public FusedOp {
 // ConvertImageDtype from it to float, ToPureTensor: nothing). Ops after the
 // first work on the tensor: only RandomHorizontalFlip, RandomVerticalFlip,
 // RandomErasing, Normalize and the other steps may follow it (the chain
-// checks which, and in what order). It prints as the op the list wrote (ToDtype with torch.float32, the one
-// dtype it takes); its conversion() says what that op converts, for the
-// chain's checks of their order.
+// checks which, and in what order). It prints as the op the list wrote
+// (ToDtype with torch.float32, the one dtype it takes); conversion() says
+// what that op converts.
 class ToTensor : public FusedOp {
  public:
   enum class Conversion {
@@ -116,11 +116,10 @@ class ToTensor : public FusedOp {
                    // a float one stays
     kPure,         // ToPureTensor: nothing changes
   };
-  // `source`: the op the list wrote ("PILToTensor"), for messages.
-  explicit ToTensor(Conversion conversion = Conversion::kToTensor,
-                    std::string source = "ToTensor")
-      : conversion_(conversion), source_(std::move(source)) {}
-  Conversion conversion() const { return conversion_; }
+  // `source`: the op the list wrote ("PILToTensor"), one of the above.
+  explicit ToTensor(std::string source = "ToTensor")
+      : source_(std::move(source)) {}
+  Conversion conversion() const;
   const std::string& source() const { return source_; }
   const char* op_name() const override { return source_.c_str(); }
   std::vector<NamedArg> args() const override;
@@ -128,7 +127,6 @@ class ToTensor : public FusedOp {
   FusedPart fused_part() const override { return FusedPart::kToTensor; }
 
  private:
-  Conversion conversion_;
   std::string source_;
 };
 

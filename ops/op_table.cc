@@ -189,15 +189,9 @@ SampleOp MakeNormalize(const BoundArgs& a, const OpContext&) {
   return op;
 }
 
-// ToTensor and its look-alikes, each with what it converts.
+// ToTensor and its look-alikes, named as the list wrote them.
 SampleOp MakeToTensor(const BoundArgs& a, const OpContext&) {
-  using C = ToTensor::Conversion;
-  const std::string& name = a.op();
-  const C c = name == "PILToTensor"                          ? C::kPilToTensor
-              : name == "ToImage" || name == "ToImageTensor" ? C::kToImage
-              : name == "ToPureTensor"                       ? C::kPure
-                                                             : C::kToTensor;
-  return std::make_unique<ToTensor>(c, name);
+  return std::make_unique<ToTensor>(a.op());
 }
 
 // ToDtype(dtype, scale) and ConvertImageDtype(dtype): float32, with values
@@ -227,7 +221,7 @@ SampleOp MakeToDtype(const BoundArgs& a, const OpContext&) {
           "scaled to [0, 1] and normalized: ToDtype(..., scale=True)");
     }
   }
-  return std::make_unique<ToTensor>(ToTensor::Conversion::kToFloat, a.op());
+  return std::make_unique<ToTensor>(a.op());
 }
 
 // A list op's transforms: per-sample ones, each named by its place in

@@ -27,10 +27,10 @@ struct Walk {
   int64_t normalize_at = -1;  // Normalize's position
   int64_t tensor_at = -1;     // the first conversion's position
   std::string tensor_by;      // and the op the list wrote there
-  // What the image is at this point of the list, and where it became a
-  // float tensor (where a Normalize the list leaves out would stand).
-  enum class Form { kPil, kUint8, kFloat } form = Form::kPil;
+  // Where the image became a float tensor (where a Normalize the list
+  // leaves out would stand); a uint8 tensor between tensor_at and there.
   int64_t float_at = -1;
+  bool uint8() const { return tensor_at >= 0 && float_at < 0; }
   int64_t last_flip = -1;  // the last RandomHorizontalFlip's
   // Whether every real op after the last flip commutes with it.
   bool flip_commutes = true;
@@ -84,24 +84,20 @@ absl::Status CheckBeforeTensor(const std::string& where, const Walk& w) {
 absl::Status AddConversion(const ToTensor& op, size_t i,
                            const std::string& where, Walk* w) {
   using C = ToTensor::Conversion;
-  using Form = Walk::Form;
   const C c = op.conversion();
-  if (c == C::kPure || (c == C::kToImage && w->form != Form::kPil))
+  if (c == C::kPure || (c == C::kToImage && w->tensor_at >= 0))
     return absl::OkStatus();
   if (c == C::kToFloat) {
-    if (w->form == Form::kPil) {
+    if (w->tensor_at < 0) {
       return InvalidArgumentCat(
           where, ": ", op.source(),
           " converts a tensor, and the image is not one yet: put "
           "PILToTensor() or ToImage() before it, or use ToTensor()");
     }
-    if (w->form == Form::kUint8) {
-      w->form = Form::kFloat;
-      w->float_at = static_cast<int64_t>(i);
-    }
+    if (w->uint8()) w->float_at = static_cast<int64_t>(i);
     return absl::OkStatus();
   }
-  if (w->form != Form::kPil) {
+  if (w->tensor_at >= 0) {
     return InvalidArgumentCat(where, ": ", op.source(),
                               " takes a PIL image, and the image is a tensor "
                               "since ",
@@ -110,7 +106,6 @@ absl::Status AddConversion(const ToTensor& op, size_t i,
   FUSEDNORM_RETURN_IF_ERROR(CheckBeforeTensor(where, *w));
   w->tensor_at = static_cast<int64_t>(i);
   w->tensor_by = op.source();
-  w->form = c == C::kToTensor ? Form::kFloat : Form::kUint8;
   if (c == C::kToTensor) w->float_at = static_cast<int64_t>(i);
   return absl::OkStatus();
 }
@@ -120,7 +115,7 @@ absl::Status AddConversion(const ToTensor& op, size_t i,
 // truncated to an integer, so only an erase to 0 is taken there.
 absl::Status CheckOnUint8(const PreprocessOp& op, const std::string& where,
                           const Walk& w) {
-  if (w.form != Walk::Form::kUint8) return absl::OkStatus();
+  if (!w.uint8()) return absl::OkStatus();
   if (op.fused_part() == FusedPart::kNormalize) {
     return InvalidArgumentCat(
         where, ": the image is a uint8 tensor since ", TensorBy(w),
@@ -415,7 +410,7 @@ absl::StatusOr<Chain> BuildChain(
     }
     FUSEDNORM_RETURN_IF_ERROR(AddRealOp(op, i, where, &w));
   }
-  if (w.form == Walk::Form::kUint8) {
+  if (w.uint8()) {
     return InvalidArgumentCat(
         options.list_name, " end in the uint8 tensor of ", TensorBy(w),
         ", where fusednorm makes float tensors: follow it with "

@@ -285,7 +285,7 @@ TEST(PreprocessorCommit, TensorOpsFollowTheListsOwnConversion) {
     EXPECT_TRUE(status.ok()) << status;
   };
   accepted(list(CenterCrop(8), ToTensor(), Normalize(), RandomErasing(),
-                ToTensor(ToTensor::Conversion::kToFloat, "ToDtype")));
+                ToTensor("ToDtype")));
   accepted(list(CenterCrop(8), RandomErasing(), ToTensor(), Normalize()));
   accepted(list(CenterCrop(8), nonzero, Normalize()));
 }
